@@ -1,0 +1,111 @@
+// The seam between the bus and the probe. The bus knows nothing about sockets or records: it calls
+// the installed tracer, if any. Two slots keep the detached cost at one predictable branch:
+//  - `tracer` is installed while the probe is started (subscribe sites, lifecycle, snapshots);
+//  - `dispatchTracer` is installed only while someone records (a client or a trace file), and it is
+//    the only thing `dispatch` looks at.
+// Every tracer call receives primitives or objects that already exist, so a recording tracer can
+// write into a preallocated buffer without allocating per dispatch.
+
+/** Why a subscription ended. `clear` also covers `bus.dispose()`. */
+export type UnsubscribeReason = 'dispose' | 'once' | 'signal' | 'owner' | 'dead-owner' | 'collected' | 'clear';
+
+/** Where a subscription was made, captured from the stack when the probe is started. */
+export interface SourceSite {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly functionName: string | undefined;
+}
+
+/** What the tracer may read of a bus. Implemented by `EventBus`. */
+export interface TracedBus {
+  /** Unique per process, never reused. */
+  readonly busId: number;
+  readonly name: string;
+  readonly createdAt: number;
+  /** Live subscriptions, for snapshots. */
+  tracedSubscriptions(): Iterable<TracedSubscription>;
+}
+
+/** What the tracer may read of a subscription. Implemented by the bus's subscription record. */
+export interface TracedSubscription {
+  readonly id: number;
+  readonly type: string;
+  readonly priority: number;
+  readonly label: string | undefined;
+  readonly once: boolean;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  /** Owner description (constructor name and id/name when present), computed once at subscribe. */
+  readonly ownerDescription: string | undefined;
+  readonly calls: number;
+  /** Set by the tracer at subscribe time (it owns site capture); undefined when no probe ran. */
+  site: SourceSite | undefined;
+}
+
+export interface BusTracer {
+  busCreated(bus: TracedBus): void;
+  busDisposed(bus: TracedBus): void;
+  subscribed(bus: TracedBus, sub: TracedSubscription): void;
+  unsubscribed(bus: TracedBus, sub: TracedSubscription, reason: UnsubscribeReason): void;
+  /** An owner was garbage-collected; `removed` subscriptions of it were dropped (each also reported unsubscribed/collected). */
+  ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number): void;
+  enqueued(bus: TracedBus, type: string, queueLength: number): void;
+  flushed(bus: TracedBus, dispatched: number): void;
+  depthLimitHit(bus: TracedBus, type: string, depth: number): void;
+}
+
+/** Called from inside `dispatch`, only while something records. */
+export interface DispatchTracer {
+  /** Returns the dispatch's sequence number (positive). `parentSeq` is 0 for a top-level dispatch. */
+  dispatchStart(bus: TracedBus, type: string, depth: number, parentSeq: number, payload: unknown): number;
+  handlerStart(seq: number, sub: TracedSubscription): void;
+  handlerEnd(seq: number, sub: TracedSubscription, consumed: boolean): void;
+  handlerError(seq: number, bus: TracedBus, sub: TracedSubscription, error: unknown): void;
+  dispatchEnd(seq: number, delivered: number, consumedBy: number): void;
+  /**
+   * True when a client asked to break on this type (event breakpoints). `dispatch` then runs a
+   * `debugger` statement itself, so the debugger stops one frame below the dispatching code.
+   */
+  shouldBreak(bus: TracedBus, type: string): boolean;
+}
+
+let tracer: BusTracer | undefined;
+let dispatchTracer: DispatchTracer | undefined;
+const liveBuses = new Set<WeakRef<TracedBus>>();
+
+/** @internal Installed by the probe; `undefined` detaches. */
+export function setBusTracer(t: BusTracer | undefined): void {
+  tracer = t;
+}
+/** @internal Installed by the probe while a client or trace file records. */
+export function setDispatchTracer(t: DispatchTracer | undefined): void {
+  dispatchTracer = t;
+}
+/** @internal */
+export function currentBusTracer(): BusTracer | undefined {
+  return tracer;
+}
+/** @internal Read by `dispatch` once per call. */
+export function currentDispatchTracer(): DispatchTracer | undefined {
+  return dispatchTracer;
+}
+/** @internal Every bus registers itself so a probe started later can snapshot it. */
+export function registerBus(bus: TracedBus): WeakRef<TracedBus> {
+  const ref = new WeakRef(bus);
+  liveBuses.add(ref);
+  tracer?.busCreated(bus);
+  return ref;
+}
+/** @internal */
+export function unregisterBus(ref: WeakRef<TracedBus>): void {
+  liveBuses.delete(ref);
+}
+/** @internal Buses alive now, in creation order. */
+export function* allBuses(): IterableIterator<TracedBus> {
+  for (const ref of liveBuses) {
+    const bus = ref.deref();
+    if (bus === undefined) liveBuses.delete(ref);
+    else yield bus;
+  }
+}

@@ -1,0 +1,104 @@
+// One esbuild script for every bundle: the extension (node, cjs, `vscode` external), the webview
+// (browser iife), and the probe package (ESM + CJS + .d.ts, Node 18 / current browsers), plus the
+// probe's CLI and demo app. `--watch` rebuilds on change; `--minify` is used when packaging.
+import * as esbuild from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const watch = process.argv.includes('--watch');
+const minify = process.argv.includes('--minify');
+const skipTypes = process.argv.includes('--no-types');
+const at = (p) => path.join(root, p);
+
+const common = { bundle: true, sourcemap: 'linked', minify, logLevel: 'warning', legalComments: 'none' };
+const probeTarget = ['node18', 'chrome110', 'firefox110', 'safari16'];
+
+/** @type {import('esbuild').BuildOptions[]} */
+const builds = [
+  {
+    ...common,
+    entryPoints: [at('extension/src/extension.ts')],
+    outfile: at('dist/extension.js'),
+    platform: 'node',
+    format: 'cjs',
+    target: 'node18',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: [at('webview/src/main.ts')],
+    outfile: at('dist/webview/main.js'),
+    platform: 'browser',
+    format: 'iife',
+    target: ['chrome110'],
+  },
+  {
+    ...common,
+    entryPoints: [at('runtime-probe/src/index.ts')],
+    outfile: at('runtime-probe/dist/index.mjs'),
+    platform: 'node',
+    format: 'esm',
+    target: probeTarget,
+  },
+  {
+    // The bus alone, with no Node built-ins: what a browser app imports (`busscope-probe/bus`).
+    ...common,
+    entryPoints: [at('runtime-probe/src/bus/index.ts')],
+    outfile: at('runtime-probe/dist/bus.mjs'),
+    platform: 'neutral',
+    format: 'esm',
+    target: probeTarget,
+  },
+  {
+    ...common,
+    entryPoints: [at('runtime-probe/src/index.ts')],
+    outfile: at('runtime-probe/dist/index.cjs'),
+    platform: 'node',
+    format: 'cjs',
+    target: probeTarget,
+  },
+];
+
+// Entries that arrive with later parts of the probe; built when their source exists.
+for (const [entry, out] of [
+  ['runtime-probe/src/cli/main.ts', 'runtime-probe/dist/cli.cjs'],
+  ['runtime-probe/src/demo/main.ts', 'runtime-probe/dist/demo.cjs'],
+]) {
+  if (!existsSync(at(entry))) continue;
+  builds.push({
+    ...common,
+    entryPoints: [at(entry)],
+    outfile: at(out),
+    platform: 'node',
+    format: 'cjs',
+    target: 'node18',
+    banner: entry.includes('/cli/') ? { js: '#!/usr/bin/env node' } : undefined,
+  });
+}
+
+function emitProbeTypes() {
+  if (skipTypes) return;
+  // Declarations come from tsc (esbuild does not emit them); the package's `types` points here.
+  rmSync(at('runtime-probe/dist/types'), { recursive: true, force: true });
+  execFileSync(process.execPath, [at('node_modules/typescript/bin/tsc'), '-p', at('runtime-probe/tsconfig.build.json')], {
+    stdio: 'inherit',
+  });
+  writeFileSync(at('runtime-probe/dist/index.d.ts'), "export * from './types/index';\n");
+}
+
+mkdirSync(at('dist'), { recursive: true });
+if (watch) {
+  for (const b of builds) {
+    const ctx = await esbuild.context(b);
+    await ctx.watch();
+  }
+  console.log('[busscope] watching for changes');
+} else {
+  const started = Date.now();
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  emitProbeTypes();
+  console.log(`[busscope] built ${builds.length} bundles in ${Date.now() - started} ms`);
+}

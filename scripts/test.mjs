@@ -1,0 +1,57 @@
+// The README's test command: build, type-check every part (including the compile-time API tests),
+// then run every test file under test/ in Node's built-in runner. Output ends with the runner's
+// summary and a plain `N passed, N failed` line.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const filter = process.argv.slice(2);
+const outDir = path.join(root, '.test-output');
+mkdirSync(outDir, { recursive: true });
+
+function run(cmd, args, extra = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...extra });
+  return r.status ?? 1;
+}
+function step(title, cmd, args) {
+  console.log(`\n[busscope test] ${title}`);
+  const status = run(cmd, args);
+  if (status !== 0) {
+    console.log(`[busscope test] ${title} failed (exit ${status})`);
+    console.log('0 passed, 1 failed');
+    process.exit(status);
+  }
+}
+
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (name === 'node_modules' || name === 'fixtures') continue;
+    if (statSync(p).isDirectory()) out.push(...findTests(p));
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out.sort();
+}
+
+step('build', process.execPath, ['scripts/build.mjs']);
+step('typecheck', process.execPath, ['scripts/typecheck.mjs']);
+
+let files = findTests(path.join(root, 'test'));
+if (filter.length) files = files.filter((f) => filter.some((s) => f.includes(s)));
+console.log(`\n[busscope test] ${files.length} test files`);
+const tapFile = path.join(outDir, 'results.tap');
+const status = run(process.execPath, [
+  '--import', 'tsx',
+  '--expose-gc',
+  '--test',
+  '--test-reporter=spec', '--test-reporter-destination=stdout',
+  '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+  ...files,
+]);
+const tap = readFileSync(tapFile, 'utf8');
+const count = (k) => Number((tap.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
+console.log(`${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped') + count('todo')} skipped`);
+process.exit(status);

@@ -1,0 +1,2 @@
+// Inspector entry point (browser). The renderer arrives with the webview issue.
+export {};
