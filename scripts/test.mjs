@@ -30,6 +30,8 @@ function findTests(dir) {
   for (const name of readdirSync(dir)) {
     const p = path.join(dir, name);
     if (name === 'node_modules' || name === 'fixtures') continue;
+    // test/vscode holds the mocha suite that runs inside VS Code (test/e2e/vscode-server.test.ts runs it).
+    if (p === path.join(root, 'test', 'vscode')) continue;
     if (statSync(p).isDirectory()) out.push(...findTests(p));
     else if (name.endsWith('.test.ts')) out.push(p);
   }

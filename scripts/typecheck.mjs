@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
 let failed = 0;
-for (const project of ['runtime-probe', 'extension', 'webview', 'test']) {
+for (const project of ['runtime-probe', 'extension', 'webview', 'test', 'test/vscode']) {
   const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, project, 'tsconfig.json'), '--noEmit'], { stdio: 'inherit' });
   if (r.status !== 0) { console.error(`typecheck failed: ${project}`); failed++; }
 }

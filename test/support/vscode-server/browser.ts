@@ -1,0 +1,167 @@
+// Debian's chromium driven by playwright-core, and a Workbench wrapper for what the tests do in the
+// VS Code web workbench: open it, run a command through the palette (F1, type the title, Enter),
+// pick a quick pick item, find and evaluate in webview frames, take screenshots.
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import type { E2eArtifacts } from './artifacts';
+import type { VscodeServerInstall } from './install';
+
+/** Flags that keep a headless chromium in a container from sandbox errors and network chatter. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/**
+ * A chromium with its profile in `profileDir` (inside the run's temp dir, so a leftover process is
+ * recognisable by its command line). Close it with `context.close()`.
+ */
+export function launchChromium(install: VscodeServerInstall, profileDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath: install.chromium,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1440, height: 900 },
+    timeout: 60_000,
+  });
+}
+
+const normalize = (s: string): string => s.toLowerCase().replace(/[:…]|\.\.\./g, '').replace(/\s+/g, ' ').trim();
+
+export type ItemMatcher = string | RegExp;
+
+function matches(label: string, m: ItemMatcher): boolean {
+  return typeof m === 'string' ? normalize(label).startsWith(normalize(m)) : m.test(label);
+}
+
+export class Workbench {
+  private constructor(
+    readonly page: Page,
+    private readonly artifacts: E2eArtifacts,
+  ) {}
+
+  /** Opens `url` in a page of `context` and waits for the workbench to render. */
+  static async open(context: BrowserContext, url: string, artifacts: E2eArtifacts, timeoutMs = 90_000): Promise<Workbench> {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const consoleLog = artifacts.logPath('browser-console.log');
+    page.on('console', (m) => appendFileSync(consoleLog, `[${m.type()}] ${m.text()}\n`));
+    page.on('pageerror', (e) => appendFileSync(consoleLog, `[pageerror] ${e.stack ?? e.message}\n`));
+    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+    await page.waitForSelector('.monaco-workbench', { timeout: timeoutMs });
+    // The status bar is among the last parts laid out: a workbench that has it takes keyboard input.
+    await page.waitForSelector('.monaco-workbench .part.statusbar', { timeout: timeoutMs });
+    return new Workbench(page, artifacts);
+  }
+
+  async screenshot(name: string): Promise<string> {
+    const file = this.artifacts.screenshotPath(name);
+    await this.page.screenshot({ path: file });
+    this.artifacts.log(`screenshot ${path.basename(file)}`);
+    return file;
+  }
+
+  private get quickInput() {
+    return this.page.locator('.quick-input-widget');
+  }
+
+  /** aria-labels of the rows the quick input shows now. */
+  async quickPickLabels(): Promise<string[]> {
+    return this.page
+      .locator('.quick-input-list .monaco-list-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? r.textContent ?? ''));
+  }
+
+  /**
+   * Waits until a quick input row matches, then accepts it: Enter when it is the focused row, a click
+   * otherwise. A string matches a row whose aria-label starts with it (case, colons and ellipses ignored).
+   */
+  private async accept(item: ItemMatcher, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let labels: string[] = [];
+    while (Date.now() < deadline) {
+      labels = await this.quickPickLabels();
+      const index = labels.findIndex((l) => matches(l, item));
+      if (index >= 0) {
+        const focused = await this.page
+          .locator('.quick-input-list .monaco-list-row.focused')
+          .first()
+          .getAttribute('aria-label', { timeout: 500 })
+          .catch(() => null);
+        if (focused !== null && matches(focused, item)) {
+          await this.page.keyboard.press('Enter');
+          return;
+        }
+        const row = this.page.locator('.quick-input-list .monaco-list-row').nth(index);
+        if (await row.click({ timeout: 2000 }).then(() => true, () => false)) return;
+      }
+      await this.page.waitForTimeout(100);
+    }
+    throw new Error(`no quick input row matches ${String(item)} within ${timeoutMs} ms; rows: ${JSON.stringify(labels)}`);
+  }
+
+  /** F1, type the command's title (as the palette shows it, e.g. "Busscope: Run Demo App"), Enter. */
+  async runCommand(title: string, timeoutMs = 20_000): Promise<void> {
+    this.artifacts.log(`command palette: ${title}`);
+    await this.page.locator('.monaco-workbench').focus().catch(() => undefined);
+    await this.page.keyboard.press('F1');
+    const input = this.quickInput.locator('input');
+    await input.first().waitFor({ state: 'visible', timeout: timeoutMs });
+    await this.page.keyboard.type(title);
+    await this.accept(title, timeoutMs);
+  }
+
+  /** Picks an item of the quick pick that is open (e.g. one a command showed), typing `filter` first if given. */
+  async pickQuickPickItem(item: ItemMatcher, options: { filter?: string; timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? 20_000;
+    this.artifacts.log(`quick pick: ${String(item)}`);
+    await this.quickInput.locator('input').first().waitFor({ state: 'visible', timeout: timeoutMs });
+    if (options.filter) await this.page.keyboard.type(options.filter);
+    await this.accept(item, timeoutMs);
+  }
+
+  async waitForQuickInputClosed(timeoutMs = 10_000): Promise<void> {
+    await this.quickInput.waitFor({ state: 'hidden', timeout: timeoutMs });
+  }
+
+  /** The frames of webviews (their content is an iframe nested in the webview host iframe). */
+  webviewFrames(): Frame[] {
+    return this.page.frames().filter((f) => f !== this.page.mainFrame());
+  }
+
+  /** The first webview frame that has `selector`, waiting for it to appear. */
+  async waitForWebviewFrame(selector: string, timeoutMs = 30_000): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      for (const frame of this.webviewFrames()) {
+        // Runs in the page; the test project has no DOM types, hence the structural cast.
+        const found = await frame
+          .evaluate((s) => (globalThis as unknown as { document: { querySelector(q: string): unknown } }).document.querySelector(s) !== null, selector)
+          .catch(() => false);
+        if (found) return frame;
+      }
+      await this.page.waitForTimeout(200);
+    }
+    throw new Error(`no webview frame has ${selector} within ${timeoutMs} ms (frames: ${this.webviewFrames().map((f) => f.url()).join(', ')})`);
+  }
+
+  /** `textContent` (or attribute `attribute`) of each element matching `selector` in the webview frame that has one. */
+  async webviewTexts(selector: string, attribute?: string, timeoutMs = 30_000): Promise<string[]> {
+    const frame = await this.waitForWebviewFrame(selector, timeoutMs);
+    return frame.locator(selector).evaluateAll(
+      (els, attr) => els.map((e) => (attr ? e.getAttribute(attr) : e.textContent) ?? ''),
+      attribute,
+    );
+  }
+
+  /** Evaluates `fn(arg)` in the webview frame that has `selector` (arg must be JSON-serializable). */
+  async evaluateInWebview<R, A = undefined>(selector: string, fn: (arg: A) => R | Promise<R>, arg?: A, timeoutMs = 30_000): Promise<R> {
+    const frame = await this.waitForWebviewFrame(selector, timeoutMs);
+    return frame.evaluate(fn as (arg: unknown) => R | Promise<R>, arg as unknown);
+  }
+}
