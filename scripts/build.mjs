@@ -52,6 +52,15 @@ const builds = [
     format: 'esm',
     target: probeTarget,
   },
+  // The wire protocol alone (no Node built-ins), for clients: `busscope-probe/protocol`.
+  ...['esm', 'cjs'].map((format) => ({
+    ...common,
+    entryPoints: [at('runtime-probe/src/protocol/index.ts')],
+    outfile: at(`runtime-probe/dist/protocol.${format === 'esm' ? 'mjs' : 'cjs'}`),
+    platform: 'neutral',
+    format,
+    target: probeTarget,
+  })),
   {
     ...common,
     entryPoints: [at('runtime-probe/src/index.ts')],

@@ -1,1 +1,10 @@
 export * from './bus/index';
+export { probe, Probe, PROBE_VERSION, type ProbeInfo, type ProbeStartOptions, type Recording } from './probe/index';
+export { ProbeClient, ProbeClientError, readTraceFile, readTraceFileMessages } from './client/index';
+export type { ProbeClientErrorCode, ProbeClientOptions } from './client/index';
+export { discoveryDirectory, listDiscoveredApps, type DiscoveredApp, type DiscoveryEntry } from './discovery/index';
+export type { PayloadSanitizer } from './recorder/payload';
+
+// BUSSCOPE=1 / BUSSCOPE_RECORD=<file>: start when the package loads.
+import { autoStartFromEnvironment } from './probe/auto-start';
+autoStartFromEnvironment();

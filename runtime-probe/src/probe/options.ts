@@ -1,0 +1,102 @@
+// `probe.start()` options, validated up front: bad arguments are the caller's bug and throw a precise
+// TypeError; everything that fails later (ports, files) is reported, never thrown.
+
+import { DETAIL_LEVELS, MAX_PAYLOAD_CAP_BYTES, type DetailLevel } from '../protocol/index';
+import type { PayloadSanitizer } from '../recorder/payload';
+
+export interface ProbeStartOptions {
+  /** Shown in the Attach picker (default: the main script's file name). */
+  name?: string;
+  /** Address to listen on (default `127.0.0.1`; anything else exposes the probe beyond this machine). */
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Write a discovery file so tools can find the app (default true). */
+  discovery?: boolean;
+  /** Capture subscribe sites from the stack (default true). */
+  captureStacks?: boolean;
+  /** Record dispatched payloads (default false). */
+  capturePayloads?: boolean;
+  /** Maps a payload to what may be recorded (drop secrets, shrink big objects). */
+  sanitize?: PayloadSanitizer;
+  /** Ring buffer size in records (default 65,536; about 96 bytes each). */
+  maxBufferedRecords?: number;
+  /** Bytes queued per client before record batches are skipped and counted (default 4 MiB). */
+  maxClientBufferBytes?: number;
+  /** Initial detail level (default `handlers`); clients may change it. */
+  detail?: DetailLevel;
+  /** Dispatch-site sampling: first dispatch of each type, then every Nth (default 1000; 0 = off). */
+  dispatchSiteEvery?: number;
+  /** Payload JSON kept per dispatch, in characters (default 1024). */
+  payloadSizeCap?: number;
+}
+
+export interface ResolvedStartOptions {
+  readonly name: string | undefined;
+  readonly host: string;
+  readonly port: number;
+  readonly discovery: boolean;
+  readonly captureStacks: boolean;
+  readonly capturePayloads: boolean;
+  readonly sanitize: PayloadSanitizer | undefined;
+  readonly maxBufferedRecords: number;
+  readonly maxClientBufferBytes: number;
+  readonly detail: DetailLevel;
+  readonly dispatchSiteEvery: number;
+  readonly payloadSizeCap: number;
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'function') return 'a function';
+  if (v === null) return 'null';
+  if (typeof v === 'object') return Array.isArray(v) ? 'an array' : 'an object';
+  return String(v);
+}
+
+function int(where: string, field: string, v: unknown, min: number, max: number, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw new TypeError(`${where}: options.${field} must be an integer in ${min}…${max} (got ${describe(v)})`);
+  }
+  return v;
+}
+
+function bool(where: string, field: string, v: unknown, fallback: boolean): boolean {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') throw new TypeError(`${where}: options.${field} must be a boolean (got ${describe(v)})`);
+  return v;
+}
+
+export function resolveStartOptions(where: string, options: ProbeStartOptions | undefined): ResolvedStartOptions {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new TypeError(`${where}: options must be an object (got ${describe(options)})`);
+  }
+  const o = options ?? {};
+  if (o.name !== undefined && (typeof o.name !== 'string' || o.name.length === 0)) {
+    throw new TypeError(`${where}: options.name must be a non-empty string (got ${describe(o.name)})`);
+  }
+  if (o.host !== undefined && (typeof o.host !== 'string' || o.host.length === 0)) {
+    throw new TypeError(`${where}: options.host must be a non-empty string (got ${describe(o.host)})`);
+  }
+  if (o.sanitize !== undefined && typeof o.sanitize !== 'function') {
+    throw new TypeError(`${where}: options.sanitize must be a function (got ${describe(o.sanitize)})`);
+  }
+  if (o.detail !== undefined && !(DETAIL_LEVELS as readonly unknown[]).includes(o.detail)) {
+    throw new TypeError(`${where}: options.detail must be one of ${DETAIL_LEVELS.join(', ')} (got ${describe(o.detail)})`);
+  }
+  return {
+    name: o.name,
+    host: o.host ?? '127.0.0.1',
+    port: int(where, 'port', o.port, 0, 65535, 0),
+    discovery: bool(where, 'discovery', o.discovery, true),
+    captureStacks: bool(where, 'captureStacks', o.captureStacks, true),
+    capturePayloads: bool(where, 'capturePayloads', o.capturePayloads, false),
+    sanitize: o.sanitize,
+    maxBufferedRecords: int(where, 'maxBufferedRecords', o.maxBufferedRecords, 64, 1 << 24, 65_536),
+    maxClientBufferBytes: int(where, 'maxClientBufferBytes', o.maxClientBufferBytes, 64 * 1024, 1 << 30, 4 * 1024 * 1024),
+    detail: o.detail ?? 'handlers',
+    dispatchSiteEvery: int(where, 'dispatchSiteEvery', o.dispatchSiteEvery, 0, 0x7fffffff, 1000),
+    payloadSizeCap: int(where, 'payloadSizeCap', o.payloadSizeCap, 1, MAX_PAYLOAD_CAP_BYTES, 1024),
+  };
+}

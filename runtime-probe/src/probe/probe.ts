@@ -1,0 +1,295 @@
+// The probe: makes every bus of the process observable. `start()` serves clients on a loopback
+// socket; `record(file)` writes the same stream to a trace file; `snapshot()` answers synchronously
+// (a debugger can evaluate it while the app is paused). Nothing here ever throws into the app
+// except TypeErrors for bad arguments: failures are reported once with console.warn.
+
+import inspector from 'node:inspector';
+import path from 'node:path';
+import { setBusTracer, currentBusTracer } from '../bus/tracer';
+import { onProcessExit, removeDiscoveryFile, writeDiscoveryFile } from '../discovery/index';
+import { PROTOCOL_VERSION, encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type WelcomeMessage } from '../protocol/index';
+import { DEFAULT_RECORDING_CONFIG, Recorder } from '../recorder/recorder';
+import { buildSnapshot } from '../recorder/snapshot';
+import { ProbeServer, encodeSnapshotFrame } from '../server/probe-server';
+import { FileSink } from '../trace/file-sink';
+import { appInfo, defaultAppName } from './app-info';
+import { resolveStartOptions, type ProbeStartOptions, type ResolvedStartOptions } from './options';
+import { reportProbeFailure, reportProbeWarning } from './report';
+import { PROBE_VERSION } from './version';
+
+export interface ProbeInfo {
+  readonly host: string;
+  /** 0 when the server could not listen (the reason was reported with console.warn). */
+  readonly port: number;
+  /** Clients must present it in `hello`. */
+  readonly token: string;
+  /** null when discovery is off or the file could not be written. */
+  readonly discoveryFile: string | null;
+}
+
+export interface Recording {
+  /** Absolute path of the trace file. */
+  readonly file: string;
+  /** Writes what is still buffered and closes the file. Idempotent. */
+  stop(): Promise<void>;
+}
+
+interface Started {
+  readonly info: ProbeInfo;
+  readonly server: ProbeServer | undefined;
+  readonly removeExitHook: (() => void) | undefined;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+export class Probe {
+  private recorder: Recorder | undefined;
+  private starting: Promise<ProbeInfo> | undefined;
+  private started: Started | undefined;
+  /** Bumped by stop(), so a start still listening knows it was cancelled. */
+  private generation = 0;
+  private readonly recordings = new Set<FileSink>();
+  private readonly startTime = Date.now();
+  private appName: string | undefined;
+
+  /**
+   * Starts the probe server (idempotent: later calls return the first call's result until `stop()`).
+   * Resolves once listening; never rejects — on failure it reports once and resolves with port 0.
+   * @throws TypeError on bad options.
+   */
+  start(options?: ProbeStartOptions): Promise<ProbeInfo> {
+    const o = resolveStartOptions('probe.start', options);
+    if (this.starting !== undefined) return this.starting;
+    this.starting = this.doStart(o);
+    return this.starting;
+  }
+
+  /** The running server's info, once listening. */
+  get info(): ProbeInfo | undefined {
+    const started = this.started;
+    return started?.server === undefined ? undefined : started.info;
+  }
+
+  /** Stops the server and disconnects its clients (trace recordings keep going until their `stop()`). */
+  async stop(): Promise<void> {
+    const starting = this.starting;
+    if (starting === undefined) return;
+    this.generation++;
+    this.starting = undefined;
+    await starting;
+    const started = this.started;
+    this.started = undefined;
+    if (started === undefined) return;
+    try {
+      started.removeExitHook?.();
+      if (started.info.discoveryFile !== null) removeDiscoveryFile(started.info.discoveryFile);
+    } catch (error) {
+      reportProbeFailure('removing the discovery file', error);
+    }
+    try {
+      await started.server?.close();
+    } catch (error) {
+      reportProbeFailure('closing the probe server', error);
+    }
+    this.recorder?.setTracking(false);
+    this.updateBusTracer();
+  }
+
+  /**
+   * Records every bus to `file` (a trace: the frames a live client would receive). Works without
+   * `start()`. On failure (unwritable path) reports once and returns a recording that does nothing.
+   * @throws TypeError when `file` is not a non-empty string.
+   */
+  record(file: string, options?: ProbeStartOptions): Recording {
+    if (typeof file !== 'string' || file.length === 0) {
+      throw new TypeError(`probe.record: file must be a non-empty string (got ${typeof file === 'string' ? '""' : typeof file})`);
+    }
+    const o = resolveStartOptions('probe.record', options);
+    const absolute = path.resolve(file);
+    let sink: FileSink;
+    let recorder: Recorder;
+    try {
+      recorder = this.ensureRecorder(o, options !== undefined);
+      sink = new FileSink(absolute);
+    } catch (error) {
+      reportProbeFailure(`recording to ${absolute}`, error);
+      return { file: absolute, stop: () => Promise.resolve() };
+    }
+    this.recordings.add(sink);
+    this.updateBusTracer();
+    let stopped = false;
+    const finish = () => {
+      if (stopped) return;
+      stopped = true;
+      try {
+        recorder.detach(sink, true);
+      } catch (error) {
+        reportProbeFailure(`finishing ${absolute}`, error);
+      }
+      sink.close();
+      this.recordings.delete(sink);
+      this.updateBusTracer();
+    };
+    const removeExitHook = onProcessExit(finish);
+    try {
+      recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () =>
+        encodeSnapshotFrame(buildSnapshot(recorder), null),
+      );
+    } catch (error) {
+      reportProbeFailure(`recording to ${absolute}`, error);
+    }
+    return {
+      file: absolute,
+      stop: () => {
+        removeExitHook();
+        finish();
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /** The current state: buses, types, live subscriptions, dispatches in progress. Synchronous. */
+  snapshot(): ProbeSnapshot {
+    return buildSnapshot(this.recorder);
+  }
+
+  /** The recording settings in effect. */
+  get config(): RecordingConfig {
+    return this.recorder?.config ?? DEFAULT_RECORDING_CONFIG;
+  }
+
+  private async doStart(o: ResolvedStartOptions): Promise<ProbeInfo> {
+    const generation = this.generation;
+    const failed: ProbeInfo = { host: o.host, port: 0, token: '', discoveryFile: null };
+    let recorder: Recorder;
+    try {
+      recorder = this.ensureRecorder(o, true);
+      if (o.name !== undefined) this.appName = o.name;
+    } catch (error) {
+      reportProbeFailure('starting the probe', error);
+      return failed;
+    }
+    this.started = { info: failed, server: undefined, removeExitHook: undefined };
+    this.updateBusTracer();
+    let server: ProbeServer;
+    try {
+      server = await ProbeServer.listen({
+        host: o.host,
+        port: o.port,
+        recorder,
+        maxPendingBytes: o.maxClientBufferBytes,
+        welcome: (version) => this.welcome(recorder, version),
+        snapshot: () => buildSnapshot(recorder),
+      });
+    } catch (error) {
+      reportProbeFailure(`listening on ${o.host}:${o.port}`, error);
+      if (this.generation === generation) {
+        this.started = undefined;
+        this.updateBusTracer();
+      }
+      return failed;
+    }
+    if (this.generation !== generation) {
+      // stop() ran while we were binding.
+      await server.close();
+      return failed;
+    }
+    let discoveryFile: string | null = null;
+    if (o.discovery) {
+      try {
+        discoveryFile = writeDiscoveryFile({
+          pid: process.pid,
+          name: this.name(),
+          cwd: process.cwd(),
+          host: o.host,
+          port: server.port,
+          token: server.token,
+          protocolVersion: PROTOCOL_VERSION,
+          probeVersion: PROBE_VERSION,
+          startTime: this.startTime,
+        });
+      } catch (error) {
+        reportProbeFailure('writing the discovery file', error);
+      }
+    }
+    const file = discoveryFile;
+    const removeExitHook = file === null ? undefined : onProcessExit(() => removeDiscoveryFile(file));
+    const info: ProbeInfo = Object.freeze({ host: o.host, port: server.port, token: server.token, discoveryFile });
+    if (!isLoopback(o.host)) {
+      reportProbeWarning(
+        `listening on ${o.host}:${server.port}, which other machines may reach; only the token protects the probe (use 127.0.0.1 unless you need remote access)`,
+      );
+    }
+    this.started = { info, server, removeExitHook };
+    // Under a debugger, track dispatches even without a client so a snapshot taken while paused
+    // shows the dispatch in progress.
+    try {
+      if (inspector.url() !== undefined) recorder.setTracking(true);
+    } catch {
+      // no inspector in this runtime
+    }
+    return info;
+  }
+
+  private name(): string {
+    return this.appName ?? defaultAppName();
+  }
+
+  private welcome(recorder: Recorder, protocolVersion: number): WelcomeMessage {
+    return {
+      type: 'welcome',
+      protocolVersion,
+      probeVersion: PROBE_VERSION,
+      app: appInfo(this.name(), this.startTime),
+      timeOrigin: recorder.timeOrigin,
+      config: recorder.config,
+    };
+  }
+
+  /** The one recorder; options given explicitly (start, or record with options) update it. */
+  private ensureRecorder(o: ResolvedStartOptions, explicit: boolean): Recorder {
+    const config: RecordingConfig = {
+      detail: o.detail,
+      captureStacks: o.captureStacks,
+      capturePayloads: o.capturePayloads,
+      payloadSizeCap: o.payloadSizeCap,
+      dispatchSiteEvery: o.dispatchSiteEvery,
+    };
+    if (this.recorder === undefined) {
+      this.recorder = new Recorder({ maxBufferedRecords: o.maxBufferedRecords, config, sanitize: o.sanitize });
+    } else if (explicit) {
+      this.recorder.configure(config);
+      this.recorder.setCapacity(o.maxBufferedRecords);
+      this.recorder.setSanitizer(o.sanitize);
+    }
+    return this.recorder;
+  }
+
+  /** The bus tracer is installed while the server runs or a trace records. */
+  private updateBusTracer(): void {
+    const recorder = this.recorder;
+    if (recorder === undefined) return;
+    const want = this.started !== undefined || this.recordings.size > 0;
+    const installed = currentBusTracer() === recorder;
+    if (want && !installed) setBusTracer(recorder);
+    else if (!want && installed) {
+      setBusTracer(undefined);
+      recorder.shutdown();
+    }
+  }
+}
+
+/** The process-wide probe. */
+export const probe = new Probe();
+
+/**
+ * Where a debugger finds the probe while the app is paused (the socket cannot answer then):
+ * `globalThis[Symbol.for('busscope.probe')].snapshot()`. The first copy of the package loaded wins.
+ */
+export const PROBE_GLOBAL_KEY = Symbol.for('busscope.probe');
+{
+  const g = globalThis as { [PROBE_GLOBAL_KEY]?: Probe };
+  if (g[PROBE_GLOBAL_KEY] === undefined) g[PROBE_GLOBAL_KEY] = probe;
+}

@@ -1,0 +1,262 @@
+// Byte-level primitives shared by frames, record batches and trace files. No Node built-ins:
+// Uint8Array/DataView/TextEncoder/TextDecoder only, so browsers and the extension bundle can use it.
+//
+// Integers on the wire are LEB128 varints (7 bits per byte, low groups first) covering
+// 0 … 2^53-1, the integers a JS number holds exactly; signed values are zigzag-mapped first.
+// Floats are IEEE-754 binary64, little-endian. Strings are a varint byte length then UTF-8.
+
+import { ProtocolError } from './errors';
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** 2^53 - 1. */
+export const MAX_VARINT = Number.MAX_SAFE_INTEGER;
+const TWO_POW_28 = 0x10000000;
+
+export function utf8Encode(text: string): Uint8Array {
+  return utf8Encoder.encode(text);
+}
+
+export function utf8Decode(bytes: Uint8Array): string {
+  try {
+    return utf8Decoder.decode(bytes);
+  } catch {
+    throw new ProtocolError('malformed', 'invalid UTF-8 in a string');
+  }
+}
+
+/** zigzag: 0, -1, 1, -2, … → 0, 1, 2, 3, … (arithmetic, so values beyond 32 bits stay exact). */
+export function zigzag(value: number): number {
+  return value >= 0 ? value * 2 : -value * 2 - 1;
+}
+export function unzigzag(value: number): number {
+  return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+}
+
+/** A growable byte buffer. Reuse one with `reset()` to avoid allocating per batch. */
+export class ByteWriter {
+  private buf: Uint8Array;
+  private view: DataView;
+  /** Bytes written so far. */
+  length = 0;
+
+  constructor(initialCapacity = 4096) {
+    this.buf = new Uint8Array(Math.max(16, initialCapacity));
+    this.view = new DataView(this.buf.buffer);
+  }
+
+  reset(): void {
+    this.length = 0;
+  }
+
+  /** Make room for `n` more bytes. */
+  ensure(n: number): void {
+    const need = this.length + n;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  u8(value: number): void {
+    this.ensure(1);
+    this.buf[this.length++] = value;
+  }
+
+  u32le(value: number): void {
+    this.ensure(4);
+    this.view.setUint32(this.length, value, true);
+    this.length += 4;
+  }
+
+  /** Overwrite 4 bytes at `offset` (used to patch a frame's length once its body is known). */
+  patchU32le(offset: number, value: number): void {
+    this.view.setUint32(offset, value, true);
+  }
+
+  f64(value: number): void {
+    this.ensure(8);
+    this.view.setFloat64(this.length, value, true);
+    this.length += 8;
+  }
+
+  /** Unsigned varint; `value` must be an integer in 0 … 2^53-1 (callers guarantee it). */
+  uvarint(value: number): void {
+    this.ensure(8);
+    this.uvarintUnchecked(value);
+  }
+
+  /** `uvarint` without the capacity check: the caller has `ensure`d room for 8 bytes. */
+  uvarintUnchecked(value: number): void {
+    const buf = this.buf;
+    let pos = this.length;
+    if (value < 0x80) {
+      buf[pos] = value;
+      this.length = pos + 1;
+      return;
+    }
+    // Above 2^28 bit operations would overflow int32: peel 7-bit groups arithmetically first.
+    while (value >= TWO_POW_28) {
+      buf[pos++] = (value % 128) | 0x80;
+      value = Math.floor(value / 128);
+    }
+    while (value >= 0x80) {
+      buf[pos++] = (value & 0x7f) | 0x80;
+      value >>>= 7;
+    }
+    buf[pos++] = value;
+    this.length = pos;
+  }
+
+  svarint(value: number): void {
+    this.ensure(8);
+    this.uvarintUnchecked(value >= 0 ? value * 2 : -value * 2 - 1);
+  }
+
+  /** `svarint` without the capacity check. */
+  svarintUnchecked(value: number): void {
+    this.uvarintUnchecked(value >= 0 ? value * 2 : -value * 2 - 1);
+  }
+
+  /** `u8` without the capacity check. */
+  u8Unchecked(value: number): void {
+    this.buf[this.length++] = value;
+  }
+
+  bytes(data: Uint8Array): void {
+    this.ensure(data.length);
+    this.buf.set(data, this.length);
+    this.length += data.length;
+  }
+
+  /** varint byte length, then UTF-8. */
+  string(text: string): void {
+    // Short ASCII strings (type names, paths) skip the encoder's allocation.
+    const n = text.length;
+    if (n < 128) {
+      this.ensure(1 + n);
+      const buf = this.buf;
+      const start = this.length;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + 1 + i] = c;
+      }
+      if (i === n) {
+        buf[start] = n;
+        this.length = start + 1 + n;
+        return;
+      }
+    }
+    const encoded = utf8Encoder.encode(text);
+    this.uvarint(encoded.length);
+    this.bytes(encoded);
+  }
+
+  /** A view of the bytes written (valid until the next write or reset). */
+  written(): Uint8Array {
+    return this.buf.subarray(0, this.length);
+  }
+
+  /** A copy of the bytes written. */
+  toBytes(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
+}
+
+/** Reads what `ByteWriter` wrote; every read past `end` throws `ProtocolError('truncated')`. */
+export class ByteReader {
+  pos: number;
+  readonly end: number;
+  private readonly view: DataView;
+
+  constructor(
+    readonly buf: Uint8Array,
+    start = 0,
+    end = buf.length,
+  ) {
+    this.pos = start;
+    this.end = end;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  get remaining(): number {
+    return this.end - this.pos;
+  }
+
+  private truncated(what: string): never {
+    throw new ProtocolError('truncated', `input ended inside ${what} at byte ${this.pos}`);
+  }
+
+  u8(): number {
+    if (this.pos >= this.end) this.truncated('a byte');
+    return this.buf[this.pos++];
+  }
+
+  f64(): number {
+    if (this.pos + 8 > this.end) this.truncated('a float');
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  uvarint(): number {
+    const buf = this.buf;
+    const end = this.end;
+    let pos = this.pos;
+    if (pos >= end) this.truncated('a varint');
+    let byte = buf[pos++];
+    if (byte < 0x80) {
+      this.pos = pos;
+      return byte;
+    }
+    let result = byte & 0x7f;
+    let scale = 0x80;
+    for (let i = 1; ; i++) {
+      if (pos >= end) {
+        this.pos = pos;
+        this.truncated('a varint');
+      }
+      byte = buf[pos++];
+      result += (byte & 0x7f) * scale;
+      if (byte < 0x80) break;
+      scale *= 0x80;
+      if (i >= 7) {
+        this.pos = pos;
+        throw new ProtocolError('malformed', `varint longer than 8 bytes at byte ${pos}`);
+      }
+    }
+    if (result > MAX_VARINT) throw new ProtocolError('malformed', `varint beyond 2^53-1 at byte ${pos}`);
+    this.pos = pos;
+    return result;
+  }
+
+  svarint(): number {
+    return unzigzag(this.uvarint());
+  }
+
+  string(): string {
+    const n = this.uvarint();
+    if (n > this.end - this.pos) this.truncated(`a ${n}-byte string`);
+    const start = this.pos;
+    this.pos += n;
+    // ASCII fast path: most strings are type names and paths.
+    if (n < 64) {
+      const buf = this.buf;
+      let ascii = true;
+      for (let i = start; i < start + n; i++) {
+        if (buf[i] >= 0x80) {
+          ascii = false;
+          break;
+        }
+      }
+      if (ascii) return String.fromCharCode.apply(null, buf.subarray(start, start + n) as unknown as number[]);
+    }
+    return utf8Decode(this.buf.subarray(start, start + n));
+  }
+}

@@ -1,0 +1,399 @@
+// Control messages: UTF-8 JSON in FrameKind.Control frames, discriminated by `type`.
+// Client → probe messages are validated strictly (`parseClientMessage`): the probe treats every
+// byte from a socket as hostile until the token is checked. Probe → client messages are checked
+// for shape (`parseProbeMessage`) so a confused peer fails with a clear error, not a crash later.
+
+import { utf8Decode, utf8Encode } from './bytes';
+import { ProtocolError } from './errors';
+import { encodeFrame, FrameKind } from './framing';
+import { MAX_BREAK_ON_TYPES, MAX_PAYLOAD_CAP_BYTES, MAX_TYPE_NAME_LENGTH } from './limits';
+import type { SiteInfo } from './records';
+
+// ---------------------------------------------------------------------------------------------
+// Shared shapes
+
+/**
+ * How much the recorder records while a sink is attached.
+ * - `lifecycle`: buses, subscribe/unsubscribe, queue, depth-limit, owner records; no dispatch records
+ *   (event breakpoints still work).
+ * - `dispatch`: plus one record per dispatch, handler errors and payloads (when captured).
+ * - `handlers`: plus one timing record per handler call.
+ */
+export const DETAIL_LEVELS = ['lifecycle', 'dispatch', 'handlers'] as const;
+export type DetailLevel = (typeof DETAIL_LEVELS)[number];
+
+/** Process-wide recording settings; `configure` changes them for every sink. */
+export interface RecordingConfig {
+  readonly detail: DetailLevel;
+  /** Capture subscribe sites from the stack (costs a stack trace per subscribe). */
+  readonly captureStacks: boolean;
+  /** Record dispatched payloads (sanitized, JSON, cut at `payloadSizeCap`). */
+  readonly capturePayloads: boolean;
+  /** Bytes of payload JSON kept per dispatch (1 … MAX_PAYLOAD_CAP_BYTES). */
+  readonly payloadSizeCap: number;
+  /**
+   * Dispatch-site sampling: the first dispatch of each event type, then every Nth of that type,
+   * records the dispatching code's site. 0 turns dispatch sites off.
+   */
+  readonly dispatchSiteEvery: number;
+}
+
+export interface AppInfo {
+  readonly pid: number;
+  readonly name: string;
+  readonly cwd: string;
+  /** Epoch ms when the probe started. */
+  readonly startTime: number;
+  /** e.g. `node v20.11.0`. */
+  readonly runtime: string;
+}
+
+export interface BusSnapshot {
+  readonly id: number;
+  readonly name: string;
+  /** Epoch ms. */
+  readonly createdAt: number;
+  readonly subscriptions: number;
+}
+
+export interface TypeSnapshot {
+  readonly bus: number;
+  readonly type: string;
+  /** Live subscriptions to this type on this bus. */
+  readonly listeners: number;
+  /** Dispatches seen while recording (0 when nothing recorded). */
+  readonly dispatches: number;
+}
+
+export interface SubscriptionSnapshot {
+  readonly id: number;
+  readonly bus: number;
+  readonly type: string;
+  readonly priority: number;
+  readonly label: string | null;
+  readonly owner: string | null;
+  readonly once: boolean;
+  readonly site: SiteInfo | null;
+  readonly calls: number;
+  /** Epoch ms. */
+  readonly createdAt: number;
+}
+
+/** A dispatch in progress (outermost first in `ProbeSnapshot.dispatching`). */
+export interface DispatchFrameSnapshot {
+  readonly seq: number;
+  readonly bus: number;
+  readonly type: string;
+  readonly depth: number;
+  /** ms since the time origin. */
+  readonly start: number;
+  /** The subscription whose handler is running at this level, 0 between handlers. */
+  readonly subscriptionId: number;
+}
+
+export interface ProbeSnapshot {
+  /** ms since the time origin. */
+  readonly time: number;
+  /** Epoch ms of time 0 of every record and snapshot time. */
+  readonly timeOrigin: number;
+  /** Highest dispatch sequence number assigned so far (0 when none). */
+  readonly lastSeq: number;
+  /** True while a client or trace file records (dispatches are only tracked then). */
+  readonly recording: boolean;
+  readonly buses: readonly BusSnapshot[];
+  readonly types: readonly TypeSnapshot[];
+  readonly subscriptions: readonly SubscriptionSnapshot[];
+  readonly dispatching: readonly DispatchFrameSnapshot[];
+  /** Event types that trigger a `debugger` statement (union over clients). */
+  readonly breakOn: readonly string[];
+  /** True when the snapshot was cut to fit MAX_PROBE_FRAME_BYTES (subscriptions missing). */
+  readonly truncated: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client → probe
+
+export interface HelloMessage {
+  readonly type: 'hello';
+  readonly token: string;
+  /** Every protocol version the client speaks. */
+  readonly protocolVersions: readonly number[];
+  readonly clientName: string;
+}
+export interface SnapshotRequestMessage {
+  readonly type: 'snapshot-request';
+  readonly requestId: number;
+}
+export interface ConfigureMessage {
+  readonly type: 'configure';
+  readonly requestId: number;
+  /** Only the given fields change. */
+  readonly config: Partial<RecordingConfig>;
+}
+export interface BreakOnMessage {
+  readonly type: 'break-on';
+  readonly requestId: number;
+  /** This client's event breakpoints (replaces its previous list; [] clears). */
+  readonly types: readonly string[];
+}
+/** Asks for a `pong` after every record produced before the ping has been sent to this client. */
+export interface PingMessage {
+  readonly type: 'ping';
+  readonly requestId: number;
+}
+
+export type ClientMessage = HelloMessage | SnapshotRequestMessage | ConfigureMessage | BreakOnMessage | PingMessage;
+export type ClientMessageType = ClientMessage['type'];
+
+// ---------------------------------------------------------------------------------------------
+// Probe → client
+
+export interface WelcomeMessage {
+  readonly type: 'welcome';
+  /** The negotiated version. */
+  readonly protocolVersion: number;
+  /** The `busscope-probe` package version. */
+  readonly probeVersion: string;
+  readonly app: AppInfo;
+  /** Epoch ms of time 0 of every record. */
+  readonly timeOrigin: number;
+  readonly config: RecordingConfig;
+}
+
+export type ErrorCode =
+  | 'bad-token'
+  | 'handshake-timeout'
+  | 'handshake-required'
+  | 'unsupported-version'
+  | 'frame-too-large'
+  | 'malformed'
+  | 'unknown-message'
+  | 'probe-stopping'
+  | 'internal';
+
+/** Sent right before the probe closes the connection. */
+export interface ErrorMessage {
+  readonly type: 'error';
+  readonly code: ErrorCode;
+  readonly message: string;
+  /** The probe's protocol versions (so a client can say what to upgrade). */
+  readonly supportedVersions: readonly number[];
+}
+export interface SnapshotMessage {
+  readonly type: 'snapshot';
+  /** The request it answers; null for the snapshot sent after `welcome`. */
+  readonly requestId: number | null;
+  readonly snapshot: ProbeSnapshot;
+}
+/** The effective config after a `configure` (sent to every client; `requestId` only to the asker). */
+export interface ConfiguredMessage {
+  readonly type: 'configured';
+  readonly requestId: number | null;
+  readonly config: RecordingConfig;
+}
+export interface BreakpointsMessage {
+  readonly type: 'breakpoints';
+  readonly requestId: number;
+  /** This client's list as the probe stored it. */
+  readonly types: readonly string[];
+}
+export interface PongMessage {
+  readonly type: 'pong';
+  readonly requestId: number;
+}
+
+export type ProbeMessage = WelcomeMessage | ErrorMessage | SnapshotMessage | ConfiguredMessage | BreakpointsMessage | PongMessage;
+export type ProbeMessageType = ProbeMessage['type'];
+
+export type ControlMessage = ClientMessage | ProbeMessage;
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/** One complete control frame. */
+export function encodeControlFrame(message: ControlMessage): Uint8Array {
+  return encodeFrame(FrameKind.Control, utf8Encode(JSON.stringify(message)));
+}
+
+function parseJsonObject(body: Uint8Array): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8Decode(body));
+  } catch (e) {
+    if (e instanceof ProtocolError) throw e;
+    throw new ProtocolError('malformed', `control frame is not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ProtocolError('malformed', 'control message is not a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+// Field checks that name the offending field.
+function bad(msgType: string, field: string, want: string): never {
+  throw new ProtocolError('malformed', `${msgType}.${field} must be ${want}`);
+}
+function str(o: Record<string, unknown>, t: string, f: string, maxLength = 4096): string {
+  const v = o[f];
+  if (typeof v !== 'string' || v.length > maxLength) bad(t, f, `a string of at most ${maxLength} characters`);
+  return v;
+}
+function int(o: Record<string, unknown>, t: string, f: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const v = o[f];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) bad(t, f, `an integer in ${min}…${max}`);
+  return v;
+}
+function bool(o: Record<string, unknown>, t: string, f: string): boolean {
+  const v = o[f];
+  if (typeof v !== 'boolean') bad(t, f, 'a boolean');
+  return v;
+}
+function obj(o: Record<string, unknown>, t: string, f: string): Record<string, unknown> {
+  const v = o[f];
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(t, f, 'an object');
+  return v as Record<string, unknown>;
+}
+function arr(o: Record<string, unknown>, t: string, f: string, maxItems: number): unknown[] {
+  const v = o[f];
+  if (!Array.isArray(v) || v.length > maxItems) bad(t, f, `an array of at most ${maxItems} items`);
+  return v;
+}
+function reqId(o: Record<string, unknown>, t: string): number {
+  return int(o, t, 'requestId', 0, 0xffffffff);
+}
+
+/** Validates a partial config; throws `malformed` naming the field. Unknown fields are rejected. */
+export function parseConfigPatch(value: Record<string, unknown>, msgType = 'configure.config'): Partial<RecordingConfig> {
+  const out: { -readonly [K in keyof RecordingConfig]?: RecordingConfig[K] } = {};
+  for (const key of Object.keys(value)) {
+    switch (key) {
+      case 'detail': {
+        const v = value.detail;
+        if (typeof v !== 'string' || !(DETAIL_LEVELS as readonly string[]).includes(v)) bad(msgType, key, `one of ${DETAIL_LEVELS.join(', ')}`);
+        out.detail = v as DetailLevel;
+        break;
+      }
+      case 'captureStacks':
+        out.captureStacks = bool(value, msgType, key);
+        break;
+      case 'capturePayloads':
+        out.capturePayloads = bool(value, msgType, key);
+        break;
+      case 'payloadSizeCap':
+        out.payloadSizeCap = int(value, msgType, key, 1, MAX_PAYLOAD_CAP_BYTES);
+        break;
+      case 'dispatchSiteEvery':
+        out.dispatchSiteEvery = int(value, msgType, key, 0, 0x7fffffff);
+        break;
+      default:
+        throw new ProtocolError('malformed', `${msgType} has an unknown field "${key}"`);
+    }
+  }
+  return out;
+}
+
+/** Decodes and validates one client control frame body. */
+export function parseClientMessage(body: Uint8Array): ClientMessage {
+  const o = parseJsonObject(body);
+  const t = o.type;
+  if (typeof t !== 'string') throw new ProtocolError('malformed', 'control message has no "type"');
+  const type = t as ClientMessageType;
+  switch (type) {
+    case 'hello': {
+      const versions = arr(o, t, 'protocolVersions', 64);
+      for (const v of versions) {
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) bad(t, 'protocolVersions', 'an array of integers');
+      }
+      return {
+        type,
+        token: str(o, t, 'token', 256),
+        protocolVersions: versions as number[],
+        clientName: str(o, t, 'clientName', 256),
+      };
+    }
+    case 'snapshot-request':
+      return { type, requestId: reqId(o, t) };
+    case 'configure':
+      return { type, requestId: reqId(o, t), config: parseConfigPatch(obj(o, t, 'config')) };
+    case 'break-on': {
+      const types = arr(o, t, 'types', MAX_BREAK_ON_TYPES);
+      for (const v of types) {
+        if (typeof v !== 'string' || v.length === 0 || v.length > MAX_TYPE_NAME_LENGTH) {
+          bad(t, 'types', `an array of non-empty strings of at most ${MAX_TYPE_NAME_LENGTH} characters`);
+        }
+      }
+      return { type, requestId: reqId(o, t), types: types as string[] };
+    }
+    case 'ping':
+      return { type, requestId: reqId(o, t) };
+    default: {
+      const unknown: never = type;
+      throw new ProtocolError('unknown-kind', `unknown client message type "${String(unknown)}"`);
+    }
+  }
+}
+
+const ERROR_CODES: readonly ErrorCode[] = [
+  'bad-token',
+  'handshake-timeout',
+  'handshake-required',
+  'unsupported-version',
+  'frame-too-large',
+  'malformed',
+  'unknown-message',
+  'probe-stopping',
+  'internal',
+];
+
+/** Decodes one probe control frame body and checks its shape. */
+export function parseProbeMessage(body: Uint8Array): ProbeMessage {
+  const o = parseJsonObject(body);
+  const t = o.type;
+  if (typeof t !== 'string') throw new ProtocolError('malformed', 'control message has no "type"');
+  const type = t as ProbeMessageType;
+  switch (type) {
+    case 'welcome': {
+      int(o, t, 'protocolVersion', 0);
+      str(o, t, 'probeVersion');
+      const app = obj(o, t, 'app');
+      int(app, 'welcome.app', 'pid');
+      str(app, 'welcome.app', 'name');
+      str(app, 'welcome.app', 'cwd', 65536);
+      if (typeof o.timeOrigin !== 'number') bad(t, 'timeOrigin', 'a number');
+      obj(o, t, 'config');
+      return o as unknown as WelcomeMessage;
+    }
+    case 'error': {
+      // Unknown codes from newer probes are kept as they are: the message is what people read.
+      str(o, t, 'code');
+      str(o, t, 'message', 65536);
+      if (!Array.isArray(o.supportedVersions)) bad(t, 'supportedVersions', 'an array');
+      return o as unknown as ErrorMessage;
+    }
+    case 'snapshot': {
+      const s = obj(o, t, 'snapshot');
+      for (const f of ['buses', 'types', 'subscriptions', 'dispatching', 'breakOn']) {
+        if (!Array.isArray(s[f])) bad('snapshot.snapshot', f, 'an array');
+      }
+      return o as unknown as SnapshotMessage;
+    }
+    case 'configured':
+      obj(o, t, 'config');
+      return o as unknown as ConfiguredMessage;
+    case 'breakpoints':
+      reqId(o, t);
+      arr(o, t, 'types', MAX_BREAK_ON_TYPES);
+      return o as unknown as BreakpointsMessage;
+    case 'pong':
+      reqId(o, t);
+      return o as unknown as PongMessage;
+    default: {
+      const unknown: never = type;
+      throw new ProtocolError('unknown-kind', `unknown probe message type "${String(unknown)}"`);
+    }
+  }
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(code);
+}

@@ -1,0 +1,270 @@
+// Encodes record batches. One `RecordWriter` is reused for every batch: `begin()`, one call per
+// record, `finish()` → a complete frame. Arguments are already interned ids, so the probe's drain
+// loop encodes straight from its ring buffer without building record objects.
+//
+// Field encodings (see PROTOCOL.md, "Records"):
+//   u  unsigned varint            s  zigzag varint           f  float64 LE      str  varint length + UTF-8
+//   t  time: zigzag varint of (this time − previous time in this batch), in integer nanoseconds;
+//      the first time of a batch is relative to 0, i.e. absolute nanoseconds since the time origin
+//   d  duration: unsigned varint, integer nanoseconds
+//   q  sequence: zigzag varint of (this seq − previous seq field in this batch; starts at 0)
+//   p  parent sequence: unsigned varint, 0 when there is no parent, else (seq − parentSeq)
+
+import { ByteWriter } from './bytes';
+import { FRAME_HEADER_BYTES, FrameKind } from './framing';
+import { RecordCode } from './records';
+
+const NS_PER_MS = 1e6;
+const MAX_NS = Number.MAX_SAFE_INTEGER;
+
+function toNs(ms: number): number {
+  const ns = Math.round(ms * NS_PER_MS);
+  return ns > MAX_NS ? MAX_NS : ns < -MAX_NS ? -MAX_NS : ns;
+}
+function durationNs(ms: number): number {
+  const ns = Math.round(ms * NS_PER_MS);
+  return ns > 0 ? (ns > MAX_NS ? MAX_NS : ns) : 0;
+}
+
+export class RecordWriter {
+  private readonly w: ByteWriter;
+  private timeCursor = 0;
+  private seqCursor = 0;
+  /** Records in the current batch, `drops` records excluded. */
+  records = 0;
+  /** Dispatch records in the current batch (for exact drop accounting). */
+  dispatches = 0;
+
+  constructor(initialCapacity = 128 * 1024) {
+    this.w = new ByteWriter(initialCapacity);
+    this.begin();
+  }
+
+  /** Starts a new batch (discarding an unfinished one). */
+  begin(): void {
+    this.w.reset();
+    this.w.u32le(0);
+    this.w.u8(FrameKind.Records);
+    this.timeCursor = 0;
+    this.seqCursor = 0;
+    this.records = 0;
+    this.dispatches = 0;
+  }
+
+  /** Bytes of the current batch, header included. */
+  get byteLength(): number {
+    return this.w.length;
+  }
+
+  get isEmpty(): boolean {
+    return this.w.length === FRAME_HEADER_BYTES;
+  }
+
+  /** The batch as one complete frame (a copy: sinks may hold it while the writer moves on). */
+  finish(): Uint8Array {
+    this.w.patchU32le(0, this.w.length - 4);
+    const frame = this.w.toBytes();
+    this.begin();
+    return frame;
+  }
+
+  private time(ms: number): void {
+    const ns = toNs(ms);
+    this.w.svarint(ns - this.timeCursor);
+    this.timeCursor = ns;
+  }
+  private seq(seq: number): void {
+    this.w.svarint(seq - this.seqCursor);
+    this.seqCursor = seq;
+  }
+
+  stringDef(id: number, text: string): void {
+    const w = this.w;
+    w.u8(RecordCode.String);
+    w.uvarint(id);
+    w.string(text);
+    this.records++;
+  }
+
+  siteDef(id: number, fileId: number, line: number, column: number, functionId: number): void {
+    const w = this.w;
+    w.u8(RecordCode.Site);
+    w.uvarint(id);
+    w.uvarint(fileId);
+    w.uvarint(line);
+    w.uvarint(column);
+    w.uvarint(functionId);
+    this.records++;
+  }
+
+  busCreated(time: number, bus: number, nameId: number): void {
+    this.w.u8(RecordCode.BusCreated);
+    this.time(time);
+    this.w.uvarint(bus);
+    this.w.uvarint(nameId);
+    this.records++;
+  }
+
+  busDisposed(time: number, bus: number): void {
+    this.w.u8(RecordCode.BusDisposed);
+    this.time(time);
+    this.w.uvarint(bus);
+    this.records++;
+  }
+
+  /** `owner` is written inline (descriptions like `Widget#17` are per instance: interning them would grow the table with every leak). */
+  subscribe(
+    time: number,
+    subscriptionId: number,
+    bus: number,
+    typeId: number,
+    priority: number,
+    labelId: number,
+    owner: string | null,
+    once: boolean,
+    siteId: number,
+  ): void {
+    const w = this.w;
+    w.u8(RecordCode.Subscribe);
+    this.time(time);
+    w.uvarint(subscriptionId);
+    w.uvarint(bus);
+    w.uvarint(typeId);
+    w.f64(priority);
+    w.uvarint(labelId);
+    w.uvarint((once ? 1 : 0) | (owner !== null ? 2 : 0));
+    if (owner !== null) w.string(owner);
+    w.uvarint(siteId);
+    this.records++;
+  }
+
+  /** `reasonCode`: index in UNSUBSCRIBE_REASONS. */
+  unsubscribe(time: number, subscriptionId: number, reasonCode: number, calls: number): void {
+    const w = this.w;
+    w.u8(RecordCode.Unsubscribe);
+    this.time(time);
+    w.uvarint(subscriptionId);
+    w.uvarint(reasonCode);
+    w.uvarint(calls);
+    this.records++;
+  }
+
+  dispatch(
+    seq: number,
+    start: number,
+    duration: number,
+    bus: number,
+    typeId: number,
+    delivered: number,
+    consumedBy: number,
+    depth: number,
+    parentSeq: number,
+    siteId: number,
+  ): void {
+    // Hot: one capacity check for the whole record (11 fields, at most 8 bytes each).
+    const w = this.w;
+    w.ensure(96);
+    w.u8Unchecked(RecordCode.Dispatch);
+    w.svarintUnchecked(seq - this.seqCursor);
+    this.seqCursor = seq;
+    const ns = toNs(start);
+    w.svarintUnchecked(ns - this.timeCursor);
+    this.timeCursor = ns;
+    w.uvarintUnchecked(durationNs(duration));
+    w.uvarintUnchecked(bus);
+    w.uvarintUnchecked(typeId);
+    w.uvarintUnchecked(delivered);
+    w.uvarintUnchecked(consumedBy);
+    w.uvarintUnchecked(depth);
+    w.uvarintUnchecked(parentSeq === 0 ? 0 : seq - parentSeq);
+    w.uvarintUnchecked(siteId);
+    this.records++;
+    this.dispatches++;
+  }
+
+  handler(seq: number, subscriptionId: number, start: number, duration: number, consumed: boolean): void {
+    const w = this.w;
+    w.ensure(48);
+    w.u8Unchecked(RecordCode.Handler);
+    w.svarintUnchecked(seq - this.seqCursor);
+    this.seqCursor = seq;
+    w.uvarintUnchecked(subscriptionId);
+    const ns = toNs(start);
+    w.svarintUnchecked(ns - this.timeCursor);
+    this.timeCursor = ns;
+    w.uvarintUnchecked(durationNs(duration));
+    w.u8Unchecked(consumed ? 1 : 0);
+    this.records++;
+  }
+
+  handlerError(seq: number, subscriptionId: number, time: number, message: string, stack: string | null): void {
+    const w = this.w;
+    w.u8(RecordCode.HandlerError);
+    this.seq(seq);
+    w.uvarint(subscriptionId);
+    this.time(time);
+    w.string(message);
+    w.uvarint(stack === null ? 0 : 1);
+    if (stack !== null) w.string(stack);
+    this.records++;
+  }
+
+  payload(seq: number, json: string, truncated: boolean): void {
+    const w = this.w;
+    w.u8(RecordCode.Payload);
+    this.seq(seq);
+    w.uvarint(truncated ? 1 : 0);
+    w.string(json);
+    this.records++;
+  }
+
+  enqueue(time: number, bus: number, typeId: number, queueLength: number): void {
+    const w = this.w;
+    w.u8(RecordCode.Enqueue);
+    this.time(time);
+    w.uvarint(bus);
+    w.uvarint(typeId);
+    w.uvarint(queueLength);
+    this.records++;
+  }
+
+  flush(time: number, bus: number, dispatched: number): void {
+    const w = this.w;
+    w.u8(RecordCode.Flush);
+    this.time(time);
+    w.uvarint(bus);
+    w.uvarint(dispatched);
+    this.records++;
+  }
+
+  depthLimit(time: number, bus: number, typeId: number, depth: number, parentSeq: number): void {
+    const w = this.w;
+    w.u8(RecordCode.DepthLimit);
+    this.time(time);
+    w.uvarint(bus);
+    w.uvarint(typeId);
+    w.uvarint(depth);
+    this.seq(parentSeq);
+    this.records++;
+  }
+
+  ownerCollected(time: number, bus: number, owner: string | null, removed: number): void {
+    const w = this.w;
+    w.u8(RecordCode.OwnerCollected);
+    this.time(time);
+    w.uvarint(bus);
+    w.uvarint(owner !== null ? 1 : 0);
+    if (owner !== null) w.string(owner);
+    w.uvarint(removed);
+    this.records++;
+  }
+
+  /** `reasonCode`: index in DROP_REASONS. Not counted in `records` (it describes other records). */
+  drops(count: number, dispatches: number, reasonCode: number): void {
+    const w = this.w;
+    w.u8(RecordCode.Drops);
+    w.uvarint(count);
+    w.uvarint(dispatches);
+    w.uvarint(reasonCode);
+  }
+}

@@ -1,0 +1,227 @@
+// Records: the high-volume stream, carried in binary record batches (FrameKind.Records).
+// This file defines the decoded form — a discriminated union on `kind` — and the wire codes.
+// Wire layouts are in record-writer.ts / record-decoder.ts and PROTOCOL.md ("Records").
+//
+// Conventions of the decoded form:
+//  - times (`time`, `start`) are milliseconds since the stream's time origin (`welcome.timeOrigin`,
+//    epoch ms), with 1 ns precision; `duration` is milliseconds;
+//  - `bus` is a bus id (the snapshot and `bus-created` records name it);
+//  - `seq` numbers dispatches, from 1, per process; `parentSeq` 0 means a top-level dispatch;
+//  - absent optional values are `null` (so records survive JSON unchanged);
+//  - strings and sites arrive interned (`string`/`site` records define ids before first use);
+//    decoded records carry them resolved.
+
+/** Why a subscription ended. `clear` also covers `bus.dispose()`. Wire code = index. */
+export const UNSUBSCRIBE_REASONS = ['dispose', 'once', 'signal', 'owner', 'dead-owner', 'collected', 'clear'] as const;
+export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number];
+
+/**
+ * Why records were dropped. Wire code = index.
+ * - `buffer-full`: the app produced records faster than the probe drained its ring buffer
+ *   (`maxBufferedRecords`); every sink misses them.
+ * - `slow-client`: this sink (client socket or file) had more than its byte limit pending.
+ */
+export const DROP_REASONS = ['buffer-full', 'slow-client'] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
+
+/** A source location (subscribe site, sampled dispatch site). */
+export interface SiteInfo {
+  readonly file: string;
+  /** 1-based. */
+  readonly line: number;
+  /** 1-based. */
+  readonly column: number;
+  readonly functionName: string | null;
+}
+
+/** Wire codes of record kinds (the first byte of every record). */
+export const RecordCode = {
+  String: 1,
+  Site: 2,
+  BusCreated: 3,
+  BusDisposed: 4,
+  Subscribe: 5,
+  Unsubscribe: 6,
+  Dispatch: 7,
+  Handler: 8,
+  HandlerError: 9,
+  Payload: 10,
+  Enqueue: 11,
+  Flush: 12,
+  DepthLimit: 13,
+  OwnerCollected: 14,
+  Drops: 15,
+} as const;
+export type RecordCode = (typeof RecordCode)[keyof typeof RecordCode];
+
+/** Defines string id `id` (ids start at 1; 0 means "none"). */
+export interface StringRecord {
+  readonly kind: 'string';
+  readonly id: number;
+  readonly text: string;
+}
+/** Defines site id `id` (ids start at 1; 0 means "none"). */
+export interface SiteRecord {
+  readonly kind: 'site';
+  readonly id: number;
+  readonly site: SiteInfo;
+}
+export interface BusCreatedRecord {
+  readonly kind: 'bus-created';
+  readonly time: number;
+  readonly bus: number;
+  readonly name: string;
+}
+export interface BusDisposedRecord {
+  readonly kind: 'bus-disposed';
+  readonly time: number;
+  readonly bus: number;
+}
+export interface SubscribeRecord {
+  readonly kind: 'subscribe';
+  readonly time: number;
+  readonly subscriptionId: number;
+  readonly bus: number;
+  readonly type: string;
+  readonly priority: number;
+  readonly label: string | null;
+  /** Owner description (constructor name and id/name), not the owner itself. */
+  readonly owner: string | null;
+  readonly once: boolean;
+  readonly site: SiteInfo | null;
+}
+export interface UnsubscribeRecord {
+  readonly kind: 'unsubscribe';
+  readonly time: number;
+  readonly subscriptionId: number;
+  readonly reason: UnsubscribeReason;
+  /** Times its handler was called over its lifetime. */
+  readonly calls: number;
+}
+/** One dispatch, written when it ends (so nested dispatches precede their parent). */
+export interface DispatchRecord {
+  readonly kind: 'dispatch';
+  readonly seq: number;
+  readonly bus: number;
+  readonly type: string;
+  readonly start: number;
+  readonly duration: number;
+  /** Handlers called. */
+  readonly delivered: number;
+  /** Subscription id that consumed the event, 0 when none did. */
+  readonly consumedBy: number;
+  /** 0 for a top-level dispatch. */
+  readonly depth: number;
+  readonly parentSeq: number;
+  /** The dispatching code, when this dispatch was sampled for its site. */
+  readonly site: SiteInfo | null;
+}
+/** One handler call (detail level `handlers`), written when it returns or throws. */
+export interface HandlerRecord {
+  readonly kind: 'handler';
+  readonly seq: number;
+  readonly subscriptionId: number;
+  readonly start: number;
+  readonly duration: number;
+  readonly consumed: boolean;
+}
+export interface HandlerErrorRecord {
+  readonly kind: 'handler-error';
+  readonly seq: number;
+  readonly subscriptionId: number;
+  readonly time: number;
+  /** `Name: message` of the thrown value (or its string form when it is not an Error). */
+  readonly message: string;
+  readonly stack: string | null;
+}
+/** The dispatched payload (payload capture on), written at dispatch start. */
+export interface PayloadRecord {
+  readonly kind: 'payload';
+  readonly seq: number;
+  /** JSON of the sanitized payload, cut at the size cap. */
+  readonly json: string;
+  readonly truncated: boolean;
+}
+export interface EnqueueRecord {
+  readonly kind: 'enqueue';
+  readonly time: number;
+  readonly bus: number;
+  readonly type: string;
+  /** Queue length after this enqueue. */
+  readonly queueLength: number;
+}
+export interface FlushRecord {
+  readonly kind: 'flush';
+  readonly time: number;
+  readonly bus: number;
+  /** Events dispatched by this flush. */
+  readonly dispatched: number;
+}
+export interface DepthLimitRecord {
+  readonly kind: 'depth-limit';
+  readonly time: number;
+  readonly bus: number;
+  readonly type: string;
+  /** The depth that was refused. */
+  readonly depth: number;
+  /** The dispatch whose handler attempted it (0 when not recording dispatches). */
+  readonly parentSeq: number;
+}
+export interface OwnerCollectedRecord {
+  readonly kind: 'owner-collected';
+  readonly time: number;
+  readonly bus: number;
+  readonly owner: string | null;
+  /** Subscriptions removed (each also has an `unsubscribe` record with reason `collected`). */
+  readonly removed: number;
+}
+/** Records this sink did not get. Exact: `count` records, of which `dispatches` were dispatch records. */
+export interface DropsRecord {
+  readonly kind: 'drops';
+  readonly count: number;
+  readonly dispatches: number;
+  readonly reason: DropReason;
+}
+
+export type BusRecord =
+  | StringRecord
+  | SiteRecord
+  | BusCreatedRecord
+  | BusDisposedRecord
+  | SubscribeRecord
+  | UnsubscribeRecord
+  | DispatchRecord
+  | HandlerRecord
+  | HandlerErrorRecord
+  | PayloadRecord
+  | EnqueueRecord
+  | FlushRecord
+  | DepthLimitRecord
+  | OwnerCollectedRecord
+  | DropsRecord;
+
+export type BusRecordKind = BusRecord['kind'];
+
+/** Every record kind, in wire-code order (index + 1 = RecordCode). */
+export const RECORD_KINDS: readonly BusRecordKind[] = [
+  'string',
+  'site',
+  'bus-created',
+  'bus-disposed',
+  'subscribe',
+  'unsubscribe',
+  'dispatch',
+  'handler',
+  'handler-error',
+  'payload',
+  'enqueue',
+  'flush',
+  'depth-limit',
+  'owner-collected',
+  'drops',
+];
+
+/** Compile-time exhaustiveness helper for switches over unions. */
+export function assertNever(value: never, what: string): never {
+  throw new TypeError(`unexpected ${what}: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,798 @@
+// The recorder implements the bus's tracer interfaces. Hot path (the DispatchTracer calls): intern the
+// type (one map lookup), read the clock, write a fixed-width slot into a preallocated Float64Array
+// ring — no allocation per dispatch. Off the hot path (a 10 ms timer, `flushTo`, or inline when the
+// ring passes its high-water mark): encode the ring into one record batch and offer it to every sink.
+//
+// Drops are exact: a record that does not fit the ring is counted (`buffer-full`), a batch a sink
+// cannot take is counted for that sink (`slow-client`); each sink then receives `drops` records.
+
+import {
+  currentDispatchTracer,
+  setDispatchTracer,
+  type BusTracer,
+  type DispatchTracer,
+  type TracedBus,
+  type TracedSubscription,
+  type UnsubscribeReason as TracerUnsubscribeReason,
+} from '../bus/tracer';
+import {
+  DETAIL_LEVELS,
+  DROP_REASONS,
+  MAX_PAYLOAD_CAP_BYTES,
+  RecordCode,
+  RecordWriter,
+  TARGET_BATCH_BYTES,
+  UNSUBSCRIBE_REASONS,
+  type DetailLevel,
+  type RecordingConfig,
+  type UnsubscribeReason,
+} from '../protocol/index';
+import { reportProbeFailure } from '../probe/report';
+import { capturePayload, type PayloadSanitizer } from './payload';
+import type { RecordSink } from './sink';
+import { captureSite } from './sites';
+import { SiteTable, StringTable, type SiteEntry } from './tables';
+
+// The bus's reasons and the wire's reasons are the same list (checked at compile time).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const reasonsMatch: Same<TracerUnsubscribeReason, UnsubscribeReason> = true;
+void reasonsMatch;
+
+/** Doubles per ring slot: the widest record (dispatch) has 11 fields. */
+const W = 12;
+const DRAIN_INTERVAL_MS = 10;
+const MAX_ERROR_TEXT = 16 * 1024;
+
+const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEntries(
+  UNSUBSCRIBE_REASONS.map((r, i) => [r, i]),
+) as { [R in UnsubscribeReason]: number };
+const BUFFER_FULL = DROP_REASONS.indexOf('buffer-full');
+const SLOW_CLIENT = DROP_REASONS.indexOf('slow-client');
+
+const DETAIL_LIFECYCLE = 0;
+const DETAIL_DISPATCH = 1;
+const DETAIL_HANDLERS = 2;
+
+const perf: { now(): number; readonly timeOrigin: number } = performance;
+
+export const DEFAULT_MAX_BUFFERED_RECORDS = 65_536;
+
+export interface RecorderOptions {
+  readonly maxBufferedRecords: number;
+  readonly config: RecordingConfig;
+  readonly sanitize: PayloadSanitizer | undefined;
+}
+
+export const DEFAULT_RECORDING_CONFIG: RecordingConfig = Object.freeze({
+  detail: 'handlers',
+  captureStacks: true,
+  capturePayloads: false,
+  payloadSizeCap: 1024,
+  dispatchSiteEvery: 1000,
+});
+
+function detailCode(d: DetailLevel): number {
+  return DETAIL_LEVELS.indexOf(d);
+}
+
+export class Recorder implements BusTracer, DispatchTracer {
+  readonly strings = new StringTable();
+  readonly sites = new SiteTable(this.strings);
+  /** Epoch ms of time 0 of every record. */
+  readonly timeOrigin = perf.timeOrigin;
+
+  private cfg: RecordingConfig;
+  private detail: number;
+  private siteEvery: number;
+  private sanitize: PayloadSanitizer | undefined;
+  private readonly skipLines = new Map<string, number>();
+
+  // --- sinks and recording state
+  private readonly sinks: RecordSink[] = [];
+  /** True while at least one sink is attached: only then are records written. */
+  private recording = false;
+  /** Install the dispatch tracer without sinks (stack tracking for snapshots taken under a debugger). */
+  private tracking = false;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  // --- the ring (allocated while recording)
+  private capacity: number;
+  private nextCapacity: number;
+  private highWater: number;
+  private ring: Float64Array | null = null;
+  /** Strings that do not fit a slot (owner descriptions, error texts, payload JSON), by slot. */
+  private sideA: (string | null)[] = [];
+  private sideB: (string | null)[] = [];
+  private readPos = 0;
+  private size = 0;
+  private fullDropped = 0;
+  private fullDroppedDispatches = 0;
+  private draining = false;
+
+  // --- dispatches in progress (index = stack position, not the bus's global depth)
+  private stackCap = 64;
+  private top = -1;
+  private stSeq = new Float64Array(this.stackCap);
+  private stBus = new Float64Array(this.stackCap);
+  private stType = new Float64Array(this.stackCap);
+  private stDepth = new Float64Array(this.stackCap);
+  private stParent = new Float64Array(this.stackCap);
+  private stStart = new Float64Array(this.stackCap);
+  private stSite = new Float64Array(this.stackCap);
+  private stSub = new Float64Array(this.stackCap);
+  private stHandlerStart = new Float64Array(this.stackCap);
+  private lastSeq = 0;
+  /**
+   * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
+   * boundary and the next handler start only the bus's own loop runs, so the reading is reused
+   * instead of calling the clock again: N handlers cost N+1 clock reads, not 2N+2.
+   */
+  private boundary = 0;
+  private boundaryValid = false;
+  /** Per type id: dispatches left until the next dispatch-site sample (0 = sample the next one). */
+  private siteCountdown = new Int32Array(256);
+
+  // --- event breakpoints and per-type counts
+  private breakTypes: ReadonlySet<string> = new Set();
+  private readonly typeDispatches = new Map<number, number>();
+
+  // --- encoding
+  private readonly writer = new RecordWriter(TARGET_BATCH_BYTES * 2);
+  private readonly controlWriter = new RecordWriter(4096);
+  private defsCache: { strings: number; sites: number; toStrings: number; toSites: number; frame: Uint8Array } | undefined;
+
+  constructor(options: RecorderOptions) {
+    this.capacity = this.nextCapacity = options.maxBufferedRecords;
+    this.highWater = Math.max(1, Math.floor(options.maxBufferedRecords * 0.75));
+    this.sanitize = options.sanitize;
+    this.cfg = options.config;
+    this.detail = detailCode(this.cfg.detail);
+    this.siteEvery = this.cfg.dispatchSiteEvery;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Configuration, sinks
+
+  get config(): RecordingConfig {
+    return this.cfg;
+  }
+
+  get isRecording(): boolean {
+    return this.recording;
+  }
+
+  get sinkCount(): number {
+    return this.sinks.length;
+  }
+
+  /** Highest dispatch sequence assigned. */
+  get lastSequence(): number {
+    return this.lastSeq;
+  }
+
+  configure(patch: Partial<RecordingConfig>): RecordingConfig {
+    const next: RecordingConfig = { ...this.cfg, ...patch };
+    if (next.payloadSizeCap > MAX_PAYLOAD_CAP_BYTES) (next as { payloadSizeCap: number }).payloadSizeCap = MAX_PAYLOAD_CAP_BYTES;
+    this.cfg = Object.freeze(next);
+    this.detail = detailCode(next.detail);
+    if (next.dispatchSiteEvery !== this.siteEvery) {
+      this.siteEvery = next.dispatchSiteEvery;
+      this.siteCountdown.fill(0);
+    }
+    return this.cfg;
+  }
+
+  /** Ring size in records; takes effect the next time recording starts. */
+  setCapacity(maxBufferedRecords: number): void {
+    this.nextCapacity = maxBufferedRecords;
+  }
+
+  setSanitizer(sanitize: PayloadSanitizer | undefined): void {
+    this.sanitize = sanitize;
+  }
+
+  setBreakOn(types: ReadonlySet<string>): void {
+    this.breakTypes = types;
+  }
+
+  get breakOn(): ReadonlySet<string> {
+    return this.breakTypes;
+  }
+
+  setTracking(on: boolean): void {
+    this.tracking = on;
+    this.updateInstall();
+  }
+
+  /**
+   * Attaches a sink: what was recorded before goes to the existing sinks, then this sink gets
+   * `preamble` (welcome), every definition so far, then `afterDefinitions()` (the snapshot) — all
+   * synchronously, so the snapshot and the stream that follows fit together exactly.
+   */
+  attach(sink: RecordSink, preamble: readonly Uint8Array[], afterDefinitions: () => Uint8Array | undefined): void {
+    this.drain();
+    for (const frame of preamble) sink.write(frame);
+    this.sendDefinitions(sink);
+    this.sinks.push(sink);
+    if (!this.recording) this.startRecording();
+    const snapshot = afterDefinitions();
+    if (snapshot !== undefined) sink.write(snapshot);
+  }
+
+  /** Detaches a sink; with `flush`, first delivers everything recorded so far to it. */
+  detach(sink: RecordSink, flush: boolean): void {
+    const i = this.sinks.indexOf(sink);
+    if (i < 0) return;
+    if (flush) this.flushTo(sink);
+    this.sinks.splice(i, 1);
+    if (this.sinks.length === 0) this.stopRecording();
+  }
+
+  /** Delivers every record produced so far (or its drop count) to `sink`, definitions included. */
+  flushTo(sink: RecordSink): void {
+    this.drain();
+    this.sendDefinitions(sink);
+    if (sink.hasPendingDrops) this.writeDrops(sink);
+  }
+
+  private startRecording(): void {
+    this.capacity = this.nextCapacity;
+    this.highWater = Math.max(1, Math.floor(this.capacity * 0.75));
+    this.ring = new Float64Array(this.capacity * W);
+    this.sideA = new Array<string | null>(this.capacity).fill(null);
+    this.sideB = new Array<string | null>(this.capacity).fill(null);
+    this.readPos = 0;
+    this.size = 0;
+    this.fullDropped = 0;
+    this.fullDroppedDispatches = 0;
+    this.recording = true;
+    this.timer = setInterval(() => this.drain(), DRAIN_INTERVAL_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+    this.updateInstall();
+  }
+
+  private stopRecording(): void {
+    this.recording = false;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    this.ring = null;
+    this.sideA = [];
+    this.sideB = [];
+    this.size = 0;
+    this.updateInstall();
+  }
+
+  private updateInstall(): void {
+    const want = this.recording || this.tracking;
+    const installed = currentDispatchTracer() === this;
+    if (want && !installed) setDispatchTracer(this);
+    else if (!want && installed) setDispatchTracer(undefined);
+  }
+
+  /** Stops everything (probe shutdown): no sinks, no dispatch tracer. */
+  shutdown(): void {
+    this.sinks.length = 0;
+    this.tracking = false;
+    this.stopRecording();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Ring
+
+  /** Base index of a free slot, or -1 when the ring is full (the caller counts the drop). */
+  private alloc(): number {
+    if (this.size >= this.highWater && !this.draining) this.drain();
+    const size = this.size;
+    if (size === this.capacity) return -1;
+    let pos = this.readPos + size;
+    if (pos >= this.capacity) pos -= this.capacity;
+    this.size = size + 1;
+    return pos * W;
+  }
+
+  private dropFull(isDispatch: boolean): void {
+    this.fullDropped++;
+    if (isDispatch) this.fullDroppedDispatches++;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // DispatchTracer (hot path)
+
+  dispatchStart(bus: TracedBus, type: string, depth: number, parentSeq: number, payload: unknown): number {
+    const seq = ++this.lastSeq;
+    const typeId = this.strings.intern(type);
+    const top = ++this.top;
+    if (top >= this.stackCap) this.growStack();
+    const t = perf.now();
+    this.stSeq[top] = seq;
+    this.stBus[top] = bus.busId;
+    this.stType[top] = typeId;
+    this.stDepth[top] = depth;
+    this.stParent[top] = parentSeq;
+    this.stStart[top] = t;
+    this.stSub[top] = 0;
+    this.boundary = t;
+    this.boundaryValid = true;
+    let site = 0;
+    if (this.recording) {
+      if (this.siteEvery !== 0 && this.detail !== DETAIL_LIFECYCLE) site = this.sampleSite(typeId);
+      if (this.cfg.capturePayloads && this.detail !== DETAIL_LIFECYCLE) this.recordPayload(seq, bus, type, payload);
+    }
+    this.stSite[top] = site;
+    return seq;
+  }
+
+  handlerStart(seq: number, sub: TracedSubscription): void {
+    const top = this.top;
+    if (top < 0 || this.stSeq[top] !== seq) return;
+    this.stSub[top] = sub.id;
+    if (this.detail === DETAIL_HANDLERS) {
+      this.stHandlerStart[top] = this.boundaryValid ? this.boundary : perf.now();
+      this.boundaryValid = false;
+    }
+  }
+
+  handlerEnd(seq: number, sub: TracedSubscription, consumed: boolean): void {
+    const top = this.top;
+    if (top < 0 || this.stSeq[top] !== seq) return;
+    this.stSub[top] = 0;
+    if (this.detail !== DETAIL_HANDLERS) return;
+    const t = perf.now();
+    this.boundary = t;
+    this.boundaryValid = true;
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    const start = this.stHandlerStart[top];
+    r[b] = RecordCode.Handler;
+    r[b + 1] = seq;
+    r[b + 2] = sub.id;
+    r[b + 3] = start;
+    r[b + 4] = t - start;
+    r[b + 5] = consumed ? 1 : 0;
+  }
+
+  handlerError(seq: number, _bus: TracedBus, sub: TracedSubscription, error: unknown): void {
+    if (!this.recording || this.detail === DETAIL_LIFECYCLE) return;
+    let message: string;
+    let stack: string | null = null;
+    try {
+      if (error instanceof Error) {
+        message = `${error.name}: ${error.message}`;
+        if (typeof error.stack === 'string') stack = error.stack.length > MAX_ERROR_TEXT ? error.stack.slice(0, MAX_ERROR_TEXT) : error.stack;
+      } else {
+        message = `thrown ${typeof error === 'string' ? JSON.stringify(error) : String(error)}`;
+      }
+    } catch {
+      message = 'thrown value (not printable)';
+    }
+    if (message.length > MAX_ERROR_TEXT) message = message.slice(0, MAX_ERROR_TEXT);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.HandlerError;
+    r[b + 1] = seq;
+    r[b + 2] = sub.id;
+    r[b + 3] = perf.now();
+    this.sideA[b / W] = message;
+    this.sideB[b / W] = stack;
+  }
+
+  dispatchEnd(seq: number, delivered: number, consumedBy: number): void {
+    let top = this.top;
+    if (top < 0) return;
+    if (this.stSeq[top] !== seq) {
+      // A dispatch that began before the tracer was (re)installed: unwind to it if it is there.
+      while (top >= 0 && this.stSeq[top] !== seq) top--;
+      if (top < 0) return;
+    }
+    this.top = top - 1;
+    const end = this.boundaryValid ? this.boundary : perf.now();
+    this.boundaryValid = false;
+    if (!this.recording || this.detail === DETAIL_LIFECYCLE) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(true);
+    const r = this.ring as Float64Array;
+    const start = this.stStart[top];
+    r[b] = RecordCode.Dispatch;
+    r[b + 1] = seq;
+    r[b + 2] = start;
+    r[b + 3] = end - start;
+    r[b + 4] = this.stBus[top];
+    r[b + 5] = this.stType[top];
+    r[b + 6] = delivered;
+    r[b + 7] = consumedBy;
+    r[b + 8] = this.stDepth[top];
+    r[b + 9] = this.stParent[top];
+    r[b + 10] = this.stSite[top];
+  }
+
+  shouldBreak(_bus: TracedBus, type: string): boolean {
+    return this.breakTypes.size !== 0 && this.breakTypes.has(type);
+  }
+
+  private growStack(): void {
+    const cap = this.stackCap * 2;
+    const grow = (a: Float64Array) => {
+      const n = new Float64Array(cap);
+      n.set(a);
+      return n;
+    };
+    this.stSeq = grow(this.stSeq);
+    this.stBus = grow(this.stBus);
+    this.stType = grow(this.stType);
+    this.stDepth = grow(this.stDepth);
+    this.stParent = grow(this.stParent);
+    this.stStart = grow(this.stStart);
+    this.stSite = grow(this.stSite);
+    this.stSub = grow(this.stSub);
+    this.stHandlerStart = grow(this.stHandlerStart);
+    this.stackCap = cap;
+  }
+
+  /** The first dispatch of each type, then every `siteEvery`th of it. */
+  private sampleSite(typeId: number): number {
+    let countdown = this.siteCountdown;
+    if (typeId >= countdown.length) {
+      const n = new Int32Array(Math.max(countdown.length * 2, typeId + 1));
+      n.set(countdown);
+      this.siteCountdown = countdown = n;
+    }
+    if (countdown[typeId]-- > 0) return 0;
+    countdown[typeId] = this.siteEvery - 1;
+    try {
+      return captureSite(Recorder.prototype.dispatchStart, this.sites, this.skipLines)?.id ?? 0;
+    } catch (error) {
+      reportProbeFailure('capturing a dispatch site', error);
+      return 0;
+    }
+  }
+
+  private recordPayload(seq: number, bus: TracedBus, type: string, payload: unknown): void {
+    const captured = capturePayload(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.Payload;
+    r[b + 1] = seq;
+    r[b + 2] = captured.truncated ? 1 : 0;
+    this.sideA[b / W] = captured.json;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // BusTracer (lifecycle; called while the probe is started)
+
+  busCreated(bus: TracedBus): void {
+    if (!this.recording) return;
+    const nameId = this.strings.intern(bus.name);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.BusCreated;
+    r[b + 1] = perf.now();
+    r[b + 2] = bus.busId;
+    r[b + 3] = nameId;
+  }
+
+  busDisposed(bus: TracedBus): void {
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.BusDisposed;
+    r[b + 1] = perf.now();
+    r[b + 2] = bus.busId;
+  }
+
+  subscribed(bus: TracedBus, sub: TracedSubscription): void {
+    let site: SiteEntry | undefined;
+    if (this.cfg.captureStacks) {
+      try {
+        site = captureSite(Recorder.prototype.subscribed, this.sites, this.skipLines);
+      } catch (error) {
+        reportProbeFailure('capturing a subscribe site', error);
+      }
+      sub.site = site;
+    }
+    if (!this.recording) return;
+    const typeId = this.strings.intern(sub.type);
+    const labelId = sub.label === undefined ? 0 : this.strings.intern(sub.label);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.Subscribe;
+    r[b + 1] = perf.now();
+    r[b + 2] = sub.id;
+    r[b + 3] = bus.busId;
+    r[b + 4] = typeId;
+    r[b + 5] = sub.priority;
+    r[b + 6] = labelId;
+    r[b + 7] = sub.once ? 1 : 0;
+    r[b + 8] = site === undefined ? 0 : site.id;
+    this.sideA[b / W] = sub.ownerDescription ?? null;
+  }
+
+  unsubscribed(_bus: TracedBus, sub: TracedSubscription, reason: TracerUnsubscribeReason): void {
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.Unsubscribe;
+    r[b + 1] = perf.now();
+    r[b + 2] = sub.id;
+    r[b + 3] = REASON_CODE[reason];
+    r[b + 4] = sub.calls;
+  }
+
+  ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number): void {
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.OwnerCollected;
+    r[b + 1] = perf.now();
+    r[b + 2] = bus.busId;
+    r[b + 3] = removed;
+    this.sideA[b / W] = ownerDescription ?? null;
+  }
+
+  enqueued(bus: TracedBus, type: string, queueLength: number): void {
+    if (!this.recording) return;
+    const typeId = this.strings.intern(type);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.Enqueue;
+    r[b + 1] = perf.now();
+    r[b + 2] = bus.busId;
+    r[b + 3] = typeId;
+    r[b + 4] = queueLength;
+  }
+
+  flushed(bus: TracedBus, dispatched: number): void {
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.Flush;
+    r[b + 1] = perf.now();
+    r[b + 2] = bus.busId;
+    r[b + 3] = dispatched;
+  }
+
+  depthLimitHit(bus: TracedBus, type: string, depth: number): void {
+    if (!this.recording) return;
+    const typeId = this.strings.intern(type);
+    const parentSeq = this.top >= 0 ? this.stSeq[this.top] : 0;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = RecordCode.DepthLimit;
+    r[b + 1] = perf.now();
+    r[b + 2] = bus.busId;
+    r[b + 3] = typeId;
+    r[b + 4] = depth;
+    r[b + 5] = parentSeq;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Snapshot support
+
+  /** Dispatches in progress, outermost first. */
+  dispatching(): { seq: number; bus: number; type: string; depth: number; start: number; subscriptionId: number }[] {
+    const out = [];
+    for (let i = 0; i <= this.top; i++) {
+      out.push({
+        seq: this.stSeq[i],
+        bus: this.stBus[i],
+        type: this.strings.texts[this.stType[i]] ?? '',
+        depth: this.stDepth[i],
+        start: this.stStart[i],
+        subscriptionId: this.stSub[i],
+      });
+    }
+    return out;
+  }
+
+  /** Dispatch records seen per (bus, type) while recording. */
+  dispatchCount(busId: number, type: string): number {
+    const typeId = this.strings.idOf(type);
+    if (typeId === 0) return 0;
+    return this.typeDispatches.get(busId * 0x4000000 + typeId) ?? 0;
+  }
+
+  /** Types with recorded dispatches or enqueues, per bus id. */
+  recordedTypes(): Map<number, Set<string>> {
+    const out = new Map<number, Set<string>>();
+    for (const key of this.typeDispatches.keys()) {
+      const busId = Math.floor(key / 0x4000000);
+      const type = this.strings.texts[key % 0x4000000];
+      let set = out.get(busId);
+      if (set === undefined) out.set(busId, (set = new Set()));
+      set.add(type);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Drain: ring → batches → sinks (off the hot path)
+
+  drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      this.encodeRing();
+      if (this.fullDropped !== 0) {
+        for (const sink of this.sinks) {
+          sink.fullDropped += this.fullDropped;
+          sink.fullDroppedDispatches += this.fullDroppedDispatches;
+        }
+        this.fullDropped = 0;
+        this.fullDroppedDispatches = 0;
+      }
+      for (const sink of this.sinks) {
+        if (sink.hasPendingDrops && sink.canAccept(64)) this.writeDrops(sink);
+      }
+    } catch (error) {
+      // Never let a drain failure repeat forever on the same records: discard them, count them.
+      this.discardAfterFailure();
+      reportProbeFailure('encoding records', error);
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private discardAfterFailure(): void {
+    let dispatches = this.writer.dispatches;
+    const ring = this.ring;
+    if (ring !== null) {
+      let pos = this.readPos;
+      for (let n = 0; n < this.size; n++) {
+        if (ring[pos * W] === RecordCode.Dispatch) dispatches++;
+        this.sideA[pos] = null;
+        this.sideB[pos] = null;
+        if (++pos === this.capacity) pos = 0;
+      }
+    }
+    this.fullDropped += this.size + this.writer.records;
+    this.fullDroppedDispatches += dispatches;
+    this.size = 0;
+    this.writer.begin();
+  }
+
+  private encodeRing(): void {
+    const ring = this.ring;
+    if (ring === null) return;
+    const w = this.writer;
+    const cap = this.capacity;
+    const sideA = this.sideA;
+    const sideB = this.sideB;
+    const counts = this.typeDispatches;
+    let pos = this.readPos;
+    while (this.size > 0) {
+      const b = pos * W;
+      const code = ring[b];
+      switch (code) {
+        case RecordCode.Dispatch: {
+          const bus = ring[b + 4];
+          const typeId = ring[b + 5];
+          w.dispatch(ring[b + 1], ring[b + 2], ring[b + 3], bus, typeId, ring[b + 6], ring[b + 7], ring[b + 8], ring[b + 9], ring[b + 10]);
+          const key = bus * 0x4000000 + typeId;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+          break;
+        }
+        case RecordCode.Handler:
+          w.handler(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5] === 1);
+          break;
+        case RecordCode.HandlerError:
+          w.handlerError(ring[b + 1], ring[b + 2], ring[b + 3], sideA[pos] ?? '', sideB[pos]);
+          sideA[pos] = null;
+          sideB[pos] = null;
+          break;
+        case RecordCode.Payload:
+          w.payload(ring[b + 1], sideA[pos] ?? 'null', ring[b + 2] === 1);
+          sideA[pos] = null;
+          break;
+        case RecordCode.Subscribe:
+          w.subscribe(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5], ring[b + 6], sideA[pos], ring[b + 7] === 1, ring[b + 8]);
+          sideA[pos] = null;
+          break;
+        case RecordCode.Unsubscribe:
+          w.unsubscribe(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4]);
+          break;
+        case RecordCode.Enqueue: {
+          w.enqueue(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4]);
+          const key = ring[b + 2] * 0x4000000 + ring[b + 3];
+          if (!counts.has(key)) counts.set(key, 0);
+          break;
+        }
+        case RecordCode.Flush:
+          w.flush(ring[b + 1], ring[b + 2], ring[b + 3]);
+          break;
+        case RecordCode.DepthLimit:
+          w.depthLimit(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5]);
+          break;
+        case RecordCode.OwnerCollected:
+          w.ownerCollected(ring[b + 1], ring[b + 2], sideA[pos], ring[b + 3]);
+          sideA[pos] = null;
+          break;
+        case RecordCode.BusCreated:
+          w.busCreated(ring[b + 1], ring[b + 2], ring[b + 3]);
+          break;
+        case RecordCode.BusDisposed:
+          w.busDisposed(ring[b + 1], ring[b + 2]);
+          break;
+        default:
+          throw new Error(`ring slot with unknown record code ${code}`);
+      }
+      pos++;
+      if (pos === cap) pos = 0;
+      this.readPos = pos;
+      this.size--;
+      if (w.byteLength >= TARGET_BATCH_BYTES) this.emitBatch();
+    }
+    if (!w.isEmpty) this.emitBatch();
+  }
+
+  private emitBatch(): void {
+    const w = this.writer;
+    const records = w.records;
+    const dispatches = w.dispatches;
+    const frame = w.finish();
+    for (const sink of this.sinks) {
+      this.sendDefinitions(sink);
+      if (sink.hasPendingDrops) {
+        if (sink.canAccept(frame.length + 64)) this.writeDrops(sink);
+      }
+      if (!sink.hasPendingDrops && sink.canAccept(frame.length)) {
+        sink.write(frame);
+      } else {
+        sink.slowDropped += records;
+        sink.slowDroppedDispatches += dispatches;
+      }
+    }
+  }
+
+  /** Definitions are never dropped: later records of this sink cannot be decoded without them. */
+  private sendDefinitions(sink: RecordSink): void {
+    const toStrings = this.strings.last;
+    const toSites = this.sites.last;
+    if (sink.stringsSent === toStrings && sink.sitesSent === toSites) return;
+    const cached = this.defsCache;
+    let frame: Uint8Array;
+    if (
+      cached !== undefined &&
+      cached.strings === sink.stringsSent &&
+      cached.sites === sink.sitesSent &&
+      cached.toStrings === toStrings &&
+      cached.toSites === toSites
+    ) {
+      frame = cached.frame;
+    } else {
+      const w = this.controlWriter;
+      w.begin();
+      const texts = this.strings.texts;
+      for (let id = sink.stringsSent + 1; id <= toStrings; id++) w.stringDef(id, texts[id]);
+      const entries = this.sites.entries;
+      for (let id = sink.sitesSent + 1; id <= toSites; id++) {
+        const e = entries[id] as SiteEntry;
+        w.siteDef(id, e.fileId, e.line, e.column, e.functionId);
+      }
+      frame = w.finish();
+      this.defsCache = { strings: sink.stringsSent, sites: sink.sitesSent, toStrings, toSites, frame };
+    }
+    sink.write(frame);
+    sink.stringsSent = toStrings;
+    sink.sitesSent = toSites;
+  }
+
+  private writeDrops(sink: RecordSink): void {
+    const w = this.controlWriter;
+    w.begin();
+    if (sink.fullDropped !== 0) w.drops(sink.fullDropped, sink.fullDroppedDispatches, BUFFER_FULL);
+    if (sink.slowDropped !== 0) w.drops(sink.slowDropped, sink.slowDroppedDispatches, SLOW_CLIENT);
+    sink.fullDropped = sink.fullDroppedDispatches = sink.slowDropped = sink.slowDroppedDispatches = 0;
+    sink.write(w.finish());
+  }
+}

@@ -1,0 +1,24 @@
+// A destination of the record stream: a client socket or a trace file. The recorder encodes each
+// batch once and offers it to every sink; a sink that has too much pending skips it, and the
+// recorder counts what it skipped so the sink later receives an exact `drops` record.
+
+export abstract class RecordSink {
+  /** String / site definitions this sink has been sent (ids 1 … n). */
+  stringsSent = 0;
+  sitesSent = 0;
+  /** Records (and dispatch records among them) skipped because this sink was over its limit. */
+  slowDropped = 0;
+  slowDroppedDispatches = 0;
+  /** Records the ring could not hold while this sink was attached. */
+  fullDropped = 0;
+  fullDroppedDispatches = 0;
+
+  /** True when `bytes` more can be queued without exceeding this sink's limit. */
+  abstract canAccept(bytes: number): boolean;
+  /** Queues one complete frame. Must not throw (report and mark the sink failed instead). */
+  abstract write(frame: Uint8Array): void;
+
+  get hasPendingDrops(): boolean {
+    return this.slowDropped !== 0 || this.fullDropped !== 0;
+  }
+}

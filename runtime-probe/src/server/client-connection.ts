@@ -1,0 +1,213 @@
+// One client socket: handshake, then a record sink plus the control-message handler. Every
+// protocol violation ends this connection only: an `error` message first (when the socket can still
+// take it), then close. Writes never block the app: beyond `maxPendingBytes` queued in the socket,
+// record batches are skipped and counted (RecordSink); control replies are always queued, but a
+// client that lets them pile up past a hard limit is disconnected.
+
+import type { Socket } from 'node:net';
+import {
+  FrameDecoder,
+  FrameKind,
+  HANDSHAKE_TIMEOUT_MS,
+  MAX_CLIENT_FRAME_BYTES,
+  ProtocolError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  encodeControlFrame,
+  negotiateProtocolVersion,
+  parseClientMessage,
+  type ClientMessage,
+  type ErrorCode,
+  type ProbeMessage,
+  type ProtocolErrorCode,
+} from '../protocol/index';
+import { RecordSink } from '../recorder/sink';
+
+/** What a connection needs from the server. */
+export interface ConnectionHost {
+  checkToken(token: string): boolean;
+  /** Handshake done: attach to the recorder (welcome, definitions, snapshot). */
+  admit(conn: ClientConnection, protocolVersion: number): void;
+  handle(conn: ClientConnection, message: Exclude<ClientMessage, { type: 'hello' }>): void;
+  closed(conn: ClientConnection): void;
+}
+
+const CLOSE_GRACE_MS = 1000;
+
+function errorCodeFor(code: ProtocolErrorCode): ErrorCode {
+  switch (code) {
+    case 'frame-too-large':
+      return 'frame-too-large';
+    case 'unknown-kind':
+      return 'unknown-message';
+    case 'truncated':
+    case 'malformed':
+    case 'undefined-reference':
+    case 'not-a-trace':
+      return 'malformed';
+    default: {
+      const never: never = code;
+      return never;
+    }
+  }
+}
+
+export class ClientConnection extends RecordSink {
+  state: 'handshake' | 'open' | 'closing' | 'closed' = 'handshake';
+  clientName = '';
+  /** This client's event breakpoints. */
+  breakOn: readonly string[] = [];
+  private readonly decoder = new FrameDecoder(MAX_CLIENT_FRAME_BYTES, 4096);
+  private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly socket: Socket,
+    private readonly host: ConnectionHost,
+    /** Record batches are skipped while more than this is queued in the socket. */
+    private readonly maxPendingBytes: number,
+  ) {
+    super();
+    socket.setNoDelay(true);
+    socket.unref();
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => this.onClosed());
+    socket.on('close', () => this.onClosed());
+    // The peer finished sending: Node ends our side once queued writes (an error message) are out.
+    socket.on('end', () => this.onPeerEnded());
+    this.handshakeTimer = setTimeout(
+      () => this.fail('handshake-timeout', `no hello within ${HANDSHAKE_TIMEOUT_MS} ms of connecting`),
+      HANDSHAKE_TIMEOUT_MS,
+    );
+    this.handshakeTimer.unref();
+  }
+
+  // RecordSink
+  canAccept(bytes: number): boolean {
+    return this.state === 'open' && this.socket.writableLength + bytes <= this.maxPendingBytes;
+  }
+
+  write(frame: Uint8Array): void {
+    if (this.state === 'closing' || this.state === 'closed' || this.socket.destroyed) return;
+    try {
+      this.socket.write(frame);
+    } catch {
+      this.destroySoon(0);
+    }
+  }
+
+  /** A control reply: never skipped, but a client that stopped reading them is let go. */
+  send(message: ProbeMessage): void {
+    if (this.socket.writableLength > this.maxPendingBytes * 4) {
+      this.destroySoon(0);
+      return;
+    }
+    this.write(encodeControlFrame(message));
+  }
+
+  /** Sends `error`, then closes this connection. */
+  fail(code: ErrorCode, message: string): void {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    this.clearHandshakeTimer();
+    const wasOpen = this.state === 'open';
+    this.state = 'closing';
+    this.socket.pause();
+    if (wasOpen) this.host.closed(this);
+    try {
+      if (!this.socket.destroyed) {
+        this.socket.end(encodeControlFrame({ type: 'error', code, message, supportedVersions: SUPPORTED_PROTOCOL_VERSIONS }));
+      }
+    } catch {
+      // the socket is gone already
+    }
+    this.destroySoon(CLOSE_GRACE_MS);
+  }
+
+  private destroySoon(ms: number): void {
+    if (ms === 0) {
+      this.socket.destroy();
+      return;
+    }
+    const t = setTimeout(() => this.socket.destroy(), ms);
+    t.unref();
+  }
+
+  private clearHandshakeTimer(): void {
+    if (this.handshakeTimer !== undefined) clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = undefined;
+  }
+
+  private onPeerEnded(): void {
+    if (this.state === 'open') {
+      this.state = 'closing';
+      this.host.closed(this);
+    } else if (this.state === 'handshake') {
+      this.state = 'closing';
+      this.clearHandshakeTimer();
+    }
+    this.destroySoon(CLOSE_GRACE_MS);
+  }
+
+  private onClosed(): void {
+    if (this.state === 'closed') return;
+    const wasOpen = this.state === 'open';
+    this.state = 'closed';
+    this.clearHandshakeTimer();
+    if (!this.socket.destroyed) this.socket.destroy();
+    if (wasOpen) this.host.closed(this);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    try {
+      this.decoder.push(chunk);
+      for (let f = this.decoder.next(); f !== undefined; f = this.decoder.next()) {
+        if (!this.acceptsInput()) return;
+        if (f.kind !== FrameKind.Control) {
+          if (this.state === 'handshake') this.fail('handshake-required', 'the first message must be hello (got a record frame)');
+          else this.fail('unknown-message', 'clients may only send control frames');
+          return;
+        }
+        this.onMessage(parseClientMessage(f.body));
+      }
+    } catch (error) {
+      if (error instanceof ProtocolError) this.fail(errorCodeFor(error.code), error.message);
+      else this.fail('internal', `the probe failed handling this client's message: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+
+  /** A method, so TypeScript does not narrow `state` across the calls that change it. */
+  private acceptsInput(): boolean {
+    return this.state === 'handshake' || this.state === 'open';
+  }
+
+  private onMessage(message: ClientMessage): void {
+    if (this.state === 'handshake') {
+      if (message.type !== 'hello') {
+        this.fail('handshake-required', `the first message must be hello (got ${message.type})`);
+        return;
+      }
+      if (!this.host.checkToken(message.token)) {
+        this.fail('bad-token', 'wrong or missing token (see the discovery file or the probe.start() result)');
+        return;
+      }
+      const version = negotiateProtocolVersion(message.protocolVersions);
+      if (version === undefined) {
+        this.fail(
+          'unsupported-version',
+          `no common protocol version: the client speaks ${message.protocolVersions.join(', ') || 'none'}, ` +
+            `this probe speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}; upgrade the older side`,
+        );
+        return;
+      }
+      this.clearHandshakeTimer();
+      this.clientName = message.clientName;
+      this.state = 'open';
+      this.host.admit(this, version);
+      return;
+    }
+    if (message.type === 'hello') {
+      this.fail('malformed', 'hello was already received');
+      return;
+    }
+    this.host.handle(this, message);
+  }
+}

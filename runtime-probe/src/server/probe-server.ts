@@ -1,0 +1,165 @@
+// The loopback server: accepts clients, checks the token, serves control messages. It never keeps
+// the app alive (server and sockets are unref'd) and never lets one client affect another.
+
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import net from 'node:net';
+import {
+  MAX_PROBE_FRAME_BYTES,
+  encodeControlFrame,
+  type ClientMessage,
+  type ProbeSnapshot,
+  type WelcomeMessage,
+} from '../protocol/index';
+import type { Recorder } from '../recorder/recorder';
+import { ClientConnection, type ConnectionHost } from './client-connection';
+
+export interface ProbeServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly recorder: Recorder;
+  /** Bytes queued per client beyond which record batches are skipped (and counted). */
+  readonly maxPendingBytes: number;
+  readonly welcome: (protocolVersion: number) => WelcomeMessage;
+  readonly snapshot: () => ProbeSnapshot;
+}
+
+const MAX_PENDING_HANDSHAKES = 64;
+
+/** A fresh random token: 32 hex characters (128 bits). */
+export function newToken(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** The snapshot as one frame, cut to fit the frame limit if an app is enormous. */
+export function encodeSnapshotFrame(snapshot: ProbeSnapshot, requestId: number | null): Uint8Array {
+  let frame = encodeControlFrame({ type: 'snapshot', requestId, snapshot });
+  if (frame.length - 4 <= MAX_PROBE_FRAME_BYTES) return frame;
+  let keep = Math.floor(snapshot.subscriptions.length * ((MAX_PROBE_FRAME_BYTES * 0.9) / frame.length));
+  for (;;) {
+    const cut: ProbeSnapshot = { ...snapshot, subscriptions: snapshot.subscriptions.slice(0, keep), truncated: true };
+    frame = encodeControlFrame({ type: 'snapshot', requestId, snapshot: cut });
+    if (frame.length - 4 <= MAX_PROBE_FRAME_BYTES || keep === 0) return frame;
+    keep = Math.floor(keep * 0.8);
+  }
+}
+
+export class ProbeServer implements ConnectionHost {
+  readonly token = newToken();
+  private readonly connections = new Set<ClientConnection>();
+  private server: net.Server | undefined;
+  private closing = false;
+
+  private constructor(private readonly options: ProbeServerOptions) {}
+
+  /** Listens; resolves once bound (rejects when the address cannot be used). */
+  static listen(options: ProbeServerOptions): Promise<ProbeServer> {
+    const s = new ProbeServer(options);
+    return new Promise((resolve, reject) => {
+      const server = net.createServer({ noDelay: true }, (socket) => s.accept(socket));
+      s.server = server;
+      const onError = (error: Error) => reject(error);
+      server.once('error', onError);
+      server.listen({ host: options.host, port: options.port, exclusive: true }, () => {
+        server.removeListener('error', onError);
+        // Later server errors (rare: EMFILE on accept) must not crash the app.
+        server.on('error', () => undefined);
+        server.unref();
+        resolve(s);
+      });
+    });
+  }
+
+  get port(): number {
+    const a = this.server?.address();
+    return typeof a === 'object' && a !== null ? a.port : 0;
+  }
+
+  get clientCount(): number {
+    let n = 0;
+    for (const c of this.connections) if (c.state === 'open') n++;
+    return n;
+  }
+
+  /** Tells every client the probe is stopping, then closes. */
+  close(): Promise<void> {
+    this.closing = true;
+    for (const c of [...this.connections]) c.fail('probe-stopping', 'the app stopped its Busscope probe');
+    const server = this.server;
+    if (server === undefined) return Promise.resolve();
+    return new Promise((resolve) => server.close(() => resolve()));
+  }
+
+  private accept(socket: net.Socket): void {
+    let waiting = 0;
+    for (const c of this.connections) if (c.state === 'handshake') waiting++;
+    // Connections that have not proven the token yet are capped, so a local flood of idle
+    // connections cannot pile up sockets until their handshake timeouts fire.
+    if (this.closing || waiting >= MAX_PENDING_HANDSHAKES) {
+      socket.destroy();
+      return;
+    }
+    const conn = new ClientConnection(socket, this, this.options.maxPendingBytes);
+    this.connections.add(conn);
+    socket.once('close', () => this.connections.delete(conn));
+  }
+
+  // ConnectionHost
+
+  checkToken(token: string): boolean {
+    const a = Buffer.from(token, 'utf8');
+    const b = Buffer.from(this.token, 'utf8');
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  admit(conn: ClientConnection, protocolVersion: number): void {
+    const { recorder } = this.options;
+    recorder.attach(conn, [encodeControlFrame(this.options.welcome(protocolVersion))], () =>
+      encodeSnapshotFrame(this.options.snapshot(), null),
+    );
+  }
+
+  handle(conn: ClientConnection, message: Exclude<ClientMessage, { type: 'hello' }>): void {
+    const { recorder } = this.options;
+    switch (message.type) {
+      case 'snapshot-request':
+        // Records produced before the request reach this client before the snapshot does.
+        recorder.flushTo(conn);
+        conn.write(encodeSnapshotFrame(this.options.snapshot(), message.requestId));
+        return;
+      case 'configure': {
+        const config = recorder.configure(message.config);
+        for (const c of this.connections) {
+          if (c.state === 'open') c.send({ type: 'configured', requestId: c === conn ? message.requestId : null, config });
+        }
+        return;
+      }
+      case 'break-on':
+        conn.breakOn = [...new Set(message.types)];
+        this.updateBreakOn();
+        conn.send({ type: 'breakpoints', requestId: message.requestId, types: conn.breakOn });
+        return;
+      case 'ping':
+        recorder.flushTo(conn);
+        conn.send({ type: 'pong', requestId: message.requestId });
+        return;
+      default: {
+        const never: never = message;
+        throw new Error(`unhandled message ${String(never)}`);
+      }
+    }
+  }
+
+  closed(conn: ClientConnection): void {
+    this.options.recorder.detach(conn, false);
+    if (conn.breakOn.length > 0) {
+      conn.breakOn = [];
+      this.updateBreakOn();
+    }
+  }
+
+  private updateBreakOn(): void {
+    const all = new Set<string>();
+    for (const c of this.connections) if (c.state === 'open') for (const t of c.breakOn) all.add(t);
+    this.options.recorder.setBreakOn(all);
+  }
+}

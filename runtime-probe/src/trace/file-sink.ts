@@ -1,0 +1,47 @@
+// A trace file as a record sink: the trace header, then the same frames a client receives.
+// Writes are synchronous to the page cache, so a trace is complete even when the app never yields
+// (a tight loop, or records produced just before exit) and is readable right after `stop()`.
+
+import fs from 'node:fs';
+import { PROTOCOL_VERSION, encodeTraceHeader } from '../protocol/index';
+import { reportProbeFailure } from '../probe/report';
+import { RecordSink } from '../recorder/sink';
+
+export class FileSink extends RecordSink {
+  private fd: number | null;
+  failed = false;
+
+  /** Creates (truncates) `file` with mode 0600 and writes the header. Throws when the file cannot be opened. */
+  constructor(readonly file: string) {
+    super();
+    this.fd = fs.openSync(file, 'w', 0o600);
+    this.write(encodeTraceHeader(PROTOCOL_VERSION));
+  }
+
+  canAccept(): boolean {
+    return !this.failed && this.fd !== null;
+  }
+
+  write(frame: Uint8Array): void {
+    const fd = this.fd;
+    if (fd === null || this.failed) return;
+    try {
+      let off = 0;
+      while (off < frame.length) off += fs.writeSync(fd, frame, off, frame.length - off);
+    } catch (error) {
+      this.failed = true;
+      reportProbeFailure(`writing trace file ${this.file}`, error);
+    }
+  }
+
+  close(): void {
+    const fd = this.fd;
+    this.fd = null;
+    if (fd === null) return;
+    try {
+      fs.closeSync(fd);
+    } catch (error) {
+      reportProbeFailure(`closing trace file ${this.file}`, error);
+    }
+  }
+}

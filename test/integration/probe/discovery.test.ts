@@ -1,0 +1,100 @@
+// Discovery files: created with the right modes when the probe listens, enough to attach with; removed
+// on normal exit and on SIGTERM (and the app still terminates by the signal); an app's own SIGTERM
+// handler is left in charge; stale files of dead processes are ignored and cleaned.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { discoveryDirectory, listDiscoveredApps } from '../../../runtime-probe/src/discovery/index';
+import { cleanup, connect, sleep, spawnApp, tempDir, waitFor, withTimeout } from './helpers';
+
+after(cleanup);
+
+const posix = process.platform !== 'win32';
+
+test('BUSSCOPE=1 writes a private discovery file that is enough to attach', async () => {
+  const parent = tempDir('busscope-disc-');
+  const dir = path.join(parent, 'apps');
+  const app = await spawnApp({ start: 'none', env: { BUSSCOPE: '1', BUSSCOPE_NAME: 'disco', BUSSCOPE_DISCOVERY_DIR: dir } });
+  assert.ok(app.info, 'the environment started the probe');
+  const file = app.info.discoveryFile;
+  assert.ok(file !== null && path.dirname(file) === dir);
+  if (posix) {
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  }
+  const entry = JSON.parse(fs.readFileSync(file, 'utf8'));
+  assert.equal(entry.pid, app.pid);
+  assert.equal(entry.name, 'disco');
+  assert.equal(entry.port, app.info.port);
+  assert.equal(entry.token, app.info.token);
+  assert.equal(entry.protocolVersion, 1);
+  assert.equal(entry.host, '127.0.0.1');
+  assert.equal(typeof entry.cwd, 'string');
+  assert.ok(Math.abs(entry.startTime - Date.now()) < 60_000);
+  const [found] = listDiscoveredApps({ dir });
+  assert.equal(found.pid, app.pid);
+  const c = await connect(found);
+  assert.equal(c.client.welcome.app.name, 'disco');
+  // Removed on normal exit.
+  await app.call('exit', { code: 0 });
+  assert.deepEqual(await withTimeout(app.exited, 5000, 'exit'), { code: 0, signal: null });
+  assert.equal(fs.existsSync(file), false);
+});
+
+test('SIGTERM removes the file and still terminates the app by the signal', { skip: !posix }, async () => {
+  const dir = tempDir('busscope-disc-');
+  const app = await spawnApp({ start: { discovery: true }, env: { BUSSCOPE_DISCOVERY_DIR: dir } });
+  const file = app.info?.discoveryFile;
+  assert.ok(file && fs.existsSync(file));
+  app.child.kill('SIGTERM');
+  assert.deepEqual(await withTimeout(app.exited, 5000, 'exit on SIGTERM'), { code: null, signal: 'SIGTERM' });
+  assert.equal(fs.existsSync(file), false);
+});
+
+test('an app with its own SIGTERM handler keeps control (and its file until it exits)', { skip: !posix }, async () => {
+  const dir = tempDir('busscope-disc-');
+  const app = await spawnApp({ start: { discovery: true }, env: { BUSSCOPE_DISCOVERY_DIR: dir } });
+  const file = app.info?.discoveryFile;
+  assert.ok(file);
+  await app.call('trapSigterm');
+  app.child.kill('SIGTERM');
+  await waitFor(() => app.events.some((e) => e.event === 'sigterm-handled'), 5000, 'the app handling SIGTERM');
+  await sleep(100);
+  assert.equal(await app.call('ping'), 'pong', 'the app is still running');
+  assert.ok(fs.existsSync(file));
+  await app.call('exit', { code: 3 });
+  assert.deepEqual(await withTimeout(app.exited, 5000, 'exit'), { code: 3, signal: null });
+  assert.equal(fs.existsSync(file), false);
+});
+
+test('probe.stop() removes the file; stale files of dead processes are ignored and cleaned', async () => {
+  const dir = tempDir('busscope-disc-');
+  const app = await spawnApp({ start: { discovery: true, name: 'live' }, env: { BUSSCOPE_DISCOVERY_DIR: dir } });
+  // A process that has exited: its pid is dead.
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  const deadPid = Number(dead.stdout);
+  const stale = path.join(dir, `${deadPid}-4242.json`);
+  fs.writeFileSync(
+    stale,
+    JSON.stringify({ pid: deadPid, name: 'crashed', cwd: '/', host: '127.0.0.1', port: 4242, token: 'x', protocolVersion: 1, probeVersion: '0', startTime: 1 }),
+    { mode: 0o600 },
+  );
+  const junk = path.join(dir, '123-456.json');
+  fs.writeFileSync(junk, 'not json', { mode: 0o600 });
+  const apps = listDiscoveredApps({ dir });
+  assert.deepEqual(apps.map((a) => a.name), ['live']);
+  assert.equal(fs.existsSync(stale), false, 'the stale file was removed');
+  assert.equal(fs.existsSync(junk), true, 'unreadable files are skipped, not deleted');
+  await app.call('stopProbe');
+  assert.deepEqual(listDiscoveredApps({ dir }), []);
+  assert.equal(await app.call('ping'), 'pong');
+});
+
+test('the directory: override, XDG runtime dir, Windows, home', () => {
+  assert.equal(discoveryDirectory({ BUSSCOPE_DISCOVERY_DIR: '/tmp/x' }, 'linux'), '/tmp/x');
+  assert.equal(discoveryDirectory({ XDG_RUNTIME_DIR: '/run/user/1000' }, 'linux'), '/run/user/1000/busscope');
+  assert.match(discoveryDirectory({}, 'linux'), /\.busscope[\\/]apps$/);
+  assert.match(discoveryDirectory({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32'), /busscope[\\/]apps$/);
+});

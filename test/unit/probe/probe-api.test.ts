@@ -1,0 +1,69 @@
+// The probe API in-process: option validation, idempotent start/stop, and the rule that the dispatch
+// tracer is installed only while something records (otherwise a dispatch pays one branch).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EventBus, ProbeClient, probe } from '../../../runtime-probe/src/index';
+import { currentBusTracer, currentDispatchTracer } from '../../../runtime-probe/src/bus/tracer';
+
+test('bad options are TypeErrors naming the option', () => {
+  assert.throws(() => probe.start({ port: -1 }), /probe\.start: options\.port must be an integer in 0…65535 \(got -1\)/);
+  assert.throws(() => probe.start({ port: 1.5 }), TypeError);
+  assert.throws(() => probe.start({ name: '' }), /options\.name must be a non-empty string/);
+  assert.throws(() => probe.start({ captureStacks: 'yes' as unknown as boolean }), /options\.captureStacks must be a boolean \(got "yes"\)/);
+  assert.throws(() => probe.start({ sanitize: 5 as unknown as () => unknown }), /options\.sanitize must be a function/);
+  assert.throws(() => probe.start({ maxBufferedRecords: 10 }), /maxBufferedRecords must be an integer in 64…/);
+  assert.throws(() => probe.start({ detail: 'all' as 'handlers' }), /options\.detail must be one of lifecycle, dispatch, handlers/);
+  assert.throws(() => probe.start(42 as unknown as object), /options must be an object/);
+  assert.throws(() => probe.record(''), /probe\.record: file must be a non-empty string/);
+  assert.equal(probe.info, undefined, 'nothing started by the failed calls');
+});
+
+test('start is idempotent; the dispatch tracer is installed only while a client records', async () => {
+  const bus = new EventBus<{ e: void }>({ name: 'api' });
+  bus.subscribe('e', () => undefined);
+  const first = probe.start({ discovery: false, name: 'api-test' });
+  const second = probe.start({ discovery: false, port: 1 });
+  assert.equal(first, second, 'the same promise');
+  const info = await first;
+  assert.ok(info.port > 0);
+  assert.match(info.token, /^[0-9a-f]{32}$/);
+  assert.equal(info.discoveryFile, null);
+  assert.deepEqual(probe.info, info);
+  assert.ok(currentBusTracer() !== undefined, 'lifecycle tracer while started');
+  assert.equal(currentDispatchTracer(), undefined, 'no dispatch tracer without a client');
+
+  const client = await ProbeClient.connect({ port: info.port, token: info.token, timeoutMs: 5000 });
+  assert.ok(currentDispatchTracer() !== undefined, 'recording while a client is attached');
+  assert.equal(client.welcome.app.name, 'api-test');
+  client.close();
+  for (let i = 0; i < 100 && currentDispatchTracer() !== undefined; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(currentDispatchTracer(), undefined, 'uninstalled when the client left');
+
+  await probe.stop();
+  assert.equal(probe.info, undefined);
+  assert.equal(currentBusTracer(), undefined);
+  await probe.stop(); // idempotent
+  const again = await probe.start({ discovery: false });
+  assert.notEqual(again.token, info.token, 'a new token per start');
+  await probe.stop();
+  bus.dispose();
+});
+
+test('a port in use is reported, not thrown', async () => {
+  const first = await probe.start({ discovery: false });
+  const { Probe } = await import('../../../runtime-probe/src/probe/probe');
+  const other = new Probe();
+  const warnings: unknown[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => warnings.push(args.join(' '));
+  try {
+    const info = await other.start({ discovery: false, port: first.port });
+    assert.equal(info.port, 0);
+    assert.equal(warnings.length, 1);
+    assert.match(String(warnings[0]), /listening on 127\.0\.0\.1:\d+ failed \(.*EADDRINUSE/);
+  } finally {
+    console.warn = warn;
+    await other.stop();
+    await probe.stop();
+  }
+});

@@ -1,0 +1,148 @@
+// Control messages: every message type round-trips; client input is validated field by field;
+// version negotiation; trace header.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  FrameDecoder,
+  FrameKind,
+  PROTOCOL_VERSION,
+  ProtocolError,
+  StreamDecoder,
+  encodeControlFrame,
+  encodeFrame,
+  encodeTraceHeader,
+  negotiateProtocolVersion,
+  parseClientMessage,
+  parseProbeMessage,
+  parseTraceHeader,
+  utf8Encode,
+  type ClientMessage,
+  type ClientMessageType,
+  type ProbeMessage,
+  type ProbeMessageType,
+  type RecordingConfig,
+} from '../../../runtime-probe/src/protocol/index';
+
+const config: RecordingConfig = { detail: 'handlers', captureStacks: true, capturePayloads: false, payloadSizeCap: 1024, dispatchSiteEvery: 100 };
+
+const clientMessages: { [K in ClientMessageType]: Extract<ClientMessage, { type: K }> } = {
+  hello: { type: 'hello', token: 'abc123', protocolVersions: [1, 2], clientName: 'test' },
+  'snapshot-request': { type: 'snapshot-request', requestId: 1 },
+  configure: { type: 'configure', requestId: 2, config: { detail: 'dispatch', capturePayloads: true, payloadSizeCap: 10, dispatchSiteEvery: 0, captureStacks: false } },
+  'break-on': { type: 'break-on', requestId: 3, types: ['combat.damage', 'tick'] },
+  ping: { type: 'ping', requestId: 4 },
+};
+
+const probeMessages: { [K in ProbeMessageType]: Extract<ProbeMessage, { type: K }> } = {
+  welcome: {
+    type: 'welcome',
+    protocolVersion: 1,
+    probeVersion: '0.1.0',
+    app: { pid: 123, name: 'demo', cwd: '/tmp/x', startTime: 1_700_000_000_000, runtime: 'node v20.0.0' },
+    timeOrigin: 1_700_000_000_000.25,
+    config,
+  },
+  error: { type: 'error', code: 'bad-token', message: 'wrong token', supportedVersions: [1] },
+  snapshot: {
+    type: 'snapshot',
+    requestId: null,
+    snapshot: {
+      time: 12.5,
+      timeOrigin: 1_700_000_000_000.25,
+      lastSeq: 3,
+      recording: true,
+      buses: [{ id: 1, name: 'gameplay', createdAt: 1_700_000_000_001, subscriptions: 1 }],
+      types: [{ bus: 1, type: 'tick', listeners: 1, dispatches: 3 }],
+      subscriptions: [
+        { id: 1, bus: 1, type: 'tick', priority: 0, label: null, owner: 'Hud#1', once: false, site: { file: '/a.ts', line: 1, column: 2, functionName: null }, calls: 3, createdAt: 1_700_000_000_002 },
+      ],
+      dispatching: [{ seq: 3, bus: 1, type: 'tick', depth: 0, start: 12, subscriptionId: 1 }],
+      breakOn: ['tick'],
+      truncated: false,
+    },
+  },
+  configured: { type: 'configured', requestId: 2, config },
+  breakpoints: { type: 'breakpoints', requestId: 3, types: ['tick'] },
+  pong: { type: 'pong', requestId: 4 },
+};
+
+function body(frame: Uint8Array): Uint8Array {
+  const d = new FrameDecoder(1 << 20);
+  d.push(frame);
+  const f = d.next();
+  assert.ok(f && f.kind === FrameKind.Control);
+  return f.body;
+}
+
+test('every client message round-trips', () => {
+  for (const m of Object.values(clientMessages)) assert.deepEqual(parseClientMessage(body(encodeControlFrame(m))), m);
+});
+
+test('every probe message round-trips, also through StreamDecoder', () => {
+  for (const m of Object.values(probeMessages)) {
+    assert.deepEqual(parseProbeMessage(body(encodeControlFrame(m))), m);
+    assert.deepEqual(new StreamDecoder().push(encodeControlFrame(m)), [m]);
+  }
+});
+
+function rejects(json: string, code: string, pattern: RegExp): void {
+  assert.throws(
+    () => parseClientMessage(utf8Encode(json)),
+    (e: unknown) => e instanceof ProtocolError && e.code === code && pattern.test(e.message),
+    json,
+  );
+}
+
+test('client messages are validated field by field', () => {
+  rejects('{"type":"hello"', 'malformed', /not valid JSON/);
+  rejects('[1]', 'malformed', /not a JSON object/);
+  rejects('{"token":"x"}', 'malformed', /no "type"/);
+  rejects('{"type":"dance"}', 'unknown-kind', /unknown client message type "dance"/);
+  rejects('{"type":"hello","token":5,"protocolVersions":[1],"clientName":"c"}', 'malformed', /hello.token must be a string/);
+  rejects(`{"type":"hello","token":"${'x'.repeat(300)}","protocolVersions":[1],"clientName":"c"}`, 'malformed', /hello.token/);
+  rejects('{"type":"hello","token":"t","protocolVersions":"1","clientName":"c"}', 'malformed', /hello.protocolVersions must be an array/);
+  rejects('{"type":"hello","token":"t","protocolVersions":[1.5],"clientName":"c"}', 'malformed', /protocolVersions must be an array of integers/);
+  rejects('{"type":"ping"}', 'malformed', /ping.requestId must be an integer/);
+  rejects('{"type":"configure","requestId":1,"config":{"detail":"everything"}}', 'malformed', /detail must be one of lifecycle, dispatch, handlers/);
+  rejects('{"type":"configure","requestId":1,"config":{"payloadSizeCap":0}}', 'malformed', /payloadSizeCap must be an integer in 1…65536/);
+  rejects('{"type":"configure","requestId":1,"config":{"sanitize":"x"}}', 'malformed', /unknown field "sanitize"/);
+  rejects('{"type":"break-on","requestId":1,"types":[""]}', 'malformed', /break-on.types must be an array of non-empty strings/);
+  assert.throws(() => parseClientMessage(new Uint8Array([0xff, 0xfe])), (e: unknown) => e instanceof ProtocolError && /UTF-8/.test(e.message));
+});
+
+test('probe messages with the wrong shape are rejected', () => {
+  assert.throws(() => parseProbeMessage(utf8Encode('{"type":"welcome","protocolVersion":1}')), /welcome.probeVersion/);
+  assert.throws(() => parseProbeMessage(utf8Encode('{"type":"nope"}')), /unknown probe message type "nope"/);
+  // An error code this version does not know is kept (a newer probe may send it).
+  const m = parseProbeMessage(utf8Encode('{"type":"error","code":"future","message":"m","supportedVersions":[3]}'));
+  assert.equal(m.type, 'error');
+});
+
+test('version negotiation picks the highest common version', () => {
+  assert.equal(PROTOCOL_VERSION, 1);
+  assert.equal(negotiateProtocolVersion([1]), 1);
+  assert.equal(negotiateProtocolVersion([0, 1, 7]), 1);
+  assert.equal(negotiateProtocolVersion([2, 3]), undefined);
+  assert.equal(negotiateProtocolVersion([1, 2, 3], [3, 2]), 3);
+  assert.equal(negotiateProtocolVersion([]), undefined);
+});
+
+test('a record frame where a control frame belongs is decoded by kind, not guessed', () => {
+  const msgs = new StreamDecoder().push(encodeFrame(FrameKind.Records, new Uint8Array(0)));
+  assert.deepEqual(msgs, [{ type: 'records', records: [] }]);
+});
+
+test('trace header round-trips and rejects foreign files', () => {
+  assert.deepEqual(parseTraceHeader(encodeTraceHeader(1)), { formatVersion: 1, protocolVersion: 1 });
+  const code = (bytes: Uint8Array) => {
+    try {
+      parseTraceHeader(bytes);
+      return 'ok';
+    } catch (e) {
+      return e instanceof ProtocolError ? e.code : String(e);
+    }
+  };
+  assert.equal(code(utf8Encode('{"json": true}   ')), 'not-a-trace');
+  assert.equal(code(encodeTraceHeader(1).subarray(0, 10)), 'truncated');
+  assert.equal(code(encodeTraceHeader(9)), 'malformed');
+});
