@@ -1,0 +1,139 @@
+// Runs the analyses over the model and keeps the current warning set: each run says what was
+// added, what changed (new evidence, re-armed growth) and what no longer holds (removed). Cheap
+// enough to run on every throttled model change: each analysis is linear in types, live
+// subscriptions or sites, never in dispatches.
+import type { Model } from '../model/model';
+import { emptyAnalysisState, type Analysis, type AnalysisContext, type AnalysisState } from './context';
+import { analyzeChurn } from './churn';
+import { analyzeDeadOwners } from './deadOwners';
+import { analyzeDepthLimit } from './depthLimit';
+import { analyzeListenerGrowth } from './listenerGrowth';
+import { analyzeNeverDispatched } from './neverDispatched';
+import { resolveAnalysisOptions, type AnalysisOptions, type AnalysisOptionsInput } from './options';
+import { analyzeOwnerGone } from './ownerGone';
+import { analyzeSlowHandlers } from './slowHandlers';
+import { analyzeStarved } from './starved';
+import { analyzeThrowingHandlers } from './throwingHandlers';
+import { analyzeUnheardDispatch } from './unheardDispatch';
+import { WARNING_KINDS, type Severity, type Warning, type WarningDraft, type WarningKind } from './warning';
+
+export const ANALYSES: Readonly<Record<WarningKind, Analysis>> = {
+  'listener-growth': analyzeListenerGrowth,
+  'dead-owner-listeners': analyzeDeadOwners,
+  'owner-gone-still-registered': analyzeOwnerGone,
+  'unheard-dispatch': analyzeUnheardDispatch,
+  'never-dispatched': analyzeNeverDispatched,
+  'subscription-churn': analyzeChurn,
+  'slow-handler': analyzeSlowHandlers,
+  'throwing-handler': analyzeThrowingHandlers,
+  'depth-limit-storm': analyzeDepthLimit,
+  'starved-subscriber': analyzeStarved,
+};
+
+export interface AnalysisUpdate {
+  /** Every warning that holds now, most severe first. */
+  readonly warnings: readonly Warning[];
+  readonly added: readonly Warning[];
+  /** Warnings whose evidence, title or severity changed. */
+  readonly changed: readonly Warning[];
+  /** Warnings that no longer hold. */
+  readonly removed: readonly Warning[];
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+function compareWarnings(a: Warning, b: Warning): number {
+  return (
+    SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+    WARNING_KINDS.indexOf(a.kind) - WARNING_KINDS.indexOf(b.kind) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+function fingerprint(w: WarningDraft): string {
+  return JSON.stringify([w.severity, w.title, w.evidence, w.subjects]);
+}
+
+export interface AnalyzerOptions {
+  readonly thresholds?: AnalysisOptionsInput;
+  /** Kinds to run; default all. */
+  readonly kinds?: readonly WarningKind[];
+}
+
+export class Analyzer {
+  private options: AnalysisOptions;
+  private kinds: readonly WarningKind[];
+  private current = new Map<string, { warning: Warning; fingerprint: string }>();
+  private state: AnalysisState = emptyAnalysisState();
+  private sorted: readonly Warning[] = [];
+  private generation: number;
+
+  constructor(
+    readonly model: Model,
+    options: AnalyzerOptions = {},
+  ) {
+    this.options = resolveAnalysisOptions(options.thresholds);
+    this.kinds = checkKinds(options.kinds ?? WARNING_KINDS);
+    this.generation = model.generation;
+  }
+
+  get warnings(): readonly Warning[] {
+    return this.sorted;
+  }
+
+  get analysisOptions(): AnalysisOptions {
+    return this.options;
+  }
+
+  /** New thresholds or kinds apply from the next run. */
+  configure(options: AnalyzerOptions): void {
+    if (options.thresholds !== undefined) this.options = resolveAnalysisOptions(options.thresholds);
+    if (options.kinds !== undefined) this.kinds = checkKinds(options.kinds);
+  }
+
+  /** Forgets every warning and all re-arming state (`run` also resets the state by itself after `model.clear()`). */
+  reset(): void {
+    this.current.clear();
+    this.state = emptyAnalysisState();
+    this.sorted = [];
+  }
+
+  run(): AnalysisUpdate {
+    // The model started over (cleared, or another process): its ids and indices mean new things,
+    // so re-arming state goes; the warnings that no longer hold are reported removed below.
+    if (this.model.generation !== this.generation) {
+      this.generation = this.model.generation;
+      this.state = emptyAnalysisState();
+    }
+    const now = this.model.now;
+    const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state };
+    const next = new Map<string, { warning: Warning; fingerprint: string }>();
+    const added: Warning[] = [];
+    const changed: Warning[] = [];
+    for (const kind of this.kinds) {
+      for (const draft of ANALYSES[kind](ctx)) {
+        const fp = fingerprint(draft);
+        const prev = this.current.get(draft.id);
+        const warning = { ...draft, since: prev?.warning.since ?? now } as Warning;
+        next.set(draft.id, { warning, fingerprint: fp });
+        if (prev === undefined) added.push(warning);
+        else if (prev.fingerprint !== fp) changed.push(warning);
+      }
+    }
+    const removed: Warning[] = [];
+    for (const [id, prev] of this.current) if (!next.has(id)) removed.push(prev.warning);
+    this.current = next;
+    this.sorted = [...next.values()].map((e) => e.warning).sort(compareWarnings);
+    return { warnings: this.sorted, added, changed, removed };
+  }
+}
+
+function checkKinds(kinds: readonly WarningKind[]): readonly WarningKind[] {
+  for (const k of kinds) if (!(k in ANALYSES)) throw new TypeError(`Analyzer: unknown warning kind "${String(k)}"`);
+  return [...kinds];
+}
+
+/** One-shot: the warnings that hold for `model` now. */
+export function analyze(model: Model, options: AnalyzerOptions = {}): readonly Warning[] {
+  return new Analyzer(model, options).run().warnings;
+}

@@ -1,0 +1,151 @@
+// What every analysis receives, and small helpers they share (names, sites, near-miss lookup).
+import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { EventTypeState } from '../model/entities';
+import type { Model } from '../model/model';
+import type { LeakMonitor } from './leakMonitor';
+import type { AnalysisOptions } from './options';
+import { nearMiss } from './similarity';
+import type { NearMissEvidence, TypeRef, WarningDraft } from './warning';
+
+/** Near-miss names of one type, against the types with index < `checkedUpTo`. */
+export interface NearMissCacheEntry {
+  checkedUpTo: number;
+  readonly matches: { readonly index: number; readonly reason: NearMissEvidence['reason']; readonly score: number }[];
+}
+
+/** State an analysis keeps between runs (the analyzer owns it; `reset` empties it). */
+export interface AnalysisState {
+  readonly leakMonitors: Map<string, LeakMonitor>;
+  /** Names never change: each pair of types is compared once (by type index). */
+  readonly nearMisses: Map<number, NearMissCacheEntry>;
+}
+
+export function emptyAnalysisState(): AnalysisState {
+  return { leakMonitors: new Map(), nearMisses: new Map() };
+}
+
+export interface AnalysisContext {
+  readonly model: Model;
+  readonly options: AnalysisOptions;
+  /** Record time the analysis judges at (the model's latest time). */
+  readonly now: number;
+  readonly state: AnalysisState;
+}
+
+export type Analysis = (ctx: AnalysisContext) => WarningDraft[];
+
+export function busName(model: Model, bus: number): string {
+  return model.buses.get(bus)?.name ?? `bus ${bus}`;
+}
+
+export function typeRef(model: Model, t: EventTypeState): TypeRef {
+  return { bus: t.bus, busName: busName(model, t.bus), type: t.name };
+}
+
+/** `"player.health" on gameplay` */
+export function typeName(model: Model, t: EventTypeState): string {
+  return `"${t.name}" on ${busName(model, t.bus)}`;
+}
+
+/** The label when there is one (`HealthBar.onHealthChanged`), else `subscription #12`. */
+export function subName(s: { readonly id: number; readonly label: string | null }): string {
+  return s.label ?? `subscription #${s.id}`;
+}
+
+export function siteText(site: SiteInfo | null): string {
+  if (site === null) return 'an unknown site';
+  const file = site.file.replace(/^.*[\\/]/, '');
+  return `${file}:${site.line}${site.functionName ? ` (${site.functionName})` : ''}`;
+}
+
+export function ms(n: number): string {
+  if (n >= 1000) return `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)} s`;
+  if (n >= 10) return `${Math.round(n)} ms`;
+  if (n >= 1) return `${n.toFixed(1)} ms`;
+  return `${(n * 1000).toFixed(0)} µs`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function round(n: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+/** Distinct non-null sites in order, at most `max`. */
+export function uniqueSites(sites: Iterable<SiteInfo | null>, max = 5): SiteInfo[] {
+  const out: SiteInfo[] = [];
+  const seen = new Set<string>();
+  for (const s of sites) {
+    if (s === null) continue;
+    const k = `${s.file}:${s.line}:${s.column}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(s);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/**
+ * Types similar to `t` that satisfy `accept` (e.g. "has listeners", "was dispatched"): similar
+ * names on the same bus, and the same name on another bus. Best first, at most `max`.
+ */
+export function findNearMisses(
+  ctx: AnalysisContext,
+  t: EventTypeState,
+  accept: (other: EventTypeState) => boolean,
+  max = 3,
+): NearMissEvidence[] {
+  const { model, options, state } = ctx;
+  const out: NearMissEvidence[] = [];
+  const nmOptions = { maxDistance: options.unheardDispatch.nearMissMaxDistance, minScore: options.unheardDispatch.nearMissMinScore };
+  const types = model.allTypes();
+  let cache = state.nearMisses.get(t.index);
+  if (cache === undefined || cache.checkedUpTo > types.length) {
+    cache = { checkedUpTo: 0, matches: [] };
+    state.nearMisses.set(t.index, cache);
+  }
+  for (let i = cache.checkedUpTo; i < types.length; i++) {
+    const other = types[i];
+    if (other === t || other.isWildcard) continue;
+    if (other.name === t.name) {
+      cache.matches.push({ index: i, reason: 'other-bus', score: 1 });
+      continue;
+    }
+    const m = nearMiss(t.name, other.name, nmOptions);
+    if (m !== undefined) cache.matches.push({ index: i, reason: m.reason, score: other.bus === t.bus ? m.score : m.score * 0.9 });
+  }
+  cache.checkedUpTo = types.length;
+  for (const { index, reason, score } of cache.matches) {
+    const other = types[index];
+    if (!accept(other)) continue;
+    out.push({
+      bus: other.bus,
+      busName: busName(model, other.bus),
+      type: other.name,
+      reason,
+      score: round(score, 3),
+      listeners: other.registeredCount,
+      dispatches: other.dispatches,
+    });
+  }
+  out.sort((a, b) => b.score - a.score || b.listeners - a.listeners || (a.type < b.type ? -1 : 1));
+  return out.slice(0, max);
+}
+
+export function nearMissText(m: NearMissEvidence, t: EventTypeState): string {
+  switch (m.reason) {
+    case 'other-bus':
+      return `the same name on the "${m.busName}" bus`;
+    case 'same-words':
+      return `"${m.type}" (the same words, spelled differently)`;
+    case 'reordered-words':
+      return `"${m.type}" (the same words in another order)`;
+    case 'edit-distance':
+      return `"${m.type}"${m.bus !== t.bus ? ` on the "${m.busName}" bus` : ''}`;
+  }
+}
+

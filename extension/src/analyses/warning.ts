@@ -1,0 +1,192 @@
+// The warnings the analyses produce: one discriminated union on `kind`, each with its own evidence
+// (numbers a view can show and a test can check), a plain-language title and explanation, the
+// subjects it is about, and the subscribe sites to jump to. All values are JSON-safe.
+import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { NearMissReason } from './similarity';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface TypeRef {
+  readonly bus: number;
+  readonly busName: string;
+  readonly type: string;
+}
+
+export interface WarningSubjects {
+  readonly buses: readonly number[];
+  readonly types: readonly TypeRef[];
+  readonly subscriptions: readonly number[];
+}
+
+interface WarningOf<K extends string, E> {
+  /** Stable while the warning holds (kind + what it is about): views key on it. */
+  readonly id: string;
+  readonly kind: K;
+  readonly severity: Severity;
+  readonly title: string;
+  readonly explanation: string;
+  readonly evidence: E;
+  readonly subjects: WarningSubjects;
+  /** Subscribe sites (or dispatch sites, for dispatch warnings), most relevant first. */
+  readonly sites: readonly SiteInfo[];
+  /** Record time when this warning was first raised (kept across runs while it holds). */
+  readonly since: number;
+}
+
+export interface SiteCount {
+  readonly site: SiteInfo | null;
+  readonly label: string | null;
+  readonly count: number;
+}
+
+export interface ListenerGrowthEvidence {
+  readonly listeners: number;
+  /** The count threshold, and whether the count reached it. */
+  readonly threshold: number;
+  readonly thresholdReached: boolean;
+  /** Times the threshold monitor has warned since the count was last below it (re-arming). */
+  readonly timesWarned: number;
+  /** The count at which it will warn again. */
+  readonly nextWarningAt: number;
+  /** Net new listeners per second over the recent window. */
+  readonly growthPerSecond: number;
+  /** The most frequent subscribe site among the live listeners. */
+  readonly topSite: SiteCount | null;
+  /** The same owner subscribed from the same site again and again without disposing. */
+  readonly repeated: { readonly owner: string; readonly site: SiteInfo | null; readonly label: string | null; readonly count: number; readonly overMs: number } | null;
+}
+
+export interface DeadOwnerEvidence {
+  readonly removed: number;
+  readonly deadOwner: number;
+  readonly collected: number;
+  readonly firstAt: number;
+  readonly lastAt: number;
+  readonly owners: readonly string[];
+}
+
+export interface OwnerGoneEvidence {
+  /** Owners that disposed a sibling subscription but left this one registered. */
+  readonly owners: number;
+  readonly stillRegistered: number;
+  readonly sampleOwners: readonly string[];
+  /** What they did dispose (type and label of the sibling). */
+  readonly disposedType: string;
+  readonly disposedLabel: string | null;
+  /** Calls of the remaining subscriptions after their sibling was disposed (handler records only). */
+  readonly callsAfterDisposal: number;
+  readonly oldestDisposalAt: number;
+}
+
+export interface NearMissEvidence {
+  readonly bus: number;
+  readonly busName: string;
+  readonly type: string;
+  readonly reason: NearMissReason | 'other-bus';
+  readonly score: number;
+  readonly listeners: number;
+  readonly dispatches: number;
+}
+
+export interface UnheardDispatchEvidence {
+  readonly unheard: number;
+  readonly dispatches: number;
+  readonly lastUnheardAt: number;
+  readonly nearMisses: readonly NearMissEvidence[];
+}
+
+export interface NeverDispatchedEvidence {
+  readonly subscriptions: number;
+  readonly oldestSubscribedAt: number;
+  readonly waitedMs: number;
+  readonly nearMisses: readonly NearMissEvidence[];
+}
+
+export interface ChurnEvidence {
+  readonly cyclesPerSecond: number;
+  readonly cyclesInWindow: number;
+  readonly meanLifetimeMs: number;
+  readonly totalCycles: number;
+  readonly windowMs: number;
+}
+
+export interface SlowHandlerEvidence {
+  readonly calls: number;
+  /** Calls whose self time reached the p95 threshold (bucket-rounded upper estimate). */
+  readonly slowCalls: number;
+  /** Handler self time (nested dispatches excluded), milliseconds. */
+  readonly p95Ms: number;
+  readonly maxMs: number;
+  readonly meanMs: number;
+  readonly totalMs: number;
+  readonly p95ThresholdMs: number;
+  readonly maxThresholdMs: number;
+  /** Dispatches per second of its event type. */
+  readonly typeRatePerSecond: number;
+}
+
+export interface ThrowingHandlerEvidence {
+  readonly errors: number;
+  readonly calls: number;
+  readonly lastMessage: string;
+  readonly lastAt: number;
+  readonly lastStack: string | null;
+}
+
+export interface DepthLimitEvidence {
+  readonly hits: number;
+  readonly hitsPerSecond: number;
+  readonly maxRefusedDepth: number;
+  readonly firstAt: number;
+  readonly lastAt: number;
+  /** Handlers whose nested dispatch was refused (they got the DispatchDepthError). */
+  readonly handlers: readonly { readonly subscriptionId: number; readonly label: string | null; readonly depthErrors: number }[];
+}
+
+export interface StarvedEvidence {
+  readonly priority: number;
+  readonly dispatchesSinceSubscribed: number;
+  readonly consumedAhead: number;
+  readonly consumers: readonly { readonly subscriptionId: number; readonly label: string | null; readonly priority: number; readonly consumed: number }[];
+}
+
+export type ListenerGrowthWarning = WarningOf<'listener-growth', ListenerGrowthEvidence>;
+export type DeadOwnerWarning = WarningOf<'dead-owner-listeners', DeadOwnerEvidence>;
+export type OwnerGoneWarning = WarningOf<'owner-gone-still-registered', OwnerGoneEvidence>;
+export type UnheardDispatchWarning = WarningOf<'unheard-dispatch', UnheardDispatchEvidence>;
+export type NeverDispatchedWarning = WarningOf<'never-dispatched', NeverDispatchedEvidence>;
+export type ChurnWarning = WarningOf<'subscription-churn', ChurnEvidence>;
+export type SlowHandlerWarning = WarningOf<'slow-handler', SlowHandlerEvidence>;
+export type ThrowingHandlerWarning = WarningOf<'throwing-handler', ThrowingHandlerEvidence>;
+export type DepthLimitWarning = WarningOf<'depth-limit-storm', DepthLimitEvidence>;
+export type StarvedWarning = WarningOf<'starved-subscriber', StarvedEvidence>;
+
+export type Warning =
+  | ListenerGrowthWarning
+  | DeadOwnerWarning
+  | OwnerGoneWarning
+  | UnheardDispatchWarning
+  | NeverDispatchedWarning
+  | ChurnWarning
+  | SlowHandlerWarning
+  | ThrowingHandlerWarning
+  | DepthLimitWarning
+  | StarvedWarning;
+
+export type WarningKind = Warning['kind'];
+
+export const WARNING_KINDS: readonly WarningKind[] = [
+  'listener-growth',
+  'dead-owner-listeners',
+  'owner-gone-still-registered',
+  'unheard-dispatch',
+  'never-dispatched',
+  'subscription-churn',
+  'slow-handler',
+  'throwing-handler',
+  'depth-limit-storm',
+  'starved-subscriber',
+];
+
+/** A warning as an analysis produces it; the analyzer stamps `since`. */
+export type WarningDraft = Warning extends infer W ? (W extends Warning ? Omit<W, 'since'> : never) : never;

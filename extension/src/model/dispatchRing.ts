@@ -1,0 +1,172 @@
+// The timeline store: the most recent dispatches in a ring of typed-array columns. One row costs
+// 64 bytes whatever the rate, nothing is allocated per dispatch, and the canvas timeline can read
+// the columns directly (`physicalIndex` maps a logical row, oldest first, to a column index).
+
+/** Bytes per retained dispatch (sum of the column element sizes below). */
+export const DISPATCH_ROW_BYTES = 8 * 5 + 4 * 6;
+
+export interface DispatchRow {
+  readonly seq: number;
+  /** The probe's bus id. */
+  readonly bus: number;
+  /** The model's event-type index (see `Model.typeAt`). */
+  readonly typeIndex: number;
+  /** Record time, milliseconds. */
+  readonly start: number;
+  /** Milliseconds. */
+  readonly duration: number;
+  readonly delivered: number;
+  /** Subscription id that consumed the dispatch; 0 when nobody did. */
+  readonly consumedBy: number;
+  readonly depth: number;
+  /** 0 for a top-level dispatch. */
+  readonly parentSeq: number;
+  /** The model's site index, -1 when the dispatch site was not sampled. */
+  readonly siteIndex: number;
+}
+
+export class DispatchRing {
+  readonly capacity: number;
+  readonly seq: Float64Array;
+  readonly start: Float64Array;
+  /**
+   * Running maximum of `start + duration` over all rows written so far (non-decreasing), which
+   * makes the lower bound of a time-range query a binary search even though nested dispatches
+   * are recorded out of start order.
+   */
+  readonly maxEndSoFar: Float64Array;
+  readonly parentSeq: Float64Array;
+  readonly duration: Float64Array;
+  readonly bus: Uint32Array;
+  readonly typeIndex: Uint32Array;
+  readonly delivered: Uint32Array;
+  readonly consumedBy: Uint32Array;
+  readonly depth: Uint32Array;
+  readonly siteIndex: Int32Array;
+
+  /** Rows currently held (≤ capacity). */
+  size = 0;
+  /** Rows ever written; `written - size` rows have been overwritten. */
+  written = 0;
+  private next = 0;
+  private runningMaxEnd = -Infinity;
+  private runningMaxStart = -Infinity;
+  /** How far back in time a row started relative to rows written before it (for range scans). */
+  private maxSkew = 0;
+
+  constructor(capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new TypeError(`DispatchRing: capacity must be a positive integer, got ${capacity}`);
+    this.capacity = capacity;
+    this.seq = new Float64Array(capacity);
+    this.start = new Float64Array(capacity);
+    this.maxEndSoFar = new Float64Array(capacity);
+    this.parentSeq = new Float64Array(capacity);
+    this.duration = new Float64Array(capacity);
+    this.bus = new Uint32Array(capacity);
+    this.typeIndex = new Uint32Array(capacity);
+    this.delivered = new Uint32Array(capacity);
+    this.consumedBy = new Uint32Array(capacity);
+    this.depth = new Uint32Array(capacity);
+    this.siteIndex = new Int32Array(capacity);
+  }
+
+  /** Bytes held by the columns (fixed at construction). */
+  get byteLength(): number {
+    return this.capacity * DISPATCH_ROW_BYTES;
+  }
+
+  /** Rows lost to wrap-around. */
+  get overwritten(): number {
+    return this.written - this.size;
+  }
+
+  push(
+    seq: number,
+    bus: number,
+    typeIndex: number,
+    start: number,
+    duration: number,
+    delivered: number,
+    consumedBy: number,
+    depth: number,
+    parentSeq: number,
+    siteIndex: number,
+  ): void {
+    const i = this.next;
+    this.seq[i] = seq;
+    this.bus[i] = bus;
+    this.typeIndex[i] = typeIndex;
+    this.start[i] = start;
+    this.duration[i] = duration;
+    this.delivered[i] = delivered;
+    this.consumedBy[i] = consumedBy;
+    this.depth[i] = depth;
+    this.parentSeq[i] = parentSeq;
+    this.siteIndex[i] = siteIndex;
+    const end = start + duration;
+    if (end > this.runningMaxEnd) this.runningMaxEnd = end;
+    this.maxEndSoFar[i] = this.runningMaxEnd;
+    if (start > this.runningMaxStart) this.runningMaxStart = start;
+    else if (this.runningMaxStart - start > this.maxSkew) this.maxSkew = this.runningMaxStart - start;
+    this.next = i + 1 === this.capacity ? 0 : i + 1;
+    if (this.size < this.capacity) this.size++;
+    this.written++;
+  }
+
+  /** Column index of logical row `k` (0 = oldest retained). */
+  physicalIndex(k: number): number {
+    const i = this.next - this.size + k;
+    return i < 0 ? i + this.capacity : i >= this.capacity ? i - this.capacity : i;
+  }
+
+  row(k: number): DispatchRow {
+    if (!Number.isInteger(k) || k < 0 || k >= this.size) throw new RangeError(`DispatchRing.row: ${k} is outside 0..${this.size - 1}`);
+    const i = this.physicalIndex(k);
+    return {
+      seq: this.seq[i],
+      bus: this.bus[i],
+      typeIndex: this.typeIndex[i],
+      start: this.start[i],
+      duration: this.duration[i],
+      delivered: this.delivered[i],
+      consumedBy: this.consumedBy[i],
+      depth: this.depth[i],
+      parentSeq: this.parentSeq[i],
+      siteIndex: this.siteIndex[i],
+    };
+  }
+
+  /**
+   * Visits, oldest first, the physical indices of retained rows that overlap [from, to]
+   * (start ≤ to and start + duration ≥ from). Stops early when `visit` returns false.
+   */
+  forEachInRange(from: number, to: number, visit: (physicalIndex: number) => boolean | void): void {
+    if (this.size === 0 || to < from) return;
+    // First logical row whose running max end reaches `from`: no earlier row can overlap.
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.maxEndSoFar[this.physicalIndex(mid)] < from) lo = mid + 1;
+      else hi = mid;
+    }
+    // Rows start at most `maxSkew` before rows written earlier, so once a row starts later than
+    // `to + maxSkew` no later row can start at or before `to`.
+    const stopAfter = to + this.maxSkew;
+    for (let k = lo; k < this.size; k++) {
+      const i = this.physicalIndex(k);
+      const s = this.start[i];
+      if (s > stopAfter) break;
+      if (s <= to && s + this.duration[i] >= from && visit(i) === false) return;
+    }
+  }
+
+  clear(): void {
+    this.size = 0;
+    this.written = 0;
+    this.next = 0;
+    this.runningMaxEnd = -Infinity;
+    this.runningMaxStart = -Infinity;
+    this.maxSkew = 0;
+  }
+}

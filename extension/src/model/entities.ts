@@ -1,0 +1,254 @@
+// The model's live state: buses, event types, subscriptions and owners, as mutable records the
+// model updates in place (no allocation per dispatch). Everything outside the model reads them
+// through the `Readonly…` views and `ModelSnapshot`.
+import type { SiteInfo, UnsubscribeReason } from '../../../runtime-probe/src/protocol/index';
+import { DurationHistogram, WindowedCounter } from './stats';
+
+/** Why the model considers a subscription ended: a probe reason, or gone from a later snapshot. */
+export type EndReason = UnsubscribeReason | 'missing-from-snapshot';
+
+export interface RateWindow {
+  readonly bucketMs: number;
+  readonly buckets: number;
+}
+
+/** `file:line:column`: how sites are grouped and compared. */
+export function siteKey(site: SiteInfo): string {
+  return `${site.file}:${site.line}:${site.column}`;
+}
+
+/** Equal priority runs in subscription order, and ids grow with time: lower id first. */
+export function runsBefore(aPriority: number, aId: number, bPriority: number, bId: number): boolean {
+  return aPriority > bPriority || (aPriority === bPriority && aId < bId);
+}
+
+/** A probe-side owner description names one object when it carries an id or name (`Enemy#12`). */
+export function ownerIsIdentifiable(owner: string | null): owner is string {
+  return owner !== null && owner.includes('#');
+}
+
+export class BusState {
+  readonly types = new Map<string, EventTypeState>();
+  disposedAt: number | null = null;
+  dispatches = 0;
+  flushes = 0;
+  enqueued = 0;
+  depthLimitHits = 0;
+  ownersCollected = 0;
+  /**
+   * Subscriptions just removed with reason `clear`. `dispose()` clears the bus and then reports it
+   * disposed; if `bus-disposed` follows, they were still registered when the bus ended (the app
+   * never removed them); any other record of the bus first means a plain `clear()`.
+   */
+  readonly pendingClear: SubscriptionState[] = [];
+
+  constructor(
+    readonly id: number,
+    public name: string,
+    /** Record time (ms since the time origin); may be negative for buses created before attach. */
+    public createdAt: number,
+  ) {}
+}
+
+/** Counters of subscriptions of one (type, subscribe site) that ended a given way. */
+export class SiteRemovals {
+  count = 0;
+  deadOwner = 0;
+  collected = 0;
+  firstAt = Infinity;
+  lastAt = -Infinity;
+  /** Up to 8 owner descriptions, for the explanation. */
+  readonly owners: string[] = [];
+  /** Up to 8 subscription ids, newest last. */
+  readonly subscriptionIds: number[] = [];
+
+  constructor(
+    readonly site: SiteInfo | null,
+    readonly label: string | null,
+  ) {}
+
+  add(time: number, owner: string | null, id: number, reason: 'dead-owner' | 'collected'): void {
+    this.count++;
+    if (reason === 'dead-owner') this.deadOwner++;
+    else this.collected++;
+    if (time < this.firstAt) this.firstAt = time;
+    if (time > this.lastAt) this.lastAt = time;
+    if (owner !== null && this.owners.length < 8 && !this.owners.includes(owner)) this.owners.push(owner);
+    this.subscriptionIds.push(id);
+    if (this.subscriptionIds.length > 8) this.subscriptionIds.shift();
+  }
+}
+
+/** Subscribe→unsubscribe cycles of one (type, subscribe site): the churn analysis reads these. */
+export class ChurnCounter {
+  readonly cycles: WindowedCounter;
+  /** Sum of lifetimes (ms) of the cycles in the same window. */
+  readonly lifetimes: WindowedCounter;
+  total = 0;
+
+  constructor(
+    readonly type: EventTypeState,
+    readonly site: SiteInfo | null,
+    readonly label: string | null,
+    window: RateWindow,
+  ) {
+    this.cycles = new WindowedCounter(window.bucketMs, window.buckets);
+    this.lifetimes = new WindowedCounter(window.bucketMs, window.buckets);
+  }
+}
+
+export interface ConsumerCount {
+  count: number;
+  readonly priority: number;
+  readonly label: string | null;
+}
+
+export class EventTypeState {
+  /** Live subscriptions to exactly this type (for `'*'`: the bus's wildcard subscriptions). */
+  readonly live = new Set<SubscriptionState>();
+  /**
+   * Subscriptions still registered when the bus was disposed (usually the app shutting down).
+   * The bus's final state stays judgeable after the app exits: see `registered()`.
+   */
+  readonly retired = new Set<SubscriptionState>();
+  subscribedEver = 0;
+  /** Dispatches observed (records), plus the snapshot's count from before attach. */
+  dispatches = 0;
+  /** From the snapshot: dispatches the probe had counted before this model saw records. */
+  dispatchesBeforeAttach = 0;
+  firstDispatchAt = Infinity;
+  lastDispatchAt = -Infinity;
+  /** Dispatches with `delivered` 0. */
+  unheard = 0;
+  lastUnheardAt = -Infinity;
+  lastHeardAt = -Infinity;
+  consumed = 0;
+  /** Consumer subscription id → dispatches of this type it consumed. */
+  readonly consumers = new Map<number, ConsumerCount>();
+  totalDuration = 0;
+  maxDuration = 0;
+  maxDepth = 0;
+  readonly rate: WindowedCounter;
+  /** +1 per subscribe, −1 per unsubscribe: net listener growth over the window. */
+  readonly netGrowth: WindowedCounter;
+  enqueued = 0;
+  maxQueueLength = 0;
+  depthLimitHits = 0;
+  firstDepthLimitAt = Infinity;
+  lastDepthLimitAt = -Infinity;
+  maxRefusedDepth = 0;
+  readonly depthLimitRate: WindowedCounter;
+  handlerErrors = 0;
+  /** Subscriptions removed because their owner was dead (`dead-owner`) or collected, by site. */
+  readonly ownerRemovals = new Map<string, SiteRemovals>();
+  /** Sampled dispatch sites (at most 8 distinct). */
+  readonly dispatchSites: SiteInfo[] = [];
+
+  constructor(
+    /** Dense index, stored in the timeline's type column. */
+    readonly index: number,
+    readonly busState: BusState,
+    readonly name: string,
+    window: RateWindow,
+  ) {
+    this.rate = new WindowedCounter(window.bucketMs, window.buckets);
+    this.netGrowth = new WindowedCounter(window.bucketMs, window.buckets);
+    this.depthLimitRate = new WindowedCounter(window.bucketMs, window.buckets);
+  }
+
+  get bus(): number {
+    return this.busState.id;
+  }
+
+  get isWildcard(): boolean {
+    return this.name === '*';
+  }
+
+  /** Live subscriptions, plus those its disposed bus still held at the end. */
+  get registeredCount(): number {
+    return this.live.size + this.retired.size;
+  }
+
+  *registered(): IterableIterator<SubscriptionState> {
+    yield* this.live;
+    yield* this.retired;
+  }
+}
+
+export interface HandlerErrorInfo {
+  readonly time: number;
+  readonly seq: number;
+  readonly message: string;
+  readonly stack: string | null;
+}
+
+export class SubscriptionState {
+  endedAt: number | null = null;
+  endReason: EndReason | null = null;
+  /** Removed only because its bus was disposed (it was registered until the end). */
+  endedWithBus = false;
+  /** Lifetime calls: the snapshot's count, plus handler records, corrected by the unsubscribe record. */
+  calls = 0;
+  /** Handler records seen for it. */
+  callsObserved = 0;
+  lastCalledAt = -Infinity;
+  /** Handler durations; allocated with the first handler record. */
+  durations: DurationHistogram | null = null;
+  errors = 0;
+  /** Errors that were `DispatchDepthError`s (a nested dispatch refused at the depth limit). */
+  depthErrors = 0;
+  /** The last error that was not a DispatchDepthError. */
+  lastError: HandlerErrorInfo | null = null;
+  lastDepthError: HandlerErrorInfo | null = null;
+  /** Dispatches it consumed. */
+  consumed = 0;
+  /** `type.dispatches` when observation of this subscription began. */
+  typeDispatchesAtStart = 0;
+  /** Dispatches of its type consumed by subscriptions running before it, when observation began. */
+  consumedAheadAtStart = 0;
+
+  constructor(
+    readonly id: number,
+    readonly bus: number,
+    readonly type: EventTypeState,
+    readonly priority: number,
+    readonly label: string | null,
+    readonly owner: string | null,
+    readonly once: boolean,
+    readonly site: SiteInfo | null,
+    readonly siteKey: string | null,
+    /** Record time of the subscribe (from the snapshot's epoch time when it predates attach). */
+    readonly createdAt: number,
+    /** Record time from which this model saw everything about it (attach time for snapshot ones). */
+    readonly observedFrom: number,
+    readonly fromSnapshot: boolean,
+  ) {}
+
+  get active(): boolean {
+    return this.endedAt === null;
+  }
+}
+
+/** A partial teardown: the owner disposed one subscription while others stayed registered. */
+export interface ExplicitDisposal {
+  readonly time: number;
+  readonly subscriptionId: number;
+  /** When the disposed subscription was made (siblings are made together). */
+  readonly createdAt: number;
+  readonly type: string;
+  readonly label: string | null;
+  /** Calls of the owner's other live subscriptions at that moment (id → calls). */
+  readonly othersCalls: ReadonlyMap<number, number>;
+}
+
+export class OwnerState {
+  readonly live = new Set<SubscriptionState>();
+  /** Its subscriptions still registered when their bus was disposed. */
+  readonly retired = new Set<SubscriptionState>();
+  subscribedEver = 0;
+  collectedAt: number | null = null;
+  /** Subscriptions it disposed explicitly (`dispose`) while it still had others (first 4). */
+  readonly disposals: ExplicitDisposal[] = [];
+
+  constructor(readonly description: string) {}
+}

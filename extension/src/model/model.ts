@@ -1,0 +1,746 @@
+// The model: everything the views and analyses know about one app, fed message by message from a
+// live session or a trace file (both deliver the protocol's `StreamMessage`s). Per dispatch it
+// does a few counter updates and one ring write — no allocation — so ingest keeps up with the
+// probe's stream; every collection that grows with activity is bounded (see ModelOptions).
+import {
+  assertNever,
+  type AppInfo,
+  type BusRecord,
+  type DispatchRecord,
+  type DropReason,
+  type ErrorMessage,
+  type HandlerErrorRecord,
+  type HandlerRecord,
+  type ProbeSnapshot,
+  type RecordingConfig,
+  type SiteInfo,
+  type StreamMessage,
+  type SubscribeRecord,
+  type UnsubscribeRecord,
+} from '../../../runtime-probe/src/protocol/index';
+import { DispatchRing } from './dispatchRing';
+import {
+  BusState,
+  ChurnCounter,
+  EventTypeState,
+  OwnerState,
+  SiteRemovals,
+  SubscriptionState,
+  runsBefore,
+  siteKey,
+  type EndReason,
+  type RateWindow,
+} from './entities';
+import { HandlerFlag, HandlerRing } from './handlerRing';
+import { resolveModelOptions, type ModelOptions } from './options';
+import { DurationHistogram } from './stats';
+
+export type SessionState = 'waiting' | 'live' | 'ended';
+
+export interface SessionInfo {
+  readonly state: SessionState;
+  readonly app: AppInfo | null;
+  readonly probeVersion: string | null;
+  readonly protocolVersion: number | null;
+  /** Epoch ms of record time 0. */
+  readonly timeOrigin: number;
+  readonly config: RecordingConfig | null;
+  /** Record time of the first snapshot (late attach: what happened before is only in its counts). */
+  readonly attachedAt: number | null;
+  readonly endedAt: number | null;
+  /** Why the session ended (`app exited`, `detached`, `end of trace`, the probe's error message…). */
+  readonly endReason: string | null;
+  /** The probe's error, when it sent one. */
+  readonly error: { readonly code: string; readonly message: string } | null;
+}
+
+export interface DropCounts {
+  records: number;
+  dispatches: number;
+  readonly byReason: Record<DropReason, number>;
+}
+
+/** Records the model could not place (a subscription it never heard of, usually after drops). */
+export interface IntegrityCounts {
+  unknownSubscriptions: number;
+}
+
+const DEPTH_ERROR_PREFIX = 'DispatchDepthError';
+
+export type ModelListener = (model: Model) => void;
+
+export class Model {
+  readonly options: ModelOptions;
+  readonly timeline: DispatchRing;
+  readonly handlerSlices: HandlerRing;
+  readonly buses = new Map<number, BusState>();
+  /** Every subscription known: live ones, and ended ones up to `maxEndedSubscriptions`. */
+  readonly subscriptions = new Map<number, SubscriptionState>();
+  /** Owners with live subscriptions, by description. */
+  readonly owners = new Map<string, OwnerState>();
+  /** (type, subscribe site) → subscribe/unsubscribe cycles. */
+  readonly churn = new Map<string, ChurnCounter>();
+  readonly drops: DropCounts = { records: 0, dispatches: 0, byReason: { 'buffer-full': 0, 'slow-client': 0 } };
+  readonly integrity: IntegrityCounts = { unknownSubscriptions: 0 };
+  /** Event types by dense index (the timeline's type column). */
+  private readonly typesByIndex: EventTypeState[] = [];
+  private readonly sitesByIndex: SiteInfo[] = [];
+  private readonly siteIndexByObject = new Map<SiteInfo, number>();
+  private readonly siteIndexByKey = new Map<string, number>();
+  /** Ended subscriptions in end order, for eviction. */
+  private readonly endedOrder: SubscriptionState[] = [];
+  private endedHead = 0;
+  private readonly window: RateWindow;
+  /**
+   * Time spent in nested dispatches per running dispatch, since its last handler record: handler
+   * records arrive after their nested dispatches and before their own dispatch record, so the
+   * next handler record of `seq` takes it as the nested part of its duration (self time = the
+   * rest). Entries live only while their dispatch runs: bounded by the nesting depth.
+   */
+  private readonly nestedTime = new Map<number, number>();
+  private session: SessionInfo = Model.emptySession();
+  private readonly listeners = new Set<ModelListener>();
+
+  /** Incremented by every change; compare to know whether anything changed since you last looked. */
+  version = 0;
+  /** Incremented when the data starts over (`clear()`, another process): indices and ids are reused. */
+  generation = 0;
+  /** Record time of the latest thing seen (ms since the time origin). Analyses measure "now" by it. */
+  now = 0;
+  totalDispatches = 0;
+  totalHandlerCalls = 0;
+  totalHandlerErrors = 0;
+
+  constructor(options: Partial<ModelOptions> = {}) {
+    this.options = resolveModelOptions(options);
+    this.timeline = new DispatchRing(this.options.timelineCapacity);
+    this.handlerSlices = new HandlerRing(this.options.handlerSliceCapacity);
+    this.window = { bucketMs: this.options.rateBucketMs, buckets: this.options.rateBuckets };
+  }
+
+  private static emptySession(): SessionInfo {
+    return {
+      state: 'waiting',
+      app: null,
+      probeVersion: null,
+      protocolVersion: null,
+      timeOrigin: 0,
+      config: null,
+      attachedAt: null,
+      endedAt: null,
+      endReason: null,
+      error: null,
+    };
+  }
+
+  get sessionInfo(): SessionInfo {
+    return this.session;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Change notification: listeners run at most once per `apply` call that changed something.
+
+  onDidChange(listener: ModelListener): () => void {
+    if (typeof listener !== 'function') throw new TypeError('Model.onDidChange: listener must be a function');
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  private notify(): void {
+    for (const l of this.listeners) {
+      try {
+        l(this);
+      } catch {
+        // A view's bug must not stop the model from taking the next message.
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Input
+
+  /** Applies one message of a live session or trace file. */
+  apply(message: StreamMessage): void {
+    const before = this.version;
+    switch (message.type) {
+      case 'records': {
+        const records = message.records;
+        for (let i = 0; i < records.length; i++) this.applyRecordQuietly(records[i]);
+        break;
+      }
+      case 'welcome':
+        // Another process (the app restarted): its ids start over, so the old data must go.
+        if (this.session.app !== null && (this.session.app.pid !== message.app.pid || this.session.app.startTime !== message.app.startTime)) {
+          this.resetData();
+          this.session = Model.emptySession();
+          this.now = 0;
+        }
+        this.session = {
+          ...this.session,
+          state: 'live',
+          app: message.app,
+          probeVersion: message.probeVersion,
+          protocolVersion: message.protocolVersion,
+          timeOrigin: message.timeOrigin,
+          config: message.config,
+        };
+        this.version++;
+        break;
+      case 'snapshot':
+        this.applySnapshot(message.snapshot);
+        break;
+      case 'configured':
+        this.session = { ...this.session, config: message.config };
+        this.version++;
+        break;
+      case 'error':
+        this.applyError(message);
+        break;
+      case 'breakpoints':
+      case 'pong':
+        break;
+      default:
+        assertNever(message, 'stream message');
+    }
+    if (this.version !== before) this.notify();
+  }
+
+  /** Applies records (e.g. read from a trace file) and notifies once. */
+  applyRecords(records: readonly BusRecord[]): void {
+    const before = this.version;
+    for (let i = 0; i < records.length; i++) this.applyRecordQuietly(records[i]);
+    if (this.version !== before) this.notify();
+  }
+
+  /** Applies one record and notifies. Prefer `apply`/`applyRecords` for batches. */
+  applyRecord(record: BusRecord): void {
+    const before = this.version;
+    this.applyRecordQuietly(record);
+    if (this.version !== before) this.notify();
+  }
+
+  /**
+   * The session ended (the app exited, the client detached, the trace file ended). The state stays
+   * as it was, inspectable, until `clear()`.
+   */
+  endSession(reason: string, time: number = this.now): void {
+    if (this.session.state === 'ended') return;
+    this.session = { ...this.session, state: 'ended', endedAt: time, endReason: reason };
+    this.version++;
+    this.notify();
+  }
+
+  /**
+   * Advances "now" without a record (a quiet live app: windows and grace periods move on). Times
+   * earlier than the latest record are ignored.
+   */
+  advanceTime(time: number): void {
+    if (!Number.isFinite(time)) throw new TypeError(`Model.advanceTime: time must be a finite number, got ${time}`);
+    if (time > this.now) {
+      this.now = time;
+      this.version++;
+      this.notify();
+    }
+  }
+
+  /**
+   * Forgets everything recorded. While a session is live, its buses and live subscriptions stay
+   * (as if from a snapshot taken now, with zeroed statistics): the app still has them, and the
+   * records that follow refer to them.
+   */
+  clear(): void {
+    const live = this.session.state === 'live';
+    const keptBuses = live ? [...this.buses.values()] : [];
+    const keptSubs = live ? [...this.subscriptions.values()].filter((s) => s.active) : [];
+    this.resetData();
+    if (!live) {
+      this.session = Model.emptySession();
+      this.now = 0;
+    } else {
+      this.session = { ...this.session, attachedAt: this.now };
+      for (const b of keptBuses) {
+        if (b.disposedAt === null) this.buses.set(b.id, new BusState(b.id, b.name, b.createdAt));
+      }
+      for (const s of keptSubs) this.addSubscription(s.id, s.bus, s.type.name, s.priority, s.label, s.owner, s.once, s.site, s.createdAt, this.now, true, 0);
+    }
+    this.version++;
+    this.notify();
+  }
+
+  private resetData(): void {
+    this.generation++;
+    this.buses.clear();
+    this.subscriptions.clear();
+    this.owners.clear();
+    this.churn.clear();
+    this.typesByIndex.length = 0;
+    this.sitesByIndex.length = 0;
+    this.siteIndexByObject.clear();
+    this.siteIndexByKey.clear();
+    this.endedOrder.length = 0;
+    this.endedHead = 0;
+    this.nestedTime.clear();
+    this.timeline.clear();
+    this.handlerSlices.clear();
+    this.drops.records = 0;
+    this.drops.dispatches = 0;
+    this.drops.byReason['buffer-full'] = 0;
+    this.drops.byReason['slow-client'] = 0;
+    this.integrity.unknownSubscriptions = 0;
+    this.totalDispatches = 0;
+    this.totalHandlerCalls = 0;
+    this.totalHandlerErrors = 0;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Lookups
+
+  typeAt(index: number): EventTypeState | undefined {
+    return this.typesByIndex[index];
+  }
+
+  get typeCount(): number {
+    return this.typesByIndex.length;
+  }
+
+  /** Every event type known, in first-seen order. */
+  allTypes(): readonly EventTypeState[] {
+    return this.typesByIndex;
+  }
+
+  siteAt(index: number): SiteInfo | undefined {
+    return index < 0 ? undefined : this.sitesByIndex[index];
+  }
+
+  findType(bus: number, name: string): EventTypeState | undefined {
+    return this.buses.get(bus)?.types.get(name);
+  }
+
+  /** Milliseconds since the time origin → epoch ms. */
+  toEpoch(time: number): number {
+    return this.session.timeOrigin + time;
+  }
+
+  /** The record detail level the probe sends (handler timing needs `handlers`). */
+  get detail(): RecordingConfig['detail'] | null {
+    return this.session.config?.detail ?? null;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Records
+
+  private applyRecordQuietly(r: BusRecord): void {
+    this.version++;
+    switch (r.kind) {
+      case 'dispatch':
+        return this.applyDispatch(r);
+      case 'handler':
+        return this.applyHandler(r);
+      case 'handler-error':
+        return this.applyHandlerError(r);
+      case 'subscribe':
+        return this.applySubscribe(r);
+      case 'unsubscribe':
+        return this.applyUnsubscribe(r);
+      case 'string':
+      case 'site':
+      case 'payload':
+        return;
+      case 'bus-created': {
+        this.touch(r.time);
+        const existing = this.buses.get(r.bus);
+        if (existing) {
+          existing.name = r.name;
+          existing.createdAt = r.time;
+        } else this.buses.set(r.bus, new BusState(r.bus, r.name, r.time));
+        return;
+      }
+      case 'bus-disposed': {
+        this.touch(r.time);
+        const b = this.busFor(r.bus);
+        b.disposedAt = r.time;
+        this.settleClear(b, true);
+        return;
+      }
+      case 'enqueue': {
+        this.touch(r.time);
+        const t = this.typeFor(r.bus, r.type);
+        if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
+        t.enqueued++;
+        if (r.queueLength > t.maxQueueLength) t.maxQueueLength = r.queueLength;
+        this.busFor(r.bus).enqueued++;
+        return;
+      }
+      case 'flush':
+        this.touch(r.time);
+        this.busFor(r.bus).flushes++;
+        return;
+      case 'depth-limit': {
+        this.touch(r.time);
+        const t = this.typeFor(r.bus, r.type);
+        if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
+        t.depthLimitHits++;
+        t.depthLimitRate.add(r.time);
+        if (r.time < t.firstDepthLimitAt) t.firstDepthLimitAt = r.time;
+        if (r.time > t.lastDepthLimitAt) t.lastDepthLimitAt = r.time;
+        if (r.depth > t.maxRefusedDepth) t.maxRefusedDepth = r.depth;
+        this.busFor(r.bus).depthLimitHits++;
+        return;
+      }
+      case 'owner-collected': {
+        this.touch(r.time);
+        this.busFor(r.bus).ownersCollected++;
+        if (r.owner !== null) {
+          const o = this.owners.get(r.owner);
+          if (o) o.collectedAt = r.time;
+        }
+        return;
+      }
+      case 'drops':
+        this.drops.records += r.count;
+        this.drops.dispatches += r.dispatches;
+        this.drops.byReason[r.reason] += r.count;
+        return;
+      default:
+        assertNever(r, 'record');
+    }
+  }
+
+  private touch(time: number): void {
+    if (time > this.now) this.now = time;
+  }
+
+  private busFor(id: number): BusState {
+    let b = this.buses.get(id);
+    if (b === undefined) {
+      b = new BusState(id, `bus ${id}`, this.now);
+      this.buses.set(id, b);
+    }
+    return b;
+  }
+
+  private typeFor(bus: number, name: string): EventTypeState {
+    const b = this.busFor(bus);
+    let t = b.types.get(name);
+    if (t === undefined) {
+      t = new EventTypeState(this.typesByIndex.length, b, name, this.window);
+      this.typesByIndex.push(t);
+      b.types.set(name, t);
+    }
+    return t;
+  }
+
+  private siteIndex(site: SiteInfo): number {
+    let i = this.siteIndexByObject.get(site);
+    if (i !== undefined) return i;
+    const key = siteKey(site);
+    i = this.siteIndexByKey.get(key);
+    if (i === undefined) {
+      i = this.sitesByIndex.length;
+      this.sitesByIndex.push(site);
+      this.siteIndexByKey.set(key, i);
+    }
+    // Decoded sites are shared objects per stream; bound the identity cache anyway.
+    if (this.siteIndexByObject.size < 65_536) this.siteIndexByObject.set(site, i);
+    return i;
+  }
+
+  private applyDispatch(r: DispatchRecord): void {
+    const start = r.start;
+    const duration = r.duration;
+    const t = this.typeFor(r.bus, r.type);
+    if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
+    t.dispatches++;
+    if (start < t.firstDispatchAt) t.firstDispatchAt = start;
+    if (start > t.lastDispatchAt) t.lastDispatchAt = start;
+    t.rate.add(start);
+    t.totalDuration += duration;
+    if (duration > t.maxDuration) t.maxDuration = duration;
+    if (r.depth > t.maxDepth) t.maxDepth = r.depth;
+    if (r.delivered === 0) {
+      t.unheard++;
+      if (start > t.lastUnheardAt) t.lastUnheardAt = start;
+    } else if (start > t.lastHeardAt) t.lastHeardAt = start;
+    const consumedBy = r.consumedBy;
+    if (consumedBy !== 0) {
+      t.consumed++;
+      let c = t.consumers.get(consumedBy);
+      if (c === undefined) {
+        const sub = this.subscriptions.get(consumedBy);
+        c = { count: 0, priority: sub ? sub.priority : 0, label: sub ? sub.label : null };
+        t.consumers.set(consumedBy, c);
+      }
+      c.count++;
+      const sub = this.subscriptions.get(consumedBy);
+      if (sub !== undefined) sub.consumed++;
+    }
+    let siteIdx = -1;
+    if (r.site !== null) {
+      siteIdx = this.siteIndex(r.site);
+      if (t.dispatchSites.length < 8 && !t.dispatchSites.includes(this.sitesByIndex[siteIdx])) t.dispatchSites.push(this.sitesByIndex[siteIdx]);
+    }
+    const nested = this.nestedTime;
+    if (nested.size !== 0) nested.delete(r.seq);
+    if (r.parentSeq !== 0) {
+      // A parent whose record was dropped would leave its entry behind: keep the map small.
+      if (nested.size > 4096) nested.clear();
+      nested.set(r.parentSeq, (nested.get(r.parentSeq) ?? 0) + duration);
+    }
+    t.busState.dispatches++;
+    this.totalDispatches++;
+    const end = start + duration;
+    if (end > this.now) this.now = end;
+    this.timeline.push(r.seq, r.bus, t.index, start, duration, r.delivered, consumedBy, r.depth, r.parentSeq, siteIdx);
+  }
+
+  private applyHandler(r: HandlerRecord): void {
+    const end = r.start + r.duration;
+    if (end > this.now) this.now = end;
+    this.totalHandlerCalls++;
+    this.handlerSlices.push(r.seq, r.subscriptionId, r.start, r.duration, r.consumed ? HandlerFlag.consumed : 0);
+    const sub = this.subscriptions.get(r.subscriptionId);
+    if (sub === undefined) {
+      this.integrity.unknownSubscriptions++;
+      if (this.nestedTime.size !== 0) this.nestedTime.delete(r.seq);
+      return;
+    }
+    sub.calls++;
+    sub.callsObserved++;
+    if (end > sub.lastCalledAt) sub.lastCalledAt = end;
+    let self = r.duration;
+    if (this.nestedTime.size !== 0) {
+      const nestedMs = this.nestedTime.get(r.seq);
+      if (nestedMs !== undefined) {
+        self = Math.max(0, self - nestedMs);
+        this.nestedTime.delete(r.seq);
+      }
+    }
+    let h = sub.durations;
+    if (h === null) h = sub.durations = new DurationHistogram();
+    h.add(self);
+  }
+
+  private applyHandlerError(r: HandlerErrorRecord): void {
+    this.touch(r.time);
+    this.totalHandlerErrors++;
+    this.handlerSlices.markThrew(r.seq, r.subscriptionId);
+    const sub = this.subscriptions.get(r.subscriptionId);
+    if (sub === undefined) {
+      this.integrity.unknownSubscriptions++;
+      return;
+    }
+    sub.errors++;
+    const info = { time: r.time, seq: r.seq, message: r.message, stack: r.stack };
+    if (r.message.startsWith(DEPTH_ERROR_PREFIX)) {
+      sub.depthErrors++;
+      sub.lastDepthError = info;
+    } else sub.lastError = info;
+    sub.type.handlerErrors++;
+  }
+
+  private applySubscribe(r: SubscribeRecord): void {
+    this.touch(r.time);
+    this.addSubscription(r.subscriptionId, r.bus, r.type, r.priority, r.label, r.owner, r.once, r.site, r.time, r.time, false, 0);
+  }
+
+  private addSubscription(
+    id: number,
+    bus: number,
+    typeName: string,
+    priority: number,
+    label: string | null,
+    owner: string | null,
+    once: boolean,
+    site: SiteInfo | null,
+    createdAt: number,
+    observedFrom: number,
+    fromSnapshot: boolean,
+    calls: number,
+  ): SubscriptionState {
+    const existing = this.subscriptions.get(id);
+    if (existing !== undefined && existing.active) return existing;
+    const t = this.typeFor(bus, typeName);
+    if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
+    const sub = new SubscriptionState(id, bus, t, priority, label, owner, once, site, site === null ? null : siteKey(site), createdAt, observedFrom, fromSnapshot);
+    sub.calls = calls;
+    sub.typeDispatchesAtStart = t.dispatches;
+    let ahead = 0;
+    for (const [consumerId, c] of t.consumers) if (runsBefore(c.priority, consumerId, priority, id)) ahead += c.count;
+    sub.consumedAheadAtStart = ahead;
+    this.subscriptions.set(id, sub);
+    t.live.add(sub);
+    t.subscribedEver++;
+    t.netGrowth.add(observedFrom, 1);
+    if (owner !== null) {
+      let o = this.owners.get(owner);
+      if (o === undefined) {
+        o = new OwnerState(owner);
+        this.owners.set(owner, o);
+      }
+      o.live.add(sub);
+      o.subscribedEver++;
+    }
+    return sub;
+  }
+
+  private applyUnsubscribe(r: UnsubscribeRecord): void {
+    this.touch(r.time);
+    const sub = this.subscriptions.get(r.subscriptionId);
+    if (sub === undefined) {
+      this.integrity.unknownSubscriptions++;
+      return;
+    }
+    if (r.calls > sub.calls) sub.calls = r.calls;
+    this.endSubscription(sub, r.time, r.reason);
+  }
+
+  private endSubscription(sub: SubscriptionState, time: number, reason: EndReason): void {
+    if (!sub.active) return;
+    sub.endedAt = time;
+    sub.endReason = reason;
+    const t = sub.type;
+    t.live.delete(sub);
+    t.netGrowth.add(time, -1);
+    if (reason === 'dead-owner' || reason === 'collected') {
+      const key = sub.siteKey ?? `label:${sub.label ?? ''}`;
+      let g = t.ownerRemovals.get(key);
+      if (g === undefined) {
+        g = new SiteRemovals(sub.site, sub.label);
+        t.ownerRemovals.set(key, g);
+      }
+      g.add(time, sub.owner, sub.id, reason);
+    }
+    // Churn: cycles per (type, site), whatever the reason; the analysis judges rate and lifetime.
+    if (reason !== 'missing-from-snapshot') {
+      const key = `${t.index}|${sub.siteKey ?? `label:${sub.label ?? ''}`}`;
+      let c = this.churn.get(key);
+      if (c === undefined) {
+        c = new ChurnCounter(t, sub.site, sub.label, this.window);
+        this.churn.set(key, c);
+      }
+      c.cycles.add(time);
+      c.lifetimes.add(time, Math.max(0, time - sub.createdAt));
+      c.total++;
+    }
+    if (sub.owner !== null) {
+      const o = this.owners.get(sub.owner);
+      if (o !== undefined) {
+        o.live.delete(sub);
+        if (reason === 'dispose' && o.live.size > 0 && o.disposals.length < 4) {
+          const othersCalls = new Map<number, number>();
+          for (const other of o.live) othersCalls.set(other.id, other.calls);
+          o.disposals.push({ time, subscriptionId: sub.id, createdAt: sub.createdAt, type: t.name, label: sub.label, othersCalls });
+        }
+        // After a `clear`, the owner waits for the verdict (bus disposed or not): see settleClear.
+        if (reason !== 'clear') this.forgetOwnerIfIdle(o);
+      }
+    }
+    if (reason === 'clear') {
+      const b = t.busState;
+      if (b.pendingClear.length < 100_000) b.pendingClear.push(sub);
+    }
+    this.endedOrder.push(sub);
+    this.evictEnded();
+  }
+
+  private forgetOwnerIfIdle(o: OwnerState): void {
+    if (o.live.size === 0 && o.retired.size === 0 && this.owners.get(o.description) === o) this.owners.delete(o.description);
+  }
+
+  /**
+   * Decides what the bus's last `clear` was: its disposal (`teardown`: the subscriptions were
+   * registered until the bus ended, and analyses keep judging them) or a plain `clear()`.
+   */
+  private settleClear(b: BusState, teardown: boolean): void {
+    const subs = b.pendingClear;
+    for (let i = 0; i < subs.length; i++) {
+      const sub = subs[i];
+      const o = sub.owner === null ? undefined : this.owners.get(sub.owner);
+      if (teardown && this.subscriptions.get(sub.id) === sub) {
+        sub.endedWithBus = true;
+        sub.type.retired.add(sub);
+        // Not a shrinking listener count: the bus ended.
+        sub.type.netGrowth.add(sub.endedAt ?? b.disposedAt ?? this.now, 1);
+        o?.retired.add(sub);
+      } else if (o !== undefined) this.forgetOwnerIfIdle(o);
+    }
+    subs.length = 0;
+  }
+
+  private evictEnded(): void {
+    const max = this.options.maxEndedSubscriptions;
+    while (this.endedOrder.length - this.endedHead > max) {
+      const old = this.endedOrder[this.endedHead++];
+      if (this.subscriptions.get(old.id) === old) this.subscriptions.delete(old.id);
+      if (old.endedWithBus) {
+        old.type.retired.delete(old);
+        const o = old.owner === null ? undefined : this.owners.get(old.owner);
+        if (o !== undefined) {
+          o.retired.delete(old);
+          this.forgetOwnerIfIdle(o);
+        }
+      }
+    }
+    // Compact the queue now and then instead of shifting per eviction.
+    if (this.endedHead > 1024 && this.endedHead * 2 > this.endedOrder.length) {
+      this.endedOrder.splice(0, this.endedHead);
+      this.endedHead = 0;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Control messages
+
+  private applySnapshot(s: ProbeSnapshot): void {
+    this.version++;
+    this.touch(s.time);
+    const origin = s.timeOrigin;
+    if (this.session.timeOrigin === 0 || this.session.state === 'waiting') this.session = { ...this.session, timeOrigin: origin };
+    if (this.session.attachedAt === null) this.session = { ...this.session, attachedAt: s.time };
+    if (this.session.state === 'waiting') this.session = { ...this.session, state: 'live' };
+    const toTime = (epoch: number): number => epoch - origin;
+    for (const b of s.buses) {
+      const bus = this.buses.get(b.id);
+      if (bus === undefined) this.buses.set(b.id, new BusState(b.id, b.name, toTime(b.createdAt)));
+      else bus.name = b.name;
+    }
+    for (const ts of s.types) {
+      const t = this.typeFor(ts.bus, ts.type);
+      // The probe counts dispatches while it records; what it counted before we saw records is
+      // the difference (a refresh snapshot mid-stream adds nothing we already counted).
+      const missing = ts.dispatches - t.dispatches;
+      if (missing > 0) {
+        t.dispatches += missing;
+        t.dispatchesBeforeAttach += missing;
+      }
+    }
+    const present = new Set<number>();
+    for (const ss of s.subscriptions) {
+      present.add(ss.id);
+      const known = this.subscriptions.get(ss.id);
+      if (known !== undefined && known.active) {
+        if (ss.calls > known.calls) known.calls = ss.calls;
+        continue;
+      }
+      this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls);
+    }
+    // A complete snapshot is the truth at its point in the stream: subscriptions it lacks ended
+    // while records were dropped.
+    if (!s.truncated) {
+      for (const sub of [...this.subscriptions.values()]) {
+        if (sub.active && !present.has(sub.id)) this.endSubscription(sub, s.time, 'missing-from-snapshot');
+      }
+    }
+  }
+
+  private applyError(m: ErrorMessage): void {
+    this.session = {
+      ...this.session,
+      state: 'ended',
+      endedAt: this.now,
+      endReason: m.message,
+      error: { code: m.code, message: m.message },
+    };
+    this.version++;
+  }
+}

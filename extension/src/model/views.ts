@@ -1,0 +1,166 @@
+// Plain, JSON-safe views of the model's entities (no Infinity, no Maps, no class instances): what
+// trees, the webview and analyses' evidence carry. Times are record times (ms since the origin).
+import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { BusState, EndReason, EventTypeState, OwnerState, SubscriptionState } from './entities';
+
+export interface SubscriptionView {
+  readonly id: number;
+  readonly bus: number;
+  readonly type: string;
+  readonly priority: number;
+  readonly label: string | null;
+  readonly owner: string | null;
+  readonly once: boolean;
+  readonly site: SiteInfo | null;
+  readonly createdAt: number;
+  readonly observedFrom: number;
+  readonly fromSnapshot: boolean;
+  readonly active: boolean;
+  readonly endedAt: number | null;
+  readonly endReason: EndReason | null;
+  /** Still registered when its bus was disposed (the app never removed it). */
+  readonly endedWithBus: boolean;
+  readonly calls: number;
+  readonly lastCalledAt: number | null;
+  readonly consumed: number;
+  readonly errors: number;
+  readonly lastError: { readonly time: number; readonly message: string } | null;
+  /** Handler timing (null without handler records). */
+  readonly timing: { readonly calls: number; readonly totalMs: number; readonly meanMs: number; readonly maxMs: number; readonly p95Ms: number } | null;
+}
+
+export interface TypeView {
+  readonly index: number;
+  readonly bus: number;
+  readonly type: string;
+  readonly liveSubscriptions: number;
+  /** Subscriptions still registered when the bus was disposed. */
+  readonly retiredSubscriptions: number;
+  readonly subscribedEver: number;
+  readonly dispatches: number;
+  readonly dispatchesBeforeAttach: number;
+  readonly ratePerSecond: number;
+  readonly unheard: number;
+  readonly consumed: number;
+  readonly totalDurationMs: number;
+  readonly maxDurationMs: number;
+  readonly maxDepth: number;
+  readonly depthLimitHits: number;
+  readonly enqueued: number;
+  readonly handlerErrors: number;
+  readonly firstDispatchAt: number | null;
+  readonly lastDispatchAt: number | null;
+  readonly dispatchSites: readonly SiteInfo[];
+}
+
+export interface BusView {
+  readonly id: number;
+  readonly name: string;
+  readonly createdAt: number;
+  readonly disposedAt: number | null;
+  readonly dispatches: number;
+  readonly liveSubscriptions: number;
+  readonly enqueued: number;
+  readonly flushes: number;
+  readonly depthLimitHits: number;
+  readonly ownersCollected: number;
+  /** Type names on this bus, in first-seen order. */
+  readonly types: readonly string[];
+}
+
+export interface OwnerView {
+  readonly description: string;
+  readonly liveSubscriptions: readonly number[];
+  readonly subscribedEver: number;
+  readonly collectedAt: number | null;
+}
+
+export function finiteOrNull(n: number): number | null {
+  return Number.isFinite(n) ? n : null;
+}
+
+function lastErrorOf(s: SubscriptionState): SubscriptionView['lastError'] {
+  const a = s.lastError;
+  const b = s.lastDepthError;
+  const e = a === null ? b : b === null ? a : a.time >= b.time ? a : b;
+  return e === null ? null : { time: e.time, message: e.message };
+}
+
+export function subscriptionView(s: SubscriptionState): SubscriptionView {
+  const h = s.durations;
+  return {
+    id: s.id,
+    bus: s.bus,
+    type: s.type.name,
+    priority: s.priority,
+    label: s.label,
+    owner: s.owner,
+    once: s.once,
+    site: s.site,
+    createdAt: s.createdAt,
+    observedFrom: s.observedFrom,
+    fromSnapshot: s.fromSnapshot,
+    active: s.active,
+    endedAt: s.endedAt,
+    endReason: s.endReason,
+    endedWithBus: s.endedWithBus,
+    calls: s.calls,
+    lastCalledAt: finiteOrNull(s.lastCalledAt),
+    consumed: s.consumed,
+    errors: s.errors,
+    lastError: lastErrorOf(s),
+    timing: h === null ? null : { calls: h.count, totalMs: h.total, meanMs: h.mean, maxMs: h.max, p95Ms: h.quantile(0.95) },
+  };
+}
+
+export function typeView(t: EventTypeState, now: number): TypeView {
+  return {
+    index: t.index,
+    bus: t.bus,
+    type: t.name,
+    liveSubscriptions: t.live.size,
+    retiredSubscriptions: t.retired.size,
+    subscribedEver: t.subscribedEver,
+    dispatches: t.dispatches,
+    dispatchesBeforeAttach: t.dispatchesBeforeAttach,
+    ratePerSecond: t.rate.ratePerSecond(now),
+    unheard: t.unheard,
+    consumed: t.consumed,
+    totalDurationMs: t.totalDuration,
+    maxDurationMs: t.maxDuration,
+    maxDepth: t.maxDepth,
+    depthLimitHits: t.depthLimitHits,
+    enqueued: t.enqueued,
+    handlerErrors: t.handlerErrors,
+    firstDispatchAt: finiteOrNull(t.firstDispatchAt),
+    lastDispatchAt: finiteOrNull(t.lastDispatchAt),
+    dispatchSites: [...t.dispatchSites],
+  };
+}
+
+export function busView(b: BusState): BusView {
+  let live = 0;
+  for (const t of b.types.values()) live += t.live.size;
+  return {
+    id: b.id,
+    name: b.name,
+    createdAt: b.createdAt,
+    disposedAt: b.disposedAt,
+    dispatches: b.dispatches,
+    liveSubscriptions: live,
+    enqueued: b.enqueued,
+    flushes: b.flushes,
+    depthLimitHits: b.depthLimitHits,
+    ownersCollected: b.ownersCollected,
+    types: [...b.types.keys()],
+  };
+}
+
+export function ownerView(o: OwnerState): OwnerView {
+  return {
+    description: o.description,
+    liveSubscriptions: [...o.live].map((s) => s.id),
+    subscribedEver: o.subscribedEver,
+    collectedAt: o.collectedAt,
+  };
+}
