@@ -89,12 +89,26 @@ describe('Busscope sessions, views and commands', function () {
     }
   });
 
-  it('runs the demo app and attaches to it by pid', async () => {
+  it('runs the demo app and attaches to it through the picker, and by pid', async () => {
     const demo = await vscode.commands.executeCommand<DemoResult>('busscope.runDemo');
     assert.ok(demo && demo.pid > 0, 'the demo started');
     demoPid = demo.pid;
     assert.equal(api.demo.running, true);
+    // The picker: the demo (the only app in this discovery folder) is its first item; accept it.
+    await waitFor('the demo\'s discovery file', () => api.sessions.listApps().some((a) => a.pid === demoPid));
+    const picking = Promise.resolve(vscode.commands.executeCommand<SessionResult | undefined>('busscope.attach'));
+    let picked: SessionResult | undefined;
+    for (let attempt = 0; attempt < 20 && picked === undefined; attempt++) {
+      await new Promise((r) => setTimeout(r, 250));
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      picked = await Promise.race([picking, new Promise<undefined>((r) => setTimeout(() => r(undefined), 250))]);
+    }
+    assert.ok(picked, 'accepting the first item of the Attach picker attached');
+    assert.equal(picked.pid, demoPid);
+    // Attaching again (by pid, as code would) gives the same session.
     session = await vscode.commands.executeCommand<SessionResult>('busscope.attach', { pid: demoPid });
+    assert.equal(session.sessionId, picked.sessionId);
+    assert.equal(api.sessions.sessions.length, 1);
     assert.equal(session.pid, demoPid);
     assert.equal(session.live, true);
     assert.equal(session.name, 'busscope-demo');
@@ -127,6 +141,14 @@ describe('Busscope sessions, views and commands', function () {
     const hud = subs.map((n) => tree.getTreeItem(n)).find((i) => label(i) === 'HealthBar.onHealthChanged');
     assert.ok(hud, `HealthBar.onHealthChanged among ${subs.map((n) => label(tree.getTreeItem(n))).join(', ')}`);
     assert.equal(hud.command?.command, 'busscope.openSite', 'a click opens the subscribe site');
+
+    // The status bar names the app, its rate and its warnings; a click opens the inspector.
+    const status = await waitFor('the status bar to show the app', () => {
+      const c = api.views.statusBar.current;
+      return c.visible && /busscope-demo \d/.test(c.text) ? c : undefined;
+    });
+    assert.match(status.text, /^\$\(pulse\) busscope-demo [\d.]+k?\/s/);
+    assert.match(status.tooltip, new RegExp(`busscope-demo \\(pid ${demoPid}\\)`));
   });
 
   it('shows the demo\'s leak in the Warnings tree and as a Problem at its subscribe site', async () => {

@@ -1,0 +1,35 @@
+// The session manager as the inspector's `InspectorSource` (extension/src/inspector/source.ts): the
+// sessions in the order the inspector offers them (live first, newest first), their phase and why,
+// their models and warnings. No `vscode` here.
+import type { InspectorSessionInfo, InspectorSource } from '../inspector/source';
+import type { Session } from './session';
+import type { SessionManager } from './sessionManager';
+
+export function inspectorSessionInfo(s: Session): InspectorSessionInfo {
+  const offline = s.kind === 'trace';
+  const phase = s.isLive ? 'attached' : 'detached';
+  const detail = offline ? `trace file${s.ended !== undefined && s.ended.reason !== 'end of trace' ? `: ${s.ended.reason}` : ''}` : s.ended?.reason ?? '';
+  return {
+    id: s.id,
+    label: offline ? s.title : s.description,
+    phase,
+    detail,
+    offline,
+    model: s.model,
+    warnings: () => s.warnings,
+  };
+}
+
+/** Live sessions first, then ended ones and traces; newest first within each. */
+export function inspectorSessionOrder(sessions: readonly Session[]): Session[] {
+  return [...sessions].sort((a, b) => Number(b.isLive) - Number(a.isLive) || b.startedAt - a.startedAt);
+}
+
+export function inspectorSource(manager: SessionManager, activeSessionId?: () => string | undefined): InspectorSource {
+  return {
+    sessions: () => inspectorSessionOrder(manager.sessions).map(inspectorSessionInfo),
+    onDidChangeSessions: (listener) => manager.onDidChangeSessions(listener),
+    onDidUpdateSession: (listener) => manager.onDidUpdateSession((s) => listener(s.id)),
+    activeSessionId,
+  };
+}

@@ -1,0 +1,249 @@
+// One attached app (or one opened trace file): its model, its analyzer, and the connection feeding
+// them. The model takes every message as it arrives; the analyses run on a throttle and
+// `onDidUpdate` tells the views, a few times a second at most. When the connection ends the session
+// ends with a cause, and its model stays inspectable until the session is removed. No `vscode` here.
+import { Emitter } from '../../../runtime-probe/src/delegates/index';
+import type { ProbeClient, ProbeClientError } from '../../../runtime-probe/src/client/index';
+import type { DiscoveredApp } from '../../../runtime-probe/src/discovery/index';
+import type { AppInfo, StreamMessage } from '../../../runtime-probe/src/protocol/index';
+import { Analyzer, type AnalyzerOptions } from '../analyses/analyzer';
+import type { Warning } from '../analyses/warning';
+import { Model, type ModelOptions } from '../model/index';
+import { Throttle } from './throttle';
+
+/** How a session was started. */
+export type SessionSource =
+  | { readonly kind: 'app'; readonly app: DiscoveredApp }
+  | { readonly kind: 'address'; readonly host: string; readonly port: number; readonly token: string }
+  | { readonly kind: 'trace'; readonly file: string };
+
+export type SessionKind = 'live' | 'trace';
+
+/** Why a session is over. */
+export type EndCause =
+  /** The user detached (or cleared, or the extension shut down). */
+  | 'detached'
+  /** The connection closed and the app's process is gone. */
+  | 'app-exited'
+  /** The connection closed while the app still runs (its probe stopped, or the network failed). */
+  | 'connection-lost'
+  /** The probe sent an error and closed, or the stream was corrupt. */
+  | 'error'
+  /** A trace file was read to its end (or to where it was cut). */
+  | 'end-of-trace';
+
+export interface SessionEnd {
+  readonly cause: EndCause;
+  /** For people: "the app exited", "detached", the probe's message… */
+  readonly reason: string;
+  /** Epoch ms. */
+  readonly at: number;
+}
+
+export interface SessionOptions {
+  readonly id: string;
+  readonly source: SessionSource;
+  readonly model?: Partial<ModelOptions>;
+  readonly analyzer?: AnalyzerOptions;
+  /** Minimum time between analysis runs / update events. Default 250 ms. */
+  readonly updateIntervalMs?: number;
+  /** While live and quiet, advance model time this often so rates decay and grace periods pass. Default 1000 ms. */
+  readonly tickMs?: number;
+  /** Is the app's process alive? (to tell "exited" from "connection lost"). */
+  readonly isProcessAlive?: (pid: number) => boolean;
+}
+
+export class Session {
+  readonly id: string;
+  readonly source: SessionSource;
+  readonly kind: SessionKind;
+  readonly model: Model;
+  readonly analyzer: Analyzer;
+  /** Epoch ms when the session started. */
+  readonly startedAt = Date.now();
+
+  private readonly updated = new Emitter<Session>();
+  /** Throttled: the model changed and the analyses have run. */
+  readonly onDidUpdate = this.updated.event;
+  private readonly endedEmitter = new Emitter<Session>();
+  /** Once, when the session ends (connection closed, detached, trace read). */
+  readonly onDidEnd = this.endedEmitter.event;
+
+  private client: ProbeClient | undefined;
+  private endInfo: SessionEnd | undefined;
+  private readonly throttle: Throttle;
+  private readonly unsubscribeModel: () => void;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private lastTickVersion = -1;
+  private readonly isProcessAlive: (pid: number) => boolean;
+  /** Records the model received (for the status line and tests). */
+  recordsReceived = 0;
+  /** Set while a user-initiated detach is closing the client. */
+  private detaching = false;
+
+  constructor(options: SessionOptions) {
+    if (typeof options.id !== 'string' || options.id === '') throw new TypeError('Session: id must be a non-empty string');
+    this.id = options.id;
+    this.source = options.source;
+    this.kind = options.source.kind === 'trace' ? 'trace' : 'live';
+    this.model = new Model(options.model ?? {});
+    this.analyzer = new Analyzer(this.model, options.analyzer ?? {});
+    this.isProcessAlive = options.isProcessAlive ?? (() => true);
+    this.throttle = new Throttle(() => this.runUpdate(), options.updateIntervalMs ?? 250);
+    this.unsubscribeModel = this.model.onDidChange(() => this.throttle.schedule());
+    if (this.kind === 'live') {
+      const tickMs = options.tickMs ?? 1000;
+      this.ticker = setInterval(() => this.tick(), tickMs);
+      this.ticker.unref?.();
+    }
+  }
+
+  /** The app, once its welcome arrived (a trace names the app that recorded it). */
+  get app(): AppInfo | null {
+    return this.model.sessionInfo.app;
+  }
+
+  /** A short name for lists: the app's name, else the address or file. */
+  get title(): string {
+    const app = this.app;
+    if (app !== null) return app.name;
+    switch (this.source.kind) {
+      case 'app':
+        return this.source.app.name;
+      case 'address':
+        return `${this.source.host}:${this.source.port}`;
+      case 'trace':
+        return this.source.file.split(/[\\/]/).pop() ?? this.source.file;
+      default: {
+        const never: never = this.source;
+        return never;
+      }
+    }
+  }
+
+  /** `name (pid 123)`, for messages. */
+  get description(): string {
+    const pid = this.app?.pid ?? (this.source.kind === 'app' ? this.source.app.pid : undefined);
+    return pid === undefined ? this.title : `${this.title} (pid ${pid})`;
+  }
+
+  /** True while connected to a running app. */
+  get isLive(): boolean {
+    return this.kind === 'live' && this.endInfo === undefined;
+  }
+
+  get ended(): SessionEnd | undefined {
+    return this.endInfo;
+  }
+
+  /** The warnings that held at the last analysis run. */
+  get warnings(): readonly Warning[] {
+    return this.analyzer.warnings;
+  }
+
+  /** Dispatches per second over the model's rate window. */
+  get dispatchesPerSecond(): number {
+    const now = this.model.now;
+    let rate = 0;
+    for (const t of this.model.allTypes()) rate += t.rate.ratePerSecond(now);
+    return rate;
+  }
+
+  /** Feeds one stream message (live client or trace reader). */
+  ingest(message: StreamMessage): void {
+    if (message.type === 'records') this.recordsReceived += message.records.length;
+    this.model.apply(message);
+  }
+
+  /** @internal The manager hands over the connected client. */
+  bindClient(client: ProbeClient): void {
+    if (this.endInfo !== undefined) {
+      client.close();
+      return;
+    }
+    this.client = client;
+  }
+
+  /** @internal The client's onClose. */
+  clientClosed(error: ProbeClientError | undefined): void {
+    this.client = undefined;
+    if (this.detaching) return this.end('detached', 'detached');
+    if (error !== undefined) return this.end('error', error.message);
+    const pid = this.app?.pid;
+    if (pid !== undefined && !this.isProcessAlive(pid)) return this.end('app-exited', 'the app exited');
+    this.end('connection-lost', 'the connection closed');
+  }
+
+  /** Closes the connection; the session ends as detached and its model stays. Idempotent. */
+  detach(): void {
+    if (this.endInfo !== undefined) return;
+    this.detaching = true;
+    const client = this.client;
+    this.client = undefined;
+    client?.close();
+    this.end('detached', 'detached');
+  }
+
+  /** True while a socket is open (tests check detach leaves none). */
+  get connected(): boolean {
+    return this.client !== undefined && !this.client.isClosed;
+  }
+
+  /** The live client, for requests (snapshot, configure, breakOn). Undefined once ended. */
+  get probeClient(): ProbeClient | undefined {
+    return this.client;
+  }
+
+  /** @internal Ends the session (idempotent); the model keeps its state. */
+  end(cause: EndCause, reason: string): void {
+    if (this.endInfo !== undefined) return;
+    this.endInfo = { cause, reason, at: Date.now() };
+    if (this.ticker !== undefined) clearInterval(this.ticker);
+    this.ticker = undefined;
+    this.model.endSession(reason);
+    this.throttle.flush();
+    this.runUpdate();
+    this.endedEmitter.fire(this);
+  }
+
+  /** Forgets what was recorded (a live session keeps its live subscriptions) and its warnings. */
+  clear(): void {
+    this.analyzer.reset();
+    this.model.clear();
+    this.throttle.flush();
+  }
+
+  /** Runs the analyses now (instead of at the next throttle tick) and notifies. */
+  update(): void {
+    this.throttle.flush();
+    this.runUpdate();
+  }
+
+  /** Applies new analysis thresholds from the next run (and runs now). */
+  reconfigure(options: AnalyzerOptions): void {
+    this.analyzer.configure(options);
+    this.update();
+  }
+
+  private runUpdate(): void {
+    this.analyzer.run();
+    this.updated.fire(this);
+  }
+
+  private tick(): void {
+    if (!this.isLive) return;
+    const origin = this.model.sessionInfo.timeOrigin;
+    // A quiet app sends nothing: move model time on so rates fall to 0 and grace periods pass.
+    if (origin > 0 && this.model.version === this.lastTickVersion) this.model.advanceTime(Date.now() - origin);
+    this.lastTickVersion = this.model.version; // after our own advance, so a quiet app keeps advancing
+  }
+
+  /** Detaches (if live) and releases everything. */
+  dispose(): void {
+    this.detach();
+    this.throttle.dispose();
+    this.unsubscribeModel();
+    this.updated.dispose();
+    this.endedEmitter.dispose();
+  }
+}

@@ -1,0 +1,138 @@
+// *Apps*: the sessions (live, ended, traces) with a few facts each, then the running apps that could
+// be attached (kept fresh from discovery while the view is visible; a click attaches).
+import * as vscode from 'vscode';
+import { formatAge } from '../sessions/address';
+import type { Session } from '../sessions/session';
+import type { SessionManager } from '../sessions/sessionManager';
+import { formatCount, formatRate, plural } from './format';
+import { nodeId, type BusscopeNode } from './nodes';
+import { ThrottledTree } from './treeBase';
+
+export const APPS_VIEW = 'busscope.apps';
+
+export class AppsTree extends ThrottledTree {
+  private discoveryWatch: { dispose(): void } | undefined;
+
+  constructor(private readonly sessions: SessionManager) {
+    super(1000);
+    this.disposables.push(
+      sessions.onDidChangeSessions(() => this.refresh()),
+      sessions.onDidUpdateSession(() => this.refresh()),
+      sessions.discovery.onDidChange(() => this.refresh()),
+    );
+  }
+
+  protected override visibilityChanged(visible: boolean): void {
+    if (visible && this.discoveryWatch === undefined) this.discoveryWatch = this.sessions.discovery.watch();
+    else if (!visible && this.discoveryWatch !== undefined) {
+      this.discoveryWatch.dispose();
+      this.discoveryWatch = undefined;
+    }
+  }
+
+  override bindView(view: vscode.TreeView<BusscopeNode>): void {
+    super.bindView(view);
+    this.visibilityChanged(view.visible);
+  }
+
+  getChildren(node?: BusscopeNode): BusscopeNode[] {
+    if (node === undefined) {
+      const out: BusscopeNode[] = this.sessions.sessions.map((s) => ({ kind: 'session', sessionId: s.id }));
+      for (const app of this.sessions.discovery.apps) {
+        if (!this.sessions.isAttached(app)) out.push({ kind: 'discovered', app });
+      }
+      return out;
+    }
+    if (node.kind === 'session') {
+      const s = this.sessions.find(node.sessionId);
+      return s === undefined ? [] : sessionFacts(s).map(([key, label, value]) => ({ kind: 'session-info', sessionId: s.id, key, label, value }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: BusscopeNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'session': {
+        const s = this.sessions.find(node.sessionId);
+        const item = new vscode.TreeItem(s?.title ?? node.sessionId, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = nodeId(node);
+        if (s === undefined) return item;
+        item.description = sessionDescription(s);
+        item.tooltip = s.ended === undefined ? `${s.description}: attached` : `${s.description}: ${s.ended.reason}`;
+        if (s.kind === 'trace') {
+          item.iconPath = new vscode.ThemeIcon('file-binary');
+          item.contextValue = 'busscope.session.trace';
+        } else if (s.isLive) {
+          item.iconPath = new vscode.ThemeIcon('vm-running', new vscode.ThemeColor('charts.green'));
+          item.contextValue = 'busscope.session.live';
+        } else {
+          item.iconPath = new vscode.ThemeIcon('debug-disconnect');
+          item.contextValue = 'busscope.session.ended';
+        }
+        return item;
+      }
+      case 'session-info': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.id = nodeId(node);
+        item.description = node.value;
+        item.tooltip = `${node.label}: ${node.value}`;
+        return item;
+      }
+      case 'discovered': {
+        const app = node.app;
+        const item = new vscode.TreeItem(app.name, vscode.TreeItemCollapsibleState.None);
+        item.id = nodeId(node);
+        item.description = `pid ${app.pid} · not attached`;
+        item.tooltip = `${app.name} (pid ${app.pid}) in ${app.cwd}\n${app.host}:${app.port}, started ${formatAge(Date.now() - app.startTime)} ago\nClick to attach.`;
+        item.iconPath = new vscode.ThemeIcon('circle-large-outline');
+        item.contextValue = 'busscope.discovered';
+        item.command = { command: 'busscope.attach', title: 'Attach', arguments: [node] };
+        return item;
+      }
+      default: {
+        const item = new vscode.TreeItem('', vscode.TreeItemCollapsibleState.None);
+        item.id = nodeId(node);
+        return item;
+      }
+    }
+  }
+
+  override dispose(): void {
+    this.discoveryWatch?.dispose();
+    this.discoveryWatch = undefined;
+    super.dispose();
+  }
+}
+
+export function sessionDescription(s: Session): string {
+  if (s.kind === 'trace') return `trace · ${plural(s.model.totalDispatches, 'dispatch', 'dispatches')} · ${plural(s.warnings.length, 'warning')}`;
+  if (s.isLive) {
+    const pid = s.app?.pid;
+    return `${pid !== undefined ? `pid ${pid} · ` : ''}${formatRate(s.dispatchesPerSecond)} · ${plural(s.warnings.length, 'warning')}`;
+  }
+  return `ended: ${s.ended?.reason ?? 'unknown'}`;
+}
+
+function sessionFacts(s: Session): [string, string, string][] {
+  const facts: [string, string, string][] = [];
+  const app = s.app;
+  if (s.source.kind === 'trace') facts.push(['file', 'file', s.source.file]);
+  if (app !== null) {
+    facts.push(['pid', 'pid', String(app.pid)]);
+    facts.push(['cwd', 'folder', app.cwd]);
+    facts.push(['runtime', 'runtime', app.runtime]);
+  }
+  if (s.source.kind !== 'trace') {
+    const addr = s.source.kind === 'app' ? `${s.source.app.host}:${s.source.app.port}` : `${s.source.host}:${s.source.port}`;
+    facts.push(['address', 'address', addr]);
+  }
+  const info = s.model.sessionInfo;
+  if (info.probeVersion !== null) facts.push(['probe', 'probe', `${info.probeVersion} (protocol ${info.protocolVersion ?? '?'})`]);
+  facts.push(['buses', 'buses', String(s.model.buses.size)]);
+  facts.push(['dispatches', 'dispatches', formatCount(s.model.totalDispatches)]);
+  if (s.model.drops.records > 0) facts.push(['drops', 'dropped records', formatCount(s.model.drops.records)]);
+  facts.push(['warnings', 'warnings', String(s.warnings.length)]);
+  if (s.ended !== undefined) facts.push(['ended', 'ended', `${s.ended.reason}, ${formatAge(Date.now() - s.ended.at)} ago`]);
+  else facts.push(['attached', 'attached', `${formatAge(Date.now() - s.startedAt)} ago`]);
+  return facts;
+}

@@ -1,0 +1,52 @@
+// The elements of Busscope's trees: plain data, so a tree element handed to a command (context menu,
+// inline action) says exactly what it is about. Identity is by ids, never by object, so nodes can be
+// rebuilt on every refresh while VS Code keeps expansion and selection (TreeItem ids derive from them).
+import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { DiscoveredApp } from '../sessions/discoveryWatcher';
+
+export type BusscopeNode =
+  | { readonly kind: 'session'; readonly sessionId: string }
+  | { readonly kind: 'session-info'; readonly sessionId: string; readonly key: string; readonly label: string; readonly value: string }
+  | { readonly kind: 'discovered'; readonly app: DiscoveredApp }
+  | { readonly kind: 'bus'; readonly sessionId: string; readonly bus: number }
+  | { readonly kind: 'type'; readonly sessionId: string; readonly bus: number; readonly type: string }
+  | { readonly kind: 'subscription'; readonly sessionId: string; readonly subscriptionId: number; readonly site: SiteInfo | null }
+  | { readonly kind: 'warning'; readonly sessionId: string; readonly warningId: string; readonly site: SiteInfo | null }
+  | { readonly kind: 'warning-site'; readonly sessionId: string; readonly warningId: string; readonly index: number; readonly site: SiteInfo }
+  | { readonly kind: 'message'; readonly id: string; readonly label: string };
+
+export type NodeKind = BusscopeNode['kind'];
+
+/** The session a command argument refers to: a tree node of any kind, or `{ sessionId }`. */
+export function sessionIdOf(arg: unknown): string | undefined {
+  const v = arg as { sessionId?: unknown } | undefined;
+  return v !== null && typeof v === 'object' && typeof v.sessionId === 'string' ? v.sessionId : undefined;
+}
+
+/** Stable TreeItem id of a node. */
+export function nodeId(node: BusscopeNode): string {
+  switch (node.kind) {
+    case 'session':
+      return `s:${node.sessionId}`;
+    case 'session-info':
+      return `s:${node.sessionId}/i:${node.key}`;
+    case 'discovered':
+      return `app:${node.app.pid}:${node.app.port}:${node.app.startTime}`;
+    case 'bus':
+      return `s:${node.sessionId}/b:${node.bus}`;
+    case 'type':
+      return `s:${node.sessionId}/b:${node.bus}/t:${node.type}`;
+    case 'subscription':
+      return `s:${node.sessionId}/sub:${node.subscriptionId}`;
+    case 'warning':
+      return `s:${node.sessionId}/w:${node.warningId}`;
+    case 'warning-site':
+      return `s:${node.sessionId}/w:${node.warningId}/site:${node.index}`;
+    case 'message':
+      return `m:${node.id}`;
+    default: {
+      const never: never = node;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,221 @@
+// *Subscriptions*: bus → event type → subscription, with counts, labels and owners; a click on a
+// subscription opens its subscribe site. With several sessions the sessions are the top level.
+// Types and subscriptions that a warning is about carry the warning's icon.
+import * as vscode from 'vscode';
+import type { Warning } from '../analyses/index';
+import { runsBefore, type EventTypeState, type SubscriptionState } from '../model/index';
+import type { Session } from '../sessions/session';
+import type { SessionManager } from '../sessions/sessionManager';
+import { formatCount, formatMs, formatRate, plural } from './format';
+import { nodeId, type BusscopeNode } from './nodes';
+import { siteText } from './sites';
+import { ThrottledTree } from './treeBase';
+
+export const SUBSCRIPTIONS_VIEW = 'busscope.subscriptions';
+
+interface WarningIndex {
+  readonly bySubscription: Map<number, Warning[]>;
+  readonly byType: Map<string, Warning[]>;
+}
+
+const typeKey = (bus: number, type: string): string => `${bus}\u0000${type}`;
+
+function indexWarnings(warnings: readonly Warning[]): WarningIndex {
+  const bySubscription = new Map<number, Warning[]>();
+  const byType = new Map<string, Warning[]>();
+  for (const w of warnings) {
+    for (const id of w.subjects.subscriptions) (bySubscription.get(id) ?? bySubscription.set(id, []).get(id)!).push(w);
+    for (const t of w.subjects.types) {
+      const k = typeKey(t.bus, t.type);
+      (byType.get(k) ?? byType.set(k, []).get(k)!).push(w);
+    }
+  }
+  return { bySubscription, byType };
+}
+
+function severityIcon(warnings: readonly Warning[] | undefined): vscode.ThemeIcon | undefined {
+  if (warnings === undefined || warnings.length === 0) return undefined;
+  if (warnings.some((w) => w.severity === 'error')) return new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
+  if (warnings.some((w) => w.severity === 'warning')) return new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  return new vscode.ThemeIcon('info', new vscode.ThemeColor('problemsInfoIcon.foreground'));
+}
+
+export class SubscriptionsTree extends ThrottledTree {
+  private readonly warningIndex = new Map<string, WarningIndex>();
+
+  constructor(private readonly sessions: SessionManager) {
+    super(1000);
+    this.disposables.push(
+      sessions.onDidChangeSessions(() => this.refresh()),
+      sessions.onDidUpdateSession(() => this.refresh()),
+    );
+  }
+
+  protected override onRefresh(): void {
+    this.warningIndex.clear();
+  }
+
+  private index(session: Session): WarningIndex {
+    let i = this.warningIndex.get(session.id);
+    if (i === undefined) this.warningIndex.set(session.id, (i = indexWarnings(session.warnings)));
+    return i;
+  }
+
+  getChildren(node?: BusscopeNode): BusscopeNode[] {
+    if (node === undefined) {
+      const all = this.sessions.sessions;
+      if (all.length === 1) return this.busesOf(all[0]);
+      return all.map((s) => ({ kind: 'session', sessionId: s.id }));
+    }
+    const session = 'sessionId' in node ? this.sessions.find(node.sessionId) : undefined;
+    if (session === undefined) return [];
+    switch (node.kind) {
+      case 'session':
+        return this.busesOf(session);
+      case 'bus': {
+        const bus = session.model.buses.get(node.bus);
+        if (bus === undefined) return [];
+        return [...bus.types.values()]
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          .map((t) => ({ kind: 'type', sessionId: session.id, bus: node.bus, type: t.name }));
+      }
+      case 'type': {
+        const t = session.model.findType(node.bus, node.type);
+        if (t === undefined) return [];
+        return [...t.live]
+          .sort((a, b) => (runsBefore(a.priority, a.id, b.priority, b.id) ? -1 : 1))
+          .map((s) => ({ kind: 'subscription', sessionId: session.id, subscriptionId: s.id, site: s.site }));
+      }
+      default:
+        return [];
+    }
+  }
+
+  private busesOf(session: Session): BusscopeNode[] {
+    return [...session.model.buses.values()]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id))
+      .map((b) => ({ kind: 'bus', sessionId: session.id, bus: b.id }));
+  }
+
+  getTreeItem(node: BusscopeNode): vscode.TreeItem {
+    const session = 'sessionId' in node ? this.sessions.find(node.sessionId) : undefined;
+    const fallback = (): vscode.TreeItem => {
+      const item = new vscode.TreeItem('(gone)', vscode.TreeItemCollapsibleState.None);
+      item.id = nodeId(node);
+      return item;
+    };
+    if (session === undefined) return fallback();
+    const model = session.model;
+    switch (node.kind) {
+      case 'session': {
+        const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = nodeId(node);
+        item.description = session.isLive ? `pid ${session.app?.pid ?? '?'}` : session.kind === 'trace' ? 'trace' : 'ended';
+        item.iconPath = new vscode.ThemeIcon(session.isLive ? 'vm-running' : session.kind === 'trace' ? 'file-binary' : 'debug-disconnect');
+        return item;
+      }
+      case 'bus': {
+        const bus = model.buses.get(node.bus);
+        if (bus === undefined) return fallback();
+        let listeners = 0;
+        let rate = 0;
+        for (const t of bus.types.values()) {
+          listeners += t.live.size;
+          rate += t.rate.ratePerSecond(model.now);
+        }
+        const item = new vscode.TreeItem(bus.name, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = nodeId(node);
+        item.description = `${plural(bus.types.size, 'type')} · ${plural(listeners, 'listener')} · ${formatRate(rate)}`;
+        item.tooltip = `Bus "${bus.name}" (id ${bus.id})${bus.disposedAt !== null ? ', disposed' : ''}\n${formatCount(bus.dispatches)} dispatches, ${listeners} live subscriptions`;
+        item.iconPath = new vscode.ThemeIcon('symbol-namespace');
+        item.contextValue = 'busscope.bus';
+        return item;
+      }
+      case 'type': {
+        const t = model.findType(node.bus, node.type);
+        if (t === undefined) return fallback();
+        const warnings = this.index(session).byType.get(typeKey(node.bus, node.type));
+        const item = new vscode.TreeItem(t.name, t.live.size > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.id = nodeId(node);
+        item.description = typeDescription(t, model.now);
+        item.tooltip = typeTooltip(t, model.now, warnings);
+        item.iconPath = severityIcon(warnings) ?? new vscode.ThemeIcon('symbol-event');
+        item.contextValue = 'busscope.type';
+        return item;
+      }
+      case 'subscription': {
+        const s = model.subscriptions.get(node.subscriptionId);
+        if (s === undefined) return fallback();
+        const warnings = this.index(session).bySubscription.get(s.id);
+        const item = new vscode.TreeItem(s.label ?? s.owner ?? `subscription #${s.id}`, vscode.TreeItemCollapsibleState.None);
+        item.id = nodeId(node);
+        item.description = subscriptionDescription(s);
+        item.tooltip = subscriptionTooltip(s, warnings);
+        item.iconPath = severityIcon(warnings) ?? new vscode.ThemeIcon('symbol-method');
+        if (s.site !== null) {
+          item.contextValue = 'busscope.subscription.withSite';
+          item.command = { command: 'busscope.openSite', title: 'Open Subscribe Site', arguments: [node] };
+        } else item.contextValue = 'busscope.subscription';
+        return item;
+      }
+      default:
+        return fallback();
+    }
+  }
+}
+
+function typeDescription(t: EventTypeState, now: number): string {
+  const parts = [t.live.size === 0 ? 'no listeners' : plural(t.live.size, 'listener')];
+  parts.push(plural(t.dispatches, 'dispatch', 'dispatches'));
+  const rate = t.rate.ratePerSecond(now);
+  if (rate > 0) parts.push(formatRate(rate));
+  if (t.unheard > 0 && t.live.size > 0) parts.push(`${formatCount(t.unheard)} unheard`);
+  return parts.join(' · ');
+}
+
+function typeTooltip(t: EventTypeState, now: number, warnings: readonly Warning[] | undefined): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.appendMarkdown(`**${escape(t.name)}**\n\n`);
+  md.appendMarkdown(`${t.live.size} live listeners (${t.subscribedEver} subscribed over time)  \n`);
+  md.appendMarkdown(`${formatCount(t.dispatches)} dispatches, ${formatRate(t.rate.ratePerSecond(now))}; ${formatCount(t.unheard)} unheard, ${formatCount(t.consumed)} consumed  \n`);
+  if (t.dispatches > 0) md.appendMarkdown(`mean ${formatMs(t.totalDuration / Math.max(1, t.dispatches - t.dispatchesBeforeAttach))}, max ${formatMs(t.maxDuration)}, max depth ${t.maxDepth}  \n`);
+  if (t.handlerErrors > 0) md.appendMarkdown(`${t.handlerErrors} handler errors  \n`);
+  appendWarnings(md, warnings);
+  return md;
+}
+
+function subscriptionDescription(s: SubscriptionState): string {
+  const parts: string[] = [];
+  if (s.priority !== 0) parts.push(`prio ${s.priority}`);
+  parts.push(plural(s.calls, 'call'));
+  if (s.label !== null && s.owner !== null) parts.push(s.owner);
+  if (s.errors > 0) parts.push(plural(s.errors, 'error'));
+  if (s.consumed > 0) parts.push(`consumed ${formatCount(s.consumed)}`);
+  if (s.once) parts.push('once');
+  return parts.join(' · ');
+}
+
+function subscriptionTooltip(s: SubscriptionState, warnings: readonly Warning[] | undefined): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.appendMarkdown(`**${escape(s.label ?? `subscription #${s.id}`)}** on \`${escape(s.type.name)}\` (#${s.id})\n\n`);
+  if (s.owner !== null) md.appendMarkdown(`owner ${escape(s.owner)}  \n`);
+  md.appendMarkdown(`priority ${s.priority}${s.once ? ', once' : ''}  \n`);
+  if (s.site !== null) md.appendMarkdown(`subscribed at \`${escape(siteText(s.site))}\`${s.site.functionName !== null ? ` in ${escape(s.site.functionName)}` : ''}  \n`);
+  md.appendMarkdown(`${s.calls} calls`);
+  const h = s.durations;
+  if (h !== null && h.count > 0) md.appendMarkdown(`; mean ${formatMs(h.mean)}, p95 ${formatMs(h.quantile(0.95))}, max ${formatMs(h.max)}`);
+  md.appendMarkdown('  \n');
+  if (s.errors > 0 && s.lastError !== null) md.appendMarkdown(`${s.errors} errors, last: ${escape(s.lastError.message)}  \n`);
+  appendWarnings(md, warnings);
+  return md;
+}
+
+function appendWarnings(md: vscode.MarkdownString, warnings: readonly Warning[] | undefined): void {
+  if (warnings === undefined) return;
+  for (const w of warnings) md.appendMarkdown(`\n\n$(warning) **${escape(w.title)}**  \n${escape(w.explanation)}`);
+  md.supportThemeIcons = true;
+}
+
+function escape(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}
