@@ -1,1 +1,23 @@
-export {};
+// The bus-only public entry (`busscope-probe/bus`): no Node built-ins anywhere below, so it also
+// runs in browsers.
+export { EventBus } from './event-bus';
+export { DispatchDepthError } from './errors';
+export type {
+  AnyPayload,
+  DispatchContext,
+  DispatchResult,
+  EventBusOptions,
+  EventMap,
+  EventName,
+  Handler,
+  HandlerErrorInfo,
+  HandlerPayload,
+  PayloadArgs,
+  PayloadOf,
+  SubscribeOptions,
+  Subscription,
+  SubscriptionInfo,
+} from './types';
+export type { UnsubscribeReason } from './tracer';
+export { Delegate, Emitter, MulticastDelegate } from '../delegates/index';
+export type { Disposable, EmitterEvent, EmitterOptions, MulticastAddOptions, MulticastDelegateOptions } from '../delegates/index';

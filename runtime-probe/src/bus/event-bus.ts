@@ -1,0 +1,798 @@
+// The typed event bus. Hot-path rules (the benchmark holds us to them): a detached dispatch allocates
+// nothing (contexts are preallocated per depth, results are shared frozen objects), never copies the
+// listener list (a list is replaced instead of mutated only when it changes while a dispatch runs),
+// reads the tracer slot once, keeps the traced work in a separate method, and stays small enough for
+// the engine to inline it into the caller (uncommon cases live in dispatchGeneral).
+import { describeValue, disposeSymbol } from '../delegates/disposable';
+import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
+import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
+import { DispatchDepthError } from './errors';
+import {
+  defaultIsOwnerAlive,
+  describeOwner,
+  INACTIVE,
+  ListenerList,
+  OwnerGroup,
+  PLAIN,
+  SubscriptionRecord,
+  takeSubscriptionId,
+  type StoredHandler,
+} from './subscription';
+import {
+  currentBusTracer,
+  currentDispatchTracer,
+  registerBus,
+  unregisterBus,
+  type DispatchTracer,
+  type TracedBus,
+  type TracedSubscription,
+  type UnsubscribeReason,
+} from './tracer';
+import type {
+  DispatchResult,
+  EventBusOptions,
+  EventMap,
+  EventName,
+  Handler,
+  HandlerErrorInfo,
+  PayloadArgs,
+  SubscribeOptions,
+  Subscription,
+  SubscriptionInfo,
+} from './types';
+import { checkFunction, checkOptionsObject, checkTypeName, isAbortSignal, isOwnerObject } from './validate';
+
+/** Dispatches running right now, on every bus of the process (so cross-bus ping-pong is caught too). */
+let dispatchDepth = 0;
+/** Traced path only: the sequence number of the traced dispatch running at each depth (0 = none). */
+const seqStack: number[] = [];
+let nextBusId = 1;
+/** The list of every type nobody subscribed to; never mutated (subscribing creates a real list). */
+const NO_SUBSCRIBERS = new ListenerList();
+/** What the one-entry type cache holds when it holds nothing: equal to no value a caller can pass. */
+const NO_TYPE: unique symbol = Symbol('no type');
+const releasedHandler: StoredHandler = () => undefined;
+
+let tracerFailureReported = false;
+/** A tracer must never break the app: its errors are swallowed and reported once. */
+function tracerFailed(error: unknown): void {
+  if (tracerFailureReported) return;
+  tracerFailureReported = true;
+  try {
+    console.error('[busscope] the installed tracer threw; further tracer errors are ignored:', error);
+  } catch {
+    // nothing left to report to
+  }
+}
+
+function defaultOnError(error: unknown, info: HandlerErrorInfo): void {
+  console.error(`[busscope] handler of "${info.type}" on bus "${info.bus}" (subscription ${info.subscriptionId}) threw:`, error);
+}
+
+/** Higher priority first; equal priority in subscription order (ids grow with time). */
+function runsBefore(a: SubscriptionRecord, b: SubscriptionRecord): boolean {
+  return a.priority > b.priority || (a.priority === b.priority && a.id < b.id);
+}
+
+function toInfo(sub: SubscriptionRecord, bus: string): SubscriptionInfo {
+  return {
+    id: sub.id,
+    type: sub.type,
+    priority: sub.priority,
+    label: sub.label,
+    owner: sub.ownerDescription,
+    calls: sub.calls,
+    createdAt: sub.createdAt,
+    once: sub.once,
+    bus,
+  };
+}
+
+/**
+ * A strongly typed, synchronous event bus over an event map:
+ *
+ * ```ts
+ * interface GameEvents { 'health.changed': { current: number; max: number }; tick: void }
+ * const bus = new EventBus<GameEvents>({ name: 'gameplay' });
+ * const sub = bus.subscribe('health.changed', (e) => bar.set(e.current / e.max), { owner: widget, priority: 10 });
+ * bus.dispatch('health.changed', { current: 80, max: 100 });
+ * bus.dispatch('tick');
+ * sub.dispose();
+ * ```
+ *
+ * After `dispose()` the bus stays usable but inert: `subscribe` returns an inactive Subscription,
+ * `dispatch` delivers to nobody, `enqueue` drops the event.
+ */
+export class EventBus<E extends EventMap> implements TracedBus {
+  /** Unique per process, never reused. */
+  readonly busId: number;
+  /** The bus's name (a named bus is a channel). */
+  readonly name: string;
+  /** When the bus was created, epoch milliseconds. */
+  readonly createdAt: number;
+  /** Nested dispatch levels this bus allows before a nested `dispatch` throws `DispatchDepthError`. */
+  readonly maxDepth: number;
+
+  /**
+   * Depths up to this one take the small loop in `dispatch` (within maxDepth and the preallocated
+   * contexts); -1 while there are '*' subscribers.
+   */
+  private fastDepth: number;
+  /** One-entry cache of the last dispatched type's list (a Map lookup costs more than the rest of a dispatch). */
+  private lastType: string | typeof NO_TYPE = NO_TYPE;
+  private lastList: ListenerList = NO_SUBSCRIBERS;
+  private readonly onError: (error: unknown, info: HandlerErrorInfo) => void;
+  private readonly isOwnerAlive: (owner: object) => boolean;
+  private readonly byType = new Map<string, ListenerList>();
+  private readonly wildcard = new ListenerList();
+  private count = 0;
+  /** Created with the first owned subscription. */
+  private owners: WeakMap<object, OwnerGroup> | null = null;
+  private registry: FinalizationRegistry<OwnerGroup> | null = null;
+  private readonly queueTypes: string[] = [];
+  private readonly queuePayloads: unknown[] = [];
+  private queueHead = 0;
+  private flushing = false;
+  private flushScheduled = false;
+  private readonly scheduledFlush: (() => void) | null;
+  private closed = false;
+  private readonly registration: WeakRef<TracedBus>;
+
+  /**
+   * @param options `name` (default `'default'`), `maxDepth` (default 32), `onError` (default
+   * `console.error`), `isOwnerAlive` (default: not `disposed`/`isDisposed`), `autoFlush`.
+   */
+  constructor(options?: EventBusOptions) {
+    checkOptionsObject('new EventBus', options);
+    const name = options?.name ?? 'default';
+    if (typeof name !== 'string' || name.length === 0) {
+      throw new TypeError(`new EventBus: options.name must be a non-empty string (got ${describeValue(name)})`);
+    }
+    const maxDepth = options?.maxDepth ?? 32;
+    if (typeof maxDepth !== 'number' || !Number.isInteger(maxDepth) || maxDepth < 1) {
+      throw new TypeError(`new EventBus: options.maxDepth must be a positive integer (got ${describeValue(maxDepth)})`);
+    }
+    const onError = options?.onError ?? defaultOnError;
+    checkFunction('new EventBus', 'options.onError', onError);
+    const isOwnerAlive = options?.isOwnerAlive ?? defaultIsOwnerAlive;
+    checkFunction('new EventBus', 'options.isOwnerAlive', isOwnerAlive);
+    const autoFlush = options?.autoFlush ?? 'manual';
+    if (autoFlush !== 'manual' && autoFlush !== 'microtask') {
+      throw new TypeError(`new EventBus: options.autoFlush must be 'manual' or 'microtask' (got ${describeValue(autoFlush)})`);
+    }
+    this.busId = nextBusId++;
+    this.name = name;
+    this.createdAt = Date.now();
+    this.maxDepth = maxDepth;
+    this.fastDepth = Math.min(maxDepth, contexts.length - 1);
+    this.onError = onError;
+    this.isOwnerAlive = isOwnerAlive;
+    this.scheduledFlush =
+      autoFlush === 'microtask'
+        ? () => {
+            this.flushScheduled = false;
+            this.flush();
+          }
+        : null;
+    this.registration = registerBus(this);
+  }
+
+  /** True after `dispose()`. (So a bus can itself be an owner: a disposed bus counts as dead.) */
+  get disposed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Subscribes `handler` to `type` (`'*'`: every event of this bus). The handler gets
+   * `(payload, ctx)`; returning `true` or calling `ctx.consume()` stops the handlers after it.
+   * Subscribing during a dispatch takes effect from the next dispatch.
+   * @throws TypeError on a bad argument (the bus is left unchanged).
+   */
+  subscribe<K extends EventName<E> | '*'>(type: K, handler: Handler<E, K>, options?: SubscribeOptions): Subscription {
+    checkTypeName('subscribe', type, true);
+    checkFunction('EventBus.subscribe', 'handler', handler);
+    checkOptionsObject('EventBus.subscribe', options);
+    let priority = 0;
+    let owner: object | undefined;
+    let once = false;
+    let signal: AbortSignal | undefined;
+    let label: string | undefined;
+    if (options !== undefined) {
+      if (options.priority !== undefined) {
+        priority = options.priority;
+        if (typeof priority !== 'number' || !Number.isFinite(priority)) {
+          throw new TypeError(`EventBus.subscribe: options.priority must be a finite number (got ${describeValue(priority)})`);
+        }
+      }
+      if (options.owner !== undefined) {
+        owner = options.owner;
+        if (!isOwnerObject(owner)) {
+          throw new TypeError(`EventBus.subscribe: options.owner must be an object (got ${describeValue(owner)})`);
+        }
+      }
+      if (options.once !== undefined) {
+        once = options.once;
+        if (typeof once !== 'boolean') throw new TypeError(`EventBus.subscribe: options.once must be a boolean (got ${describeValue(once)})`);
+      }
+      if (options.signal !== undefined) {
+        signal = options.signal;
+        if (!isAbortSignal(signal)) {
+          throw new TypeError(`EventBus.subscribe: options.signal must be an AbortSignal (got ${describeValue(signal)})`);
+        }
+      }
+      if (options.label !== undefined) {
+        label = options.label;
+        if (typeof label !== 'string') throw new TypeError(`EventBus.subscribe: options.label must be a string (got ${describeValue(label)})`);
+      }
+    }
+    const id = takeSubscriptionId();
+    if (this.closed || (signal !== undefined && signal.aborted)) {
+      // Nothing is subscribed: an inactive handle, so callers need no special case.
+      return new SubscriptionRecord(id, type, releasedHandler, priority, label, once, Date.now(), null, null);
+    }
+    const sub = new SubscriptionRecord(id, type, handler as unknown as StoredHandler, priority, label, once, Date.now(), this, signal ?? null);
+    // The record itself is the abort listener (an EventListener object): no closure per subscription.
+    if (signal !== undefined) signal.addEventListener('abort', sub);
+    if (owner !== undefined) {
+      const group = this.groupFor(owner);
+      sub.attachOwner(group);
+      group.subs.push(sub);
+    }
+    if (type === '*') {
+      this.wildcard.insert(sub, dispatchDepth > 0);
+      this.updateFastDepth();
+    } else {
+      this.listFor(type).insert(sub, dispatchDepth > 0);
+    }
+    this.count++;
+    const tracer = currentBusTracer();
+    if (tracer !== undefined) {
+      // Called directly from here so the tracer sees the user's call two frames up.
+      try {
+        tracer.subscribed(this, sub);
+      } catch (error) {
+        tracerFailed(error);
+      }
+    }
+    return sub;
+  }
+
+  /**
+   * Dispatches synchronously to the subscribers of `type` and of `'*'`, highest priority first.
+   * Returns how many handlers ran and who consumed it. The result object is shared: read it, don't keep mutating it.
+   * @throws DispatchDepthError when nested dispatches (across all buses) exceed `maxDepth`.
+   */
+  dispatch<K extends EventName<E>>(type: K, ...payload: PayloadArgs<E[K]>): DispatchResult;
+  dispatch(type: string, payload?: unknown): DispatchResult {
+    // Kept small so the engine can inline it into the caller; everything uncommon is elsewhere.
+    const tracer = currentDispatchTracer();
+    if (tracer !== undefined) {
+      if (breakRequested(tracer, this, type, payload)) {
+        // Event breakpoint set from Busscope: the debugger stops here, one frame below the code that
+        // dispatched this event. Step out to see the dispatch site.
+        // eslint-disable-next-line no-debugger
+        debugger;
+        eventBreakDone();
+      }
+      return this.dispatchTraced(tracer, type, payload);
+    }
+    const typed = type === this.lastType ? this.lastList : this.lookup(type);
+    const depth = dispatchDepth;
+    // fastDepth is -1 while '*' subscribers exist, so this one test also routes those away.
+    if (depth > this.fastDepth) return this.dispatchGeneral(typed, type, payload, depth);
+    const list = typed.list;
+    const n = list.length;
+    if (n === 0) return notConsumedResult(0);
+    const ctx = contexts[depth];
+    ctx.type = type;
+    ctx.consumed = false;
+    dispatchDepth = depth + 1;
+    let delivered = 0;
+    let consumer: SubscriptionRecord | null = null;
+    try {
+      for (let i = 0; i < n; i++) {
+        const sub = list[i];
+        let handler: StoredHandler | null = sub.handler;
+        if (sub.state !== PLAIN) {
+          handler = this.admit(sub, type);
+          if (handler === null) continue;
+        }
+        delivered++;
+        sub.calls++;
+        ctx.subscriptionId = sub.id;
+        try {
+          if (handler(payload, ctx) === true || ctx.consumed) {
+            consumer = sub;
+            break;
+          }
+        } catch (error) {
+          ctx.consumed = false; // a throwing handler never consumes
+          this.handlerFailed(error, type, sub);
+        }
+      }
+    } finally {
+      dispatchDepth = depth;
+    }
+    return consumer === null ? notConsumedResult(delivered) : consumedResult(consumer, delivered);
+  }
+
+  /**
+   * Everything the small loop in `dispatch` leaves out: unknown types, `'*'` subscribers (merged with
+   * the typed ones by priority, then subscription order), the depth limit and deep nesting.
+   */
+  private dispatchGeneral(typed: ListenerList, type: string, payload: unknown, depth: number): DispatchResult {
+    if (depth > this.maxDepth) this.refuseDepth(type, depth);
+    const a = typed.list;
+    const an = a.length;
+    const wildcard = this.wildcard;
+    const w = wildcard.list;
+    const wn = w.length;
+    if (an + wn === 0) return notConsumedResult(0);
+    const ctx = depth < contexts.length ? contexts[depth] : contextAt(depth);
+    ctx.type = type;
+    ctx.consumed = false;
+    dispatchDepth = depth + 1;
+    let delivered = 0;
+    let consumer: SubscriptionRecord | null = null;
+    try {
+      let i = 0;
+      let j = 0;
+      while (i < an || j < wn) {
+        const sub = j >= wn || (i < an && runsBefore(a[i], w[j])) ? a[i++] : w[j++];
+        let handler: StoredHandler | null = sub.handler;
+        if (sub.state !== PLAIN) {
+          handler = this.admit(sub, type);
+          if (handler === null) continue;
+        }
+        delivered++;
+        sub.calls++;
+        ctx.subscriptionId = sub.id;
+        try {
+          if (handler(payload, ctx) === true || ctx.consumed) {
+            consumer = sub;
+            break;
+          }
+        } catch (error) {
+          ctx.consumed = false;
+          this.handlerFailed(error, type, sub);
+        }
+      }
+    } finally {
+      dispatchDepth = depth;
+    }
+    return consumer === null ? notConsumedResult(delivered) : consumedResult(consumer, delivered);
+  }
+
+  /** The dispatch loop while a DispatchTracer records: same semantics, plus the tracer calls. */
+  private dispatchTraced(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
+    const depth = dispatchDepth;
+    const typed = type === this.lastType ? this.lastList : this.lookup(type);
+    if (depth > this.maxDepth) this.refuseDepth(type, depth);
+    while (seqStack.length <= depth) seqStack.push(0);
+    const parentSeq = depth > 0 ? seqStack[depth - 1] : 0;
+    let seq = 0;
+    try {
+      seq = tracer.dispatchStart(this, type, depth, parentSeq, payload);
+    } catch (error) {
+      tracerFailed(error);
+    }
+    const a = typed.list;
+    const an = a.length;
+    const wildcard = this.wildcard;
+    const w = wildcard.list;
+    const wn = w.length;
+    const ctx = depth < contexts.length ? contexts[depth] : contextAt(depth);
+    ctx.type = type;
+    ctx.consumed = false;
+    seqStack[depth] = seq;
+    dispatchDepth = depth + 1;
+    let delivered = 0;
+    let consumer: SubscriptionRecord | null = null;
+    try {
+      let i = 0;
+      let j = 0;
+      while (i < an || j < wn) {
+        const sub = j >= wn || (i < an && runsBefore(a[i], w[j])) ? a[i++] : w[j++];
+        let handler: StoredHandler | null = sub.handler;
+        if (sub.state !== PLAIN) {
+          handler = this.admit(sub, type);
+          if (handler === null) continue;
+        }
+        delivered++;
+        sub.calls++;
+        ctx.subscriptionId = sub.id;
+        try {
+          tracer.handlerStart(seq, sub);
+        } catch (error) {
+          tracerFailed(error);
+        }
+        let consumed = false;
+        try {
+          consumed = handler(payload, ctx) === true || ctx.consumed;
+        } catch (error) {
+          ctx.consumed = false;
+          try {
+            tracer.handlerError(seq, this, sub, error);
+          } catch (tracerError) {
+            tracerFailed(tracerError);
+          }
+          this.handlerFailed(error, type, sub);
+        }
+        try {
+          tracer.handlerEnd(seq, sub, consumed);
+        } catch (error) {
+          tracerFailed(error);
+        }
+        if (consumed) {
+          consumer = sub;
+          break;
+        }
+      }
+    } finally {
+      dispatchDepth = depth;
+      seqStack[depth] = 0;
+      try {
+        tracer.dispatchEnd(seq, delivered, consumer === null ? 0 : consumer.id);
+      } catch (error) {
+        tracerFailed(error);
+      }
+    }
+    return consumer === null ? notConsumedResult(delivered) : consumedResult(consumer, delivered);
+  }
+
+  /**
+   * The checks for a subscription that is not PLAIN: returns the handler to call, or null when it is
+   * inactive (unsubscribed earlier in this dispatch) or was removed instead of called (owner
+   * collected or dead). A `once` subscription is removed here, before its handler runs.
+   */
+  private admit(sub: SubscriptionRecord, type: string): StoredHandler | null {
+    if (sub.state === INACTIVE) return null;
+    const group = sub.group;
+    if (group !== null) {
+      const owner = group.ref.deref();
+      if (owner === undefined) {
+        this.collectOwner(group);
+        return null;
+      }
+      let alive: boolean;
+      try {
+        alive = this.isOwnerAlive(owner);
+      } catch (error) {
+        // Unknown state: skip this call but keep the subscription; the error is the app's to see.
+        this.handlerFailed(error, type, sub);
+        return null;
+      }
+      if (!alive) {
+        this.removeSubscription(sub, 'dead-owner');
+        return null;
+      }
+    }
+    const handler = sub.handler; // read before removal releases it
+    if (sub.once) this.removeSubscription(sub, 'once');
+    return handler;
+  }
+
+  private refuseDepth(type: string, depth: number): never {
+    const tracer = currentBusTracer();
+    if (tracer !== undefined) {
+      try {
+        tracer.depthLimitHit(this, type, depth);
+      } catch (error) {
+        tracerFailed(error);
+      }
+    }
+    throw new DispatchDepthError(this.name, type, depth, this.maxDepth);
+  }
+
+  private handlerFailed(error: unknown, type: string, sub: SubscriptionRecord): void {
+    try {
+      this.onError(error, { bus: this.name, type, subscriptionId: sub.id });
+    } catch (secondary) {
+      try {
+        console.error(`[busscope] onError of bus "${this.name}" threw while reporting a handler error:`, secondary, 'original error:', error);
+      } catch {
+        // the dispatch must go on whatever happens here
+      }
+    }
+  }
+
+  /**
+   * Queues an event; `flush()` dispatches the queue in FIFO order (with `autoFlush: 'microtask'`, a
+   * microtask does). Dropped after `dispose()`.
+   * @throws TypeError on a bad type name.
+   */
+  enqueue<K extends EventName<E>>(type: K, ...payload: PayloadArgs<E[K]>): void;
+  enqueue(type: string, payload?: unknown): void {
+    checkTypeName('enqueue', type, false);
+    if (this.closed) return;
+    const wasEmpty = this.queueHead === this.queueTypes.length;
+    this.queueTypes.push(type);
+    this.queuePayloads.push(payload);
+    const tracer = currentBusTracer();
+    if (tracer !== undefined) {
+      try {
+        tracer.enqueued(this, type, this.queueTypes.length - this.queueHead);
+      } catch (error) {
+        tracerFailed(error);
+      }
+    }
+    const scheduled = this.scheduledFlush;
+    if (scheduled !== null && wasEmpty && !this.flushScheduled && !this.flushing) {
+      this.flushScheduled = true;
+      queueMicrotask(scheduled);
+    }
+  }
+
+  /**
+   * Dispatches every queued event in FIFO order, including events enqueued while flushing. Returns
+   * how many were dispatched. Calling `flush()` from inside a flush does nothing and returns 0.
+   */
+  flush(): number {
+    if (this.flushing || this.queueHead === this.queueTypes.length) return 0;
+    this.flushing = true;
+    const types = this.queueTypes;
+    const payloads = this.queuePayloads;
+    const self = this as unknown as EventBus<EventMap>;
+    let dispatched = 0;
+    try {
+      while (this.queueHead < types.length) {
+        const i = this.queueHead;
+        // A DispatchDepthError (the only error dispatch throws) leaves this event at the head.
+        self.dispatch(types[i], payloads[i]);
+        dispatched++;
+        if (this.closed) break; // disposed by a handler: the queue is already gone
+        payloads[i] = undefined; // the queue must not keep payloads alive
+        this.queueHead = i + 1;
+      }
+    } finally {
+      // Normally empties the queue; if a dispatch threw, that event and the ones after it stay queued.
+      types.splice(0, this.queueHead);
+      payloads.splice(0, this.queueHead);
+      this.queueHead = 0;
+      this.flushing = false;
+      if (dispatched > 0) {
+        const tracer = currentBusTracer();
+        if (tracer !== undefined) {
+          try {
+            tracer.flushed(this, dispatched);
+          } catch (error) {
+            tracerFailed(error);
+          }
+        }
+      }
+    }
+    return dispatched;
+  }
+
+  /** Number of queued events not yet flushed. */
+  get queueLength(): number {
+    return this.queueTypes.length - this.queueHead;
+  }
+
+  /**
+   * Unsubscribes a subscription of this bus, given its handle or its id. Returns false when it was
+   * not an active subscription of this bus.
+   * @throws TypeError when the argument is neither a Subscription nor a positive integer.
+   */
+  unsubscribe(subscriptionOrId: Subscription | number): boolean {
+    if (typeof subscriptionOrId === 'number') {
+      if (!Number.isInteger(subscriptionOrId) || subscriptionOrId <= 0) {
+        throw new TypeError(`EventBus.unsubscribe: an id must be a positive integer (got ${describeValue(subscriptionOrId)})`);
+      }
+      const sub = this.findById(subscriptionOrId);
+      return sub !== undefined && this.removeSubscription(sub, 'dispose');
+    }
+    if (subscriptionOrId instanceof SubscriptionRecord) return this.removeSubscription(subscriptionOrId, 'dispose');
+    throw new TypeError(
+      `EventBus.unsubscribe: expected a Subscription returned by subscribe() or its id (got ${describeValue(subscriptionOrId)})`,
+    );
+  }
+
+  /**
+   * Unsubscribes every subscription of `owner` on this bus; returns how many.
+   * @throws TypeError when `owner` is not an object.
+   */
+  unsubscribeOwner(owner: object): number {
+    if (!isOwnerObject(owner)) throw new TypeError(`EventBus.unsubscribeOwner: owner must be an object (got ${describeValue(owner)})`);
+    const group = this.owners?.get(owner);
+    if (group === undefined) return 0;
+    let removed = 0;
+    for (const sub of group.subs.slice()) if (this.removeSubscription(sub, 'owner')) removed++;
+    return removed;
+  }
+
+  /** Unsubscribes everything (the bus stays usable). */
+  clear(): void {
+    for (const list of [...this.byType.values(), this.wildcard]) {
+      const subs = list.list;
+      if (subs.length === 0) continue;
+      list.list = []; // a fresh array: a running dispatch keeps iterating its own
+      for (const sub of subs) this.retire(sub, 'clear');
+    }
+    this.updateFastDepth();
+  }
+
+  /**
+   * Subscriptions registered for exactly `type` (`'*'`: the wildcard ones; `'*'` subscribers are not
+   * counted under event names). Without an argument: all subscriptions of the bus. Subscriptions of
+   * dead owners count until a dispatch reaches and removes them.
+   */
+  listenerCount(type?: EventName<E> | '*'): number {
+    if (type === undefined) return this.count;
+    checkTypeName('listenerCount', type, true);
+    if (type === '*') return this.wildcard.list.length;
+    const list = this.byType.get(type);
+    return list === undefined ? 0 : list.list.length;
+  }
+
+  /** Live subscriptions (of `type`, or all), in subscription order, as plain snapshots. */
+  subscriptions(type?: EventName<E> | '*'): SubscriptionInfo[] {
+    const out: SubscriptionInfo[] = [];
+    if (type === undefined) {
+      for (const sub of this.tracedSubscriptions()) out.push(toInfo(sub as SubscriptionRecord, this.name));
+    } else {
+      checkTypeName('subscriptions', type, true);
+      const list = type === '*' ? this.wildcard : this.byType.get(type);
+      if (list !== undefined) for (const sub of list.list) out.push(toInfo(sub, this.name));
+    }
+    return out.sort((x, y) => x.id - y.id);
+  }
+
+  /**
+   * Unsubscribes everything (reason `clear`), drops the queue and unregisters the bus from the
+   * probe. Afterwards `subscribe` returns inactive Subscriptions and `dispatch` delivers to nobody.
+   * Idempotent.
+   */
+  dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queueTypes.length = 0;
+    this.queuePayloads.length = 0;
+    this.queueHead = 0;
+    this.clear();
+    // Owner groups are all empty now; dropping the table and registry releases them at once.
+    this.owners = null;
+    this.registry = null;
+    const tracer = currentBusTracer();
+    if (tracer !== undefined) {
+      try {
+        tracer.busDisposed(this);
+      } catch (error) {
+        tracerFailed(error);
+      }
+    }
+    unregisterBus(this.registration);
+  }
+
+  /** Same as `dispose()`, for `using`. */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  /** Live subscriptions, for the probe's snapshots (part of TracedBus). */
+  *tracedSubscriptions(): IterableIterator<TracedSubscription> {
+    for (const list of this.byType.values()) yield* list.list;
+    yield* this.wildcard.list;
+  }
+
+  /** @internal Removes an active subscription of this bus. False when it was not one. */
+  removeSubscription(sub: SubscriptionRecord, reason: UnsubscribeReason): boolean {
+    if (sub.host !== this || sub.state === INACTIVE) return false;
+    if (sub.type === '*') {
+      this.wildcard.unlink(sub, dispatchDepth > 0);
+      this.updateFastDepth();
+    } else {
+      (this.byType.get(sub.type) as ListenerList).unlink(sub, dispatchDepth > 0);
+    }
+    this.retire(sub, reason);
+    return true;
+  }
+
+  /** Everything after a subscription left its list: counts, owner group, signal, tracer. */
+  private retire(sub: SubscriptionRecord, reason: UnsubscribeReason): void {
+    this.count--;
+    const group = sub.group;
+    if (group !== null) {
+      const subs = group.subs;
+      const i = subs.lastIndexOf(sub);
+      if (i === subs.length - 1) subs.pop();
+      else if (i >= 0) subs.splice(i, 1);
+      // An emptied group stays (keyed weakly by its owner) so the owner's next subscription reuses
+      // it instead of registering with the FinalizationRegistry again; it goes with the owner.
+    }
+    sub.release();
+    const tracer = currentBusTracer();
+    if (tracer !== undefined) {
+      try {
+        tracer.unsubscribed(this, sub, reason);
+      } catch (error) {
+        tracerFailed(error);
+      }
+    }
+  }
+
+  private listFor(type: string): ListenerList {
+    let list = this.byType.get(type);
+    if (list === undefined) {
+      list = new ListenerList();
+      this.byType.set(type, list);
+      // The cache may hold NO_SUBSCRIBERS for this type.
+      this.lastType = NO_TYPE;
+      this.lastList = NO_SUBSCRIBERS;
+    }
+    return list;
+  }
+
+  /**
+   * The listener list for a dispatched type (cold path of the one-entry cache). Unknown types get the
+   * shared empty list, after the type name is validated. Lists are never removed, so a cached list
+   * stays valid; `listFor` resets the cache when it creates one.
+   */
+  private lookup(type: string): ListenerList {
+    let list = this.byType.get(type);
+    if (list === undefined) {
+      checkTypeName('dispatch', type, false);
+      list = NO_SUBSCRIBERS;
+    }
+    this.lastType = type;
+    this.lastList = list;
+    return list;
+  }
+
+  /** Keeps `fastDepth` in step with the '*' list: -1 routes every dispatch to the merging loop. */
+  private updateFastDepth(): void {
+    this.fastDepth = this.wildcard.list.length === 0 ? Math.min(this.maxDepth, contexts.length - 1) : -1;
+  }
+
+  private groupFor(owner: object): OwnerGroup {
+    let owners = this.owners;
+    if (owners === null) owners = this.owners = new WeakMap();
+    let group = owners.get(owner);
+    if (group === undefined) {
+      group = new OwnerGroup(new WeakRef(owner), describeOwner(owner));
+      owners.set(owner, group);
+      let registry = this.registry;
+      if (registry === null) registry = this.registry = new FinalizationRegistry((g: OwnerGroup) => this.collectOwner(g));
+      registry.register(owner, group);
+    }
+    return group;
+  }
+
+  /** The owner was garbage-collected: remove all of its subscriptions (from the registry or a dispatch). */
+  private collectOwner(group: OwnerGroup): void {
+    let removed = 0;
+    for (const sub of group.subs.slice()) if (this.removeSubscription(sub, 'collected')) removed++;
+    if (removed === 0) return;
+    const tracer = currentBusTracer();
+    if (tracer !== undefined) {
+      try {
+        tracer.ownerCollected(this, group.description, removed);
+      } catch (error) {
+        tracerFailed(error);
+      }
+    }
+  }
+
+  private findById(id: number): SubscriptionRecord | undefined {
+    for (const sub of this.tracedSubscriptions()) if (sub.id === id) return sub as SubscriptionRecord;
+    return undefined;
+  }
+}
+
+function breakRequested(tracer: DispatchTracer, bus: TracedBus, type: string, payload: unknown): boolean {
+  try {
+    // The payload condition (installed by a debugger, see ../debug/event-breaks) only for break types.
+    return tracer.shouldBreak(bus, type) && eventBreakWanted(bus.busId, bus.name, type, payload);
+  } catch (error) {
+    tracerFailed(error);
+    return false;
+  }
+}
+
+function consumedResult(sub: SubscriptionRecord, delivered: number): DispatchResult {
+  const cached = sub.consumedResult;
+  if (cached !== null && cached.delivered === delivered) return cached;
+  const made = makeConsumedResult(delivered, sub.id);
+  sub.consumedResult = made;
+  return made;
+}
