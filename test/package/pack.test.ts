@@ -1,0 +1,381 @@
+// The package works when installed elsewhere: `npm pack` the runtime-probe workspace, install the
+// tarball into a fresh temporary project (offline: the package has no dependencies), then use it the
+// way users do — `import` from ESM, `require` from CJS, the browser entry `busscope-probe/bus`, and
+// type-check usage files against the shipped .d.ts with the repo's TypeScript (strict, node16 and
+// bundler resolution, lib check on). Also checks what the tarball ships.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const probeDir = path.join(root, 'runtime-probe');
+const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+const nodeTypes = path.join(root, 'node_modules/@types');
+
+/** Every child process is bounded. npm is the slowest (it may touch its cache). */
+const NPM_TIMEOUT_MS = 90_000;
+const NODE_TIMEOUT_MS = 15_000;
+const TSC_TIMEOUT_MS = 60_000;
+
+let tmp = '';
+let consumer = '';
+let tarball = '';
+let packedFiles: string[] = [];
+
+/** The child's environment: no npm settings inherited from `npm run`/`npm test`, no probe auto-start. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^npm_/i.test(k) || k === 'BUSSCOPE' || k === 'BUSSCOPE_RECORD' || k === 'NODE_OPTIONS') continue;
+    env[k] = v;
+  }
+  env.npm_config_update_notifier = 'false';
+  env.npm_config_fund = 'false';
+  env.npm_config_audit = 'false';
+  return env;
+}
+
+function run(cmd: string, args: string[], cwd: string, timeout: number): SpawnSyncReturns<string> {
+  const r = spawnSync(cmd, args, { cwd, env: childEnv(), encoding: 'utf8', timeout, killSignal: 'SIGKILL' });
+  if (r.error) {
+    const why = (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? `timed out after ${timeout} ms` : r.error.message;
+    assert.fail(`${path.basename(cmd)} ${args.join(' ')} (in ${cwd}) ${why}\n${r.stdout ?? ''}\n${r.stderr ?? ''}`);
+  }
+  return r;
+}
+
+function runOk(cmd: string, args: string[], cwd: string, timeout: number): string {
+  const r = run(cmd, args, cwd, timeout);
+  assert.equal(r.status, 0, `${path.basename(cmd)} ${args.join(' ')} exited ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  return r.stdout;
+}
+
+before(() => {
+  for (const f of ['dist/index.mjs', 'dist/index.cjs', 'dist/index.d.ts', 'dist/bus.mjs']) {
+    if (!existsSync(path.join(probeDir, f))) {
+      assert.fail(`runtime-probe/${f} is missing: build the probe first (npm run build), then run this test`);
+    }
+  }
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'busscope-pack-'));
+  const packDir = path.join(tmp, 'pack');
+  mkdirSync(packDir);
+  const out = runOk('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], probeDir, NPM_TIMEOUT_MS);
+  // npm may print warnings before the JSON; the JSON array is the last thing on stdout.
+  const parsed = JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  assert.equal(parsed.length, 1, 'npm pack produced one tarball');
+  tarball = path.join(packDir, path.basename(parsed[0].filename));
+  packedFiles = parsed[0].files.map((f) => f.path).sort();
+  assert.ok(existsSync(tarball), `tarball ${tarball} exists`);
+
+  consumer = path.join(tmp, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'busscope-consumer', private: true, version: '1.0.0' }, null, 2));
+  runOk('npm', ['install', '--no-audit', '--no-fund', '--offline', '--ignore-scripts', '--no-package-lock', tarball], consumer, NPM_TIMEOUT_MS);
+  assert.ok(existsSync(path.join(consumer, 'node_modules/busscope-probe/package.json')), 'the tarball is installed');
+});
+
+after(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+test('the tarball ships dist/, README.md, LICENSE and package.json, and no sources or tests', () => {
+  for (const required of ['package.json', 'README.md', 'LICENSE', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.ts', 'dist/bus.mjs']) {
+    assert.ok(packedFiles.includes(required), `${required} is in the tarball:\n${packedFiles.join('\n')}`);
+  }
+  const pkg = JSON.parse(readFileSync(path.join(consumer, 'node_modules/busscope-probe/package.json'), 'utf8')) as {
+    main?: string;
+    module?: string;
+    types?: string;
+    exports: Record<string, string | Record<string, string>>;
+    bin?: string | Record<string, string>;
+  };
+  // Every file package.json promises (main/module/types, each exports condition, bin) is shipped.
+  const promised: [string, string][] = [];
+  for (const key of ['main', 'module', 'types'] as const) {
+    const target = pkg[key];
+    if (target !== undefined) promised.push([key, target]);
+  }
+  for (const [entry, conditions] of Object.entries(pkg.exports)) {
+    if (typeof conditions === 'string') promised.push([`exports["${entry}"]`, conditions]);
+    else for (const [condition, target] of Object.entries(conditions)) promised.push([`exports["${entry}"].${condition}`, target]);
+  }
+  if (typeof pkg.bin === 'string') promised.push(['bin', pkg.bin]);
+  else for (const [name, target] of Object.entries(pkg.bin ?? {})) promised.push([`bin.${name}`, target]);
+  const missing = promised.filter(([, target]) => !packedFiles.includes(path.posix.normalize(target)));
+  assert.deepEqual(missing, [], `package.json points at files the tarball does not contain:\n${missing.map(([k, t]) => `${k} → ${t}`).join('\n')}`);
+  const unwanted = packedFiles.filter(
+    (f) =>
+      f.startsWith('src/') ||
+      f.startsWith('test/') ||
+      /(^|\/)__tests__\//.test(f) ||
+      /\.(test|spec)\.[cm]?[jt]sx?$/.test(f) ||
+      /^tsconfig.*\.json$/.test(f) ||
+      /\.tsbuildinfo$/.test(f),
+  );
+  assert.deepEqual(unwanted, [], 'no sources, tests or build configs are shipped');
+});
+
+/** The same exercise from ESM and CJS; prints one JSON line. `load` is the module's import/require line. */
+function exerciseScript(load: string): string {
+  return `${load}
+const out = {};
+const bus = new EventBus({ name: 'pack-test', onError: (e) => { out.error = String(e); } });
+const seen = [];
+const low = bus.subscribe('score', (p, ctx) => { seen.push('low:' + p.n + '@' + ctx.depth); }, { priority: -1 });
+bus.subscribe('score', (p, ctx) => {
+  seen.push('high:' + p.n + '@' + ctx.depth);
+  if (p.n === 1) bus.dispatch('nested');
+}, { priority: 5, label: 'High' });
+bus.subscribe('nested', (_p, ctx) => { seen.push('nested@' + ctx.depth); });
+const r1 = bus.dispatch('score', { n: 1 });
+low.dispose();
+const r2 = bus.dispatch('score', { n: 2 });
+const stopper = bus.subscribe('tick', () => true, { priority: 1 });
+bus.subscribe('tick', () => { seen.push('never'); });
+const r3 = bus.dispatch('tick');
+out.results = [[r1.delivered, r1.consumed], [r2.delivered, r2.consumed], [r3.delivered, r3.consumed, r3.consumedBy === stopper.id]];
+out.seen = seen;
+out.lowActive = low.active;
+out.listenerCount = bus.listenerCount();
+const md = new MulticastDelegate();
+const h = md.add((v) => seen.push('md:' + v));
+md.broadcast(7);
+out.removed = md.remove(h);
+const em = new Emitter();
+const d = em.event((v) => seen.push('em:' + v));
+em.fire(9);
+d.dispose();
+em.fire(10);
+const one = new Delegate();
+out.executeIfBound = one.executeIfBound(1) === undefined;
+one.bind((x) => x * 2);
+out.execute = one.execute(21);
+out.depthError = typeof DispatchDepthError === 'function' && DispatchDepthError.prototype instanceof Error;
+bus.dispose();
+console.log(JSON.stringify(out));
+`;
+}
+
+const expected = {
+  results: [
+    [2, false],
+    [1, false],
+    [1, true, true],
+  ],
+  seen: ['high:1@0', 'nested@1', 'low:1@0', 'high:2@0', 'md:7', 'em:9'],
+  lowActive: false,
+  listenerCount: 4,
+  removed: true,
+  executeIfBound: true,
+  execute: 42,
+  depthError: true,
+};
+
+function runScript(file: string, source: string): unknown {
+  writeFileSync(path.join(consumer, file), source);
+  const stdout = runOk(process.execPath, [file], consumer, NODE_TIMEOUT_MS);
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+test('ESM: import from the installed package, subscribe and dispatch', () => {
+  const got = runScript('esm.mjs', exerciseScript(`import { EventBus, DispatchDepthError, Delegate, MulticastDelegate, Emitter } from 'busscope-probe';`));
+  assert.deepEqual(got, expected);
+});
+
+test('CJS: require the installed package, subscribe and dispatch', () => {
+  const got = runScript('cjs.cjs', exerciseScript(`const { EventBus, DispatchDepthError, Delegate, MulticastDelegate, Emitter } = require('busscope-probe');`));
+  assert.deepEqual(got, expected);
+});
+
+test('ESM: the browser entry busscope-probe/bus works on its own', () => {
+  const got = runScript('bus-entry.mjs', exerciseScript(`import { EventBus, DispatchDepthError, Delegate, MulticastDelegate, Emitter } from 'busscope-probe/bus';`));
+  assert.deepEqual(got, expected);
+  // The browser bundle must not pull in Node built-ins.
+  const bundle = readFileSync(path.join(consumer, 'node_modules/busscope-probe/dist/bus.mjs'), 'utf8');
+  assert.doesNotMatch(bundle, /from\s*["'](node:|fs|net|os|path|child_process)["']|require\(["']node:/, 'dist/bus.mjs imports no Node built-ins');
+});
+
+// ------------------------------------------------------------------------------------------------
+// Type-checking against the shipped declarations. Two tsc programs (tsc is the slow part): a Node
+// consumer (node16 resolution; a CommonJS file, an ES module file and every README sample) and a
+// browser consumer (bundler resolution, DOM lib, no Node types) of `busscope-probe/bus`. Library
+// checking is on (`skipLibCheck: false`, tsc's default), so errors inside the shipped .d.ts count.
+
+const usage = (specifier: string): string => `import { EventBus, DispatchDepthError, Delegate, MulticastDelegate, Emitter } from '${specifier}';
+
+interface ShopEvents {
+  'cart.added': { sku: string; qty: number };
+  'cart.cleared': void;
+}
+
+const bus = new EventBus<ShopEvents>({ name: 'shop', maxDepth: 8, onError: (error, info) => console.log(error, info.type, info.subscriptionId) });
+const owner = { disposed: false };
+const sub = bus.subscribe('cart.added', (e, ctx) => {
+  const sku: string = e.sku;
+  const qty: number = e.qty;
+  const depth: number = ctx.depth;
+  return sku.length + qty + depth > 100;
+}, { owner, priority: 2, label: 'Cart', once: false });
+const id: number = sub.id;
+const active: boolean = sub.active;
+bus.subscribe('*', (_payload, ctx) => { const t: string = ctx.type; void t; });
+const r = bus.dispatch('cart.added', { sku: 'a', qty: 1 });
+const delivered: number = r.delivered;
+const consumed: boolean = r.consumed;
+const by: number | undefined = r.consumedBy;
+bus.dispatch('cart.cleared');
+bus.enqueue('cart.cleared');
+const flushed: number = bus.flush();
+const removed: number = bus.unsubscribeOwner(owner);
+const ok: boolean = bus.unsubscribe(sub);
+{
+  using scoped = bus.subscribe('cart.cleared', () => {});
+  void scoped;
+}
+// @ts-expect-error wrong payload type
+bus.dispatch('cart.added', { sku: 1, qty: 1 });
+// @ts-expect-error missing payload
+bus.dispatch('cart.added');
+// @ts-expect-error unknown event name
+bus.dispatch('cart.removed', {});
+// @ts-expect-error handler expects the wrong payload
+bus.subscribe('cart.added', (e: { sku: number }) => { void e; });
+
+const d = new Delegate<[number], string>();
+d.bind((n) => String(n));
+const s: string = d.execute(1);
+const m = new MulticastDelegate<[string]>();
+const h: number = m.add((x) => { void x.length; });
+m.broadcast('x');
+// @ts-expect-error wrong delegate argument
+m.broadcast(1);
+const em = new Emitter<number>();
+const listener = em.event((n) => { void n.toFixed(); });
+listener.dispose();
+em.fire(1);
+const isDepthError = (e: unknown): boolean => e instanceof DispatchDepthError;
+void [id, active, delivered, consumed, by, flushed, removed, ok, s, h, isDepthError];
+`;
+
+/** Names the README's samples use without defining them: the app's own objects and the common event map. */
+const README_SAMPLE_ENV = `// Ambient declarations for the README samples (a script, so these are global).
+interface GameEvents {
+  'item.picked': { itemId: number; picker: string };
+  'health.changed': { current: number; max: number };
+  'enemy.killed': { enemyType: string };
+  tick: void;
+}
+declare const bus: import('busscope-probe').EventBus<GameEvents>;
+declare const healthBar: { set(fraction: number): void };
+declare const hudWidget: object;
+declare function runTutorialStep(): void;
+`;
+
+interface TscRun {
+  readonly status: number | null;
+  /** tsc's diagnostics, one per line. */
+  readonly lines: string[];
+}
+
+function tscProject(name: string, files: Record<string, string>, compilerOptions: Record<string, unknown>): TscRun {
+  const dir = path.join(consumer, `tc-${name}`);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, source] of Object.entries(files)) writeFileSync(path.join(dir, file), source);
+  writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'ES2022', ...compilerOptions }, files: Object.keys(files) }, null, 2),
+  );
+  const r = run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json'), '--pretty', 'false'], dir, TSC_TIMEOUT_MS);
+  return { status: r.status, lines: `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.trim() !== '') };
+}
+
+/** Diagnostics that concern `file`, plus global ones (config errors). Errors inside the package have their own test. */
+function problemsFor(run: TscRun, file: string | RegExp): string[] {
+  return run.lines.filter((l) => (typeof file === 'string' ? l.startsWith(`${file}(`) : file.test(l)) || l.startsWith('error'));
+}
+
+/** Errors inside the shipped declarations (reported with their continuation lines). */
+function packageProblems(run: TscRun): string[] {
+  const out: string[] = [];
+  let inPackage = false;
+  for (const l of run.lines) {
+    if (!l.startsWith(' ')) inPackage = l.includes('node_modules/busscope-probe/');
+    if (inPackage) out.push(l);
+  }
+  return out;
+}
+
+let readmeSamples: string[] = [];
+let nodeRun: TscRun | undefined;
+function nodeConsumerRun(): TscRun {
+  if (nodeRun !== undefined) return nodeRun;
+  const readme = readFileSync(path.join(consumer, 'node_modules/busscope-probe/README.md'), 'utf8');
+  readmeSamples = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  const files: Record<string, string> = {
+    'usage.ts': usage('busscope-probe'), // CommonJS (the consumer's package.json has no "type")
+    'usage.mts': usage('busscope-probe'), // ES module
+    'readme-env.d.ts': README_SAMPLE_ENV,
+  };
+  // Each README sample is its own module (`export {}` makes one of a sample without imports).
+  readmeSamples.forEach((code, i) => {
+    files[`readme-sample-${String(i + 1).padStart(2, '0')}.ts`] = `${code}\nexport {};\n`;
+  });
+  nodeRun = tscProject('node16', files, {
+    module: 'node16',
+    moduleResolution: 'node16',
+    lib: ['ES2022', 'ESNext.Disposable'],
+    types: ['node'],
+    typeRoots: [nodeTypes],
+  });
+  return nodeRun;
+}
+
+test('types: a strict node16 CommonJS consumer type-checks against the shipped .d.ts (wrong payloads are errors)', () => {
+  const problems = problemsFor(nodeConsumerRun(), 'usage.ts');
+  if (problems.length > 0) assert.fail(`tsc errors for a CommonJS consumer:\n${problems.join('\n')}`);
+});
+
+test('types: a strict node16 ESM consumer type-checks against the shipped .d.ts', () => {
+  const problems = problemsFor(nodeConsumerRun(), 'usage.mts');
+  if (problems.length > 0) assert.fail(`tsc errors for an ESM consumer:\n${problems.join('\n')}`);
+});
+
+test('types: every TypeScript sample in the shipped README compiles (strict) against the shipped .d.ts', () => {
+  const tscRun = nodeConsumerRun();
+  assert.ok(readmeSamples.length >= 10, `found ${readmeSamples.length} \`\`\`ts samples in README.md`);
+  const problems = problemsFor(tscRun, /^readme-/).map((l) =>
+    l.replace(/^readme-sample-(\d+)\.ts/, (_m, n: string) => `README sample ${Number(n)} («${readmeSamples[Number(n) - 1].split('\n')[0].slice(0, 50)}»)`),
+  );
+  if (problems.length > 0) assert.fail(`README samples do not compile:\n${problems.join('\n')}`);
+});
+
+let browserRun: TscRun | undefined;
+function browserConsumerRun(): TscRun {
+  browserRun ??= tscProject('browser', { 'usage.ts': usage('busscope-probe/bus') }, {
+    module: 'esnext',
+    moduleResolution: 'bundler',
+    lib: ['ES2022', 'ESNext.Disposable', 'DOM'],
+    types: [],
+  });
+  return browserRun;
+}
+
+test('types: a browser consumer (bundler resolution, DOM lib, no Node types) type-checks busscope-probe/bus', () => {
+  const problems = problemsFor(browserConsumerRun(), 'usage.ts');
+  if (problems.length > 0) assert.fail(`tsc errors for a browser consumer:\n${problems.join('\n')}`);
+});
+
+test('types: the shipped .d.ts files themselves type-check (skipLibCheck: false, tsc\'s default)', () => {
+  const problems = [...new Set([...packageProblems(nodeConsumerRun()), ...packageProblems(browserConsumerRun())])];
+  if (problems.length > 0) {
+    assert.fail(`a consumer without skipLibCheck gets errors from the package's own declarations:\n${problems.join('\n')}`);
+  }
+  // And nothing else went wrong in either program (every diagnostic belongs to some test above).
+  assert.equal(nodeConsumerRun().status, 0, nodeConsumerRun().lines.join('\n'));
+  assert.equal(browserConsumerRun().status, 0, browserConsumerRun().lines.join('\n'));
+});
