@@ -224,7 +224,7 @@ function cmdDemo(args: readonly string[]): Promise<number> {
   const demo = path.join(__dirname, 'demo.cjs');
   if (!fs.existsSync(demo)) throw new CliFailure(`the demo app is missing (${demo})`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [demo, ...args], { stdio: 'inherit', env: { ...process.env, BUSSCOPE: '1' } });
+    const child = spawn(process.execPath, ['--enable-source-maps', demo, ...args], { stdio: 'inherit', env: { ...process.env, BUSSCOPE: '1' } });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
