@@ -1,0 +1,160 @@
+// The part of event breakpoints that lives in the app, next to the bus's `debugger` statement:
+//  - payload conditions: "break on `combat.hit` only when payload.damage > 50";
+//  - which event break the app is stopped at (bus, type, payload), so a debugger can say so and
+//    reach the payload without knowing the bundle's local variable names.
+// Both are installed and read by a debugger through its own evaluate, never through the probe's
+// socket: a condition is JavaScript, and only a debugger attached to the process — which can run any
+// code there anyway — may add code to it. Without a debugger there are no conditions, and the
+// `debugger` statement is a no-op, so none of this runs except for types someone asked to break on.
+// No Node built-ins here: the bus-only (browser) entry includes this file.
+
+/** Where a debugger finds this module's hook: `globalThis[Symbol.for('busscope.eventBreaks')]`. */
+export const EVENT_BREAKS_GLOBAL_KEY = Symbol.for('busscope.eventBreaks');
+
+/** A payload condition, compiled by the debugger in the app: truthy means "break". */
+export type BreakConditionTest = (payload: unknown, type: string) => unknown;
+
+/** The event break the app is stopped at (set right before the `debugger` statement, cleared after it). */
+export interface EventBreakHit {
+  readonly busId: number;
+  readonly bus: string;
+  readonly type: string;
+  readonly payload: unknown;
+}
+
+/** What a debugger evaluates against (the object at EVENT_BREAKS_GLOBAL_KEY). */
+export interface EventBreaksHook {
+  readonly version: 1;
+  /**
+   * Replaces every condition: `[type, source, test]` per type (source is what the user wrote, kept
+   * for display). Types without a condition break on every dispatch. Returns how many were set.
+   * @throws TypeError on a malformed entry (nothing is changed then).
+   */
+  setConditions(entries: readonly (readonly [string, string, BreakConditionTest])[]): number;
+  clearConditions(): void;
+  /**
+   * Types that must not break even though a client still asks for them: breakpoints the user just
+   * removed, muted by the debugger at once (the probe's socket hears of it only when the app runs).
+   */
+  mute(types: readonly string[]): void;
+  muted(): string[];
+  /** type → condition source. */
+  conditions(): Record<string, string>;
+  /** type → message of the last error its condition threw (such a dispatch breaks). */
+  errors(): Record<string, string>;
+  /** The event break the app is stopped at, or null. */
+  readonly current: EventBreakHit | null;
+}
+
+interface Condition {
+  readonly source: string;
+  readonly test: BreakConditionTest;
+}
+
+class EventBreaks implements EventBreaksHook {
+  readonly version = 1 as const;
+  /** Breaks in progress, innermost last (code evaluated while stopped may dispatch and break again). */
+  readonly hits: EventBreakHit[] = [];
+  private readonly byType = new Map<string, Condition>();
+  private readonly failures = new Map<string, string>();
+  private muteSet: ReadonlySet<string> = new Set();
+
+  setConditions(entries: readonly (readonly [string, string, BreakConditionTest])[]): number {
+    if (!Array.isArray(entries)) throw new TypeError('setConditions: expected an array of [type, source, test]');
+    const next = new Map<string, Condition>();
+    for (const entry of entries) {
+      const [type, source, test] = Array.isArray(entry) ? entry : [];
+      if (typeof type !== 'string' || type === '') throw new TypeError('setConditions: each entry needs a non-empty type');
+      if (typeof source !== 'string') throw new TypeError(`setConditions: the condition of "${type}" needs its source text`);
+      if (typeof test !== 'function') throw new TypeError(`setConditions: the condition of "${type}" must be a function`);
+      next.set(type, { source, test });
+    }
+    this.byType.clear();
+    for (const [type, c] of next) this.byType.set(type, c);
+    this.failures.clear();
+    return next.size;
+  }
+
+  clearConditions(): void {
+    this.byType.clear();
+    this.failures.clear();
+  }
+
+  mute(types: readonly string[]): void {
+    if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) throw new TypeError('mute: expected an array of type names');
+    this.muteSet = new Set(types);
+  }
+
+  muted(): string[] {
+    return [...this.muteSet];
+  }
+
+  conditions(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [type, c] of this.byType) out[type] = c.source;
+    return out;
+  }
+
+  errors(): Record<string, string> {
+    return Object.fromEntries(this.failures);
+  }
+
+  get current(): EventBreakHit | null {
+    const n = this.hits.length;
+    return n === 0 ? null : this.hits[n - 1];
+  }
+
+  /** True when the condition of `type` (if any) holds. A condition that throws counts as true. */
+  holds(type: string, payload: unknown): boolean {
+    if (this.muteSet.size !== 0 && this.muteSet.has(type)) return false;
+    if (this.byType.size === 0) return true;
+    const c = this.byType.get(type);
+    if (c === undefined) return true;
+    try {
+      return Boolean(c.test(payload, type));
+    } catch (error) {
+      // Breaking shows the user the dispatch their condition failed on; never breaking would hide it.
+      this.failures.set(type, error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+      return true;
+    }
+  }
+}
+
+function isHook(value: unknown): value is EventBreaks {
+  return value instanceof EventBreaks || (typeof value === 'object' && value !== null && (value as { version?: unknown }).version === 1 && typeof (value as { holds?: unknown }).holds === 'function');
+}
+
+/** One instance per process: the first copy of the package loaded installs it, later copies share it. */
+const shared: EventBreaks = (() => {
+  const g = globalThis as { [EVENT_BREAKS_GLOBAL_KEY]?: unknown };
+  const existing = g[EVENT_BREAKS_GLOBAL_KEY];
+  if (isHook(existing)) return existing;
+  const own = new EventBreaks();
+  try {
+    Object.defineProperty(g, EVENT_BREAKS_GLOBAL_KEY, { value: own, configurable: true, enumerable: false, writable: false });
+  } catch {
+    // a frozen global: conditions cannot be installed, plain event breakpoints still work
+  }
+  return own;
+})();
+
+/**
+ * @internal Called by `dispatch` only when a client asked to break on `type`. Returns whether to
+ * stop; when it does, the hit is noted until `eventBreakDone()`.
+ */
+export function eventBreakWanted(busId: number, bus: string, type: string, payload: unknown): boolean {
+  if (!shared.holds(type, payload)) return false;
+  // Popped right after the `debugger` statement, so the stack is as deep as nested dispatches at most.
+  shared.hits.push({ busId, bus, type, payload });
+  return true;
+}
+
+/** @internal Called by `dispatch` right after its `debugger` statement. */
+export function eventBreakDone(): void {
+  shared.hits.pop();
+}
+
+/** The process's hook (tests and in-process tools; a debugger uses the global). */
+export function eventBreaks(): EventBreaksHook {
+  return shared;
+}
