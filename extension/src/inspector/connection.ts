@@ -1,0 +1,272 @@
+// The host's side of the conversation with one inspector webview, without `vscode`: which session
+// it shows, the ready handshake, snapshot then paced deltas (only while visible), answers to the
+// webview's requests. The VS Code panel (panel.ts) supplies the effects; tests supply their own.
+
+import type { RangeStatistics } from '../model/queries';
+import type {
+  HostToWebview,
+  InspectorSnapshot,
+  PersistedViewState,
+  SelectionRef,
+  SessionView,
+  WebviewToHost,
+} from '../../../webview/src/messages';
+import { assertNever, emptyDispatchColumns, emptyHandlerColumns, emptySession, INSPECTOR_MESSAGES_VERSION, isWebviewToHost } from '../../../webview/src/messages';
+import { InspectorFeed, type FeedOptions } from './feed';
+import { DeltaPump, SYSTEM_CLOCK, type PumpClock } from './pump';
+import { DEFAULT_COMMANDS, type InspectorSessionInfo, type InspectorSource } from './source';
+
+export interface HostEffects {
+  post(msg: HostToWebview): void;
+  openSource(file: string, line: number, column: number): void | Promise<void>;
+  runCommand(commandId: string): void | Promise<void>;
+  /** Saves the statistics somewhere the user picks; resolves to a message for the webview, or null when cancelled. */
+  exportRangeStats(stats: RangeStatistics, suggestedName: string): Promise<string | null>;
+  /** For problems the user should hear about (a webview of another version). */
+  showError(message: string): void;
+}
+
+export interface ConnectionOptions {
+  readonly clock?: PumpClock;
+  readonly feed?: Partial<FeedOptions>;
+  /** Max deltas per second (default 30). */
+  readonly maxDeltasPerSecond?: number;
+  /** Re-send the selected subscription's explanation at most this often while data changes (ms). */
+  readonly detailsRefreshMs?: number;
+}
+
+export class InspectorConnection {
+  private ready = false;
+  private visible = true;
+  private sessionId: string | null = null;
+  private feed: InspectorFeed | null = null;
+  private modelSubscription: (() => void) | null = null;
+  private selection: SelectionRef | null = null;
+  private lastDetailsAt = -Infinity;
+  private lastSession = '';
+  private pendingReveal: SelectionRef | null = null;
+  private readonly pump: DeltaPump;
+  private readonly clock: PumpClock;
+  private readonly disposables: { dispose(): unknown }[] = [];
+  private disposed = false;
+  /** Messages posted (for tests and the status of the panel). */
+  stats = { snapshots: 0, deltas: 0, details: 0 };
+
+  constructor(
+    private readonly source: InspectorSource,
+    private readonly effects: HostEffects,
+    private readonly options: ConnectionOptions = {},
+  ) {
+    this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.pump = new DeltaPump(() => this.sendDelta(), 1000 / (options.maxDeltasPerSecond ?? 30), this.clock);
+    this.disposables.push(source.onDidChangeSessions(() => this.sessionsChanged()));
+    if (source.onDidUpdateSession) {
+      this.disposables.push(
+        source.onDidUpdateSession((id) => {
+          if (id === this.sessionId) this.pump.poke();
+        }),
+      );
+    }
+  }
+
+  /** The session shown, if any. */
+  get shownSessionId(): string | null {
+    return this.sessionId;
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** A message from the webview (untrusted: checked before use). */
+  receive(raw: unknown): void {
+    if (this.disposed || !isWebviewToHost(raw)) return;
+    const msg: WebviewToHost = raw;
+    switch (msg.type) {
+      case 'ready':
+        if (msg.version !== INSPECTOR_MESSAGES_VERSION) {
+          this.effects.showError(`Busscope: the inspector page speaks message version ${msg.version}, this extension ${INSPECTOR_MESSAGES_VERSION}. Close and reopen the inspector.`);
+          return;
+        }
+        this.ready = true;
+        this.showSession(this.pickSession(msg.state));
+        return;
+      case 'requestSnapshot':
+        this.sendSnapshot();
+        return;
+      case 'select':
+        this.selection = msg.target;
+        this.sendDetails(true);
+        return;
+      case 'openSource':
+        void this.effects.openSource(msg.file, msg.line, msg.column);
+        return;
+      case 'focusWarning':
+      case 'setFollow':
+        // The webview keeps these in its own persisted state; nothing to do here.
+        return;
+      case 'selectSession':
+        if (this.source.sessions().some((s) => s.id === msg.sessionId)) this.showSession(msg.sessionId);
+        return;
+      case 'rangeStats':
+        this.post({ type: 'rangeStats', requestId: msg.requestId, stats: this.feed ? this.feed.rangeStats(msg.from, msg.to) : null });
+        return;
+      case 'exportRangeStats':
+        void this.exportRange(msg.from, msg.to);
+        return;
+      case 'runCommand':
+        void this.effects.runCommand(this.source.commands?.[msg.command] ?? DEFAULT_COMMANDS[msg.command]);
+        return;
+      default:
+        assertNever(msg);
+    }
+  }
+
+  /** The panel became visible or hidden: deltas flow only while visible. */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.pump.setActive(visible && this.ready);
+    if (visible) this.pump.poke();
+  }
+
+  /** Shows a session (or the most relevant one) in this panel. */
+  show(sessionId?: string): void {
+    if (sessionId !== undefined && sessionId !== this.sessionId) this.showSession(sessionId);
+  }
+
+  /** Selects something in the webview, as "Show in Inspector" does. */
+  reveal(target: SelectionRef): void {
+    if (this.ready) this.post({ type: 'reveal', target });
+    else this.pendingReveal = target;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.pump.dispose();
+    this.modelSubscription?.();
+    this.modelSubscription = null;
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private session(): InspectorSessionInfo | undefined {
+    return this.sessionId === null ? undefined : this.source.sessions().find((s) => s.id === this.sessionId);
+  }
+
+  private pickSession(state: PersistedViewState | null): string | null {
+    const sessions = this.source.sessions();
+    if (this.sessionId !== null && sessions.some((s) => s.id === this.sessionId)) return this.sessionId;
+    if (state?.sessionId && sessions.some((s) => s.id === state.sessionId)) return state.sessionId;
+    const active = this.source.activeSessionId?.();
+    if (active && sessions.some((s) => s.id === active)) return active;
+    return sessions[0]?.id ?? null;
+  }
+
+  private showSession(id: string | null): void {
+    const session = id === null ? undefined : this.source.sessions().find((s) => s.id === id);
+    if (session?.id !== this.sessionId || (session && this.feed?.model !== session.model)) {
+      this.modelSubscription?.();
+      this.modelSubscription = null;
+      this.sessionId = session?.id ?? null;
+      this.feed = session ? new InspectorFeed(session.model, this.options.feed, () => this.clock.now()) : null;
+      this.selection = null;
+      if (session) this.modelSubscription = session.model.onDidChange(() => this.pump.poke());
+    }
+    this.sendSnapshot();
+  }
+
+  private sessionView(): SessionView {
+    const sessions = this.source.sessions().map((s) => ({ id: s.id, label: s.label, phase: s.phase }));
+    const s = this.session();
+    if (!s) return emptySession(sessions);
+    return { phase: s.phase, sessionId: s.id, label: s.label, detail: s.detail, droppedRecords: s.model.drops.records, offline: s.offline, sessions };
+  }
+
+  private sendSnapshot(): void {
+    if (!this.ready) return;
+    const s = this.session();
+    const snapshot: InspectorSnapshot =
+      s && this.feed
+        ? this.feed.snapshot(this.sessionView(), s.warnings())
+        : { session: this.sessionView(), now: 0, buses: [], types: [], subscriptions: [], warnings: [], sites: [], dispatches: emptyDispatchColumns(), handlers: emptyHandlerColumns(), markers: [] };
+    this.lastSession = JSON.stringify(snapshot.session);
+    this.post({ type: 'snapshot', snapshot });
+    this.stats.snapshots++;
+    if (this.pendingReveal) {
+      this.post({ type: 'reveal', target: this.pendingReveal });
+      this.pendingReveal = null;
+    }
+    this.pump.setActive(this.visible);
+  }
+
+  private sendDelta(): void {
+    if (!this.ready || !this.visible) return;
+    const s = this.session();
+    if (!s || !this.feed) return;
+    const view = this.sessionView();
+    const text = JSON.stringify(view);
+    if (text !== this.lastSession) {
+      this.lastSession = text;
+      this.post({ type: 'session', session: view });
+    }
+    const delta = this.feed.delta(s.warnings());
+    if (delta) {
+      this.post({ type: 'delta', delta });
+      this.stats.deltas++;
+      this.sendDetails(false);
+    }
+  }
+
+  private sendDetails(now: boolean): void {
+    const sel = this.selection;
+    if (!sel || !this.feed || !this.ready) return;
+    // While data flows, the explanation of the selected subscription is kept current (≤ 1/s).
+    if (!now && (sel.kind !== 'subscription' || this.clock.now() - this.lastDetailsAt < (this.options.detailsRefreshMs ?? 1000))) return;
+    const s = this.session();
+    const payloadOf = s?.payloadOf ? (seq: number) => s.payloadOf!(seq) : undefined;
+    const details = this.feed.details(sel, payloadOf);
+    if (!details) return;
+    this.lastDetailsAt = this.clock.now();
+    this.post({ type: 'details', details });
+    this.stats.details++;
+  }
+
+  private sessionsChanged(): void {
+    if (!this.ready) return;
+    const sessions = this.source.sessions();
+    if (this.sessionId !== null && !sessions.some((s) => s.id === this.sessionId)) {
+      // The shown session went away: show another one, or the empty state.
+      this.showSession(this.pickSession(null));
+      return;
+    }
+    if (this.sessionId === null && sessions.length > 0) {
+      this.showSession(this.pickSession(null));
+      return;
+    }
+    const view = this.sessionView();
+    const text = JSON.stringify(view);
+    if (text !== this.lastSession) {
+      this.lastSession = text;
+      this.post({ type: 'session', session: view });
+    }
+  }
+
+  private async exportRange(from: number, to: number): Promise<void> {
+    if (!this.feed) {
+      this.post({ type: 'exported', ok: false, message: 'Nothing to export: no session is shown.' });
+      return;
+    }
+    const stats = this.feed.rangeStats(from, to);
+    try {
+      const message = await this.effects.exportRangeStats(stats, `busscope-range-${Math.round(from)}-${Math.round(to)}.json`);
+      if (message !== null) this.post({ type: 'exported', ok: true, message });
+    } catch (e) {
+      this.post({ type: 'exported', ok: false, message: `Export failed: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+
+  private post(msg: HostToWebview): void {
+    if (!this.disposed) this.effects.post(msg);
+  }
+}

@@ -1,0 +1,424 @@
+// From one session's Model (and its warnings) to the inspector's messages: a snapshot, then deltas
+// holding only what changed since the previous one. Plain TypeScript (no `vscode`), so Node tests
+// and the browser test harness drive it with a real Model.
+//
+// Budgets keep a delta small whatever the app does: at most `maxDispatchesPerDelta` new dispatches
+// (the newest; the rest become a `skipped` marker with their exact count), and the figures that
+// change all the time (type and subscription statistics, warnings) at most every `statsIntervalMs`.
+
+import type { Warning } from '../analyses/warning';
+import { explainSubscription } from '../analyses/explain';
+import { HandlerFlag } from '../model/handlerRing';
+import type { Model } from '../model/model';
+import { handlerSlicesOf, rangeStatistics, type DispatchView, type RangeStatistics } from '../model/queries';
+import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../model/views';
+import type {
+  DetailsView,
+  DispatchColumns,
+  HandlerColumns,
+  InspectorDelta,
+  InspectorSnapshot,
+  SelectionRef,
+  SessionView,
+  SiteView,
+  SubscriptionStatsColumns,
+  TimelineMarker,
+  TypeStatsColumns,
+} from '../../../webview/src/messages';
+import { DispatchFlag } from '../../../webview/src/messages';
+
+export interface FeedOptions {
+  /** Newest dispatches a snapshot carries (older ones stay in the model for range statistics). */
+  readonly snapshotDispatches: number;
+  readonly maxDispatchesPerDelta: number;
+  readonly maxHandlersPerDelta: number;
+  /** Minimum wall-clock time between statistics/warnings updates, ms. */
+  readonly statsIntervalMs: number;
+}
+
+export const DEFAULT_FEED_OPTIONS: FeedOptions = {
+  snapshotDispatches: 50_000,
+  maxDispatchesPerDelta: 20_000,
+  maxHandlersPerDelta: 20_000,
+  statsIntervalMs: 250,
+};
+
+interface SentSub {
+  active: boolean;
+  calls: number;
+  consumed: number;
+  errors: number;
+  timed: number;
+  depthErrors: number;
+}
+
+interface SentType {
+  sites: number;
+  dispatches: number;
+  live: number;
+  unheard: number;
+  consumed: number;
+  errors: number;
+  rate: number;
+  depthLimitHits: number;
+  maxDepth: number;
+}
+
+/** Builders for column arrays (plain arrays: postMessage serialises them as JSON). */
+function dispatchColumns(): { -readonly [K in keyof DispatchColumns]: K extends 'count' ? number : number[] } {
+  return { count: 0, seq: [], bus: [], type: [], start: [], duration: [], delivered: [], consumedBy: [], depth: [], parentSeq: [], site: [], flags: [] };
+}
+
+function handlerColumns(): { -readonly [K in keyof HandlerColumns]: K extends 'count' ? number : number[] } {
+  return { count: 0, seq: [], subscription: [], start: [], duration: [], flags: [] };
+}
+
+export class InspectorFeed {
+  readonly options: FeedOptions;
+  private deltaSeq = 0;
+  private dispatchCursor = 0;
+  private handlerCursor = 0;
+  private lastStatsAt = -Infinity;
+  private readonly sentSubs = new Map<number, SentSub>();
+  private readonly sentTypes = new Map<number, SentType>();
+  private readonly sentBuses = new Map<number, string>();
+  private readonly sentSites = new Set<number>();
+  private sentWarnings = new Map<string, string>();
+  private droppedRecords = 0;
+  /** Dispatches known to contain a throwing handler / a refused nested dispatch (recent, bounded). */
+  private readonly threwSeqs = new Set<number>();
+  private readonly depthSeqs = new Set<number>();
+
+  constructor(
+    readonly model: Model,
+    options: Partial<FeedOptions> = {},
+    private readonly wallClock: () => number = () => Date.now(),
+  ) {
+    this.options = { ...DEFAULT_FEED_OPTIONS, ...options };
+  }
+
+  /** Everything, from scratch; resets the delta sequence. */
+  snapshot(session: SessionView, warnings: readonly Warning[]): InspectorSnapshot {
+    const m = this.model;
+    this.deltaSeq = 0;
+    this.sentSubs.clear();
+    this.sentTypes.clear();
+    this.sentBuses.clear();
+    this.sentSites.clear();
+    this.threwSeqs.clear();
+    this.depthSeqs.clear();
+    const buses = [...m.buses.values()].map(busView);
+    for (const b of buses) this.sentBuses.set(b.id, b.name);
+    const types = m.allTypes().map((t) => typeView(t, m.now));
+    for (const t of types) this.sentTypes.set(t.index, sentType(t));
+    const subscriptions: SubscriptionView[] = [];
+    for (const s of m.subscriptions.values()) {
+      const v = subscriptionView(s);
+      subscriptions.push(v);
+      this.sentSubs.set(v.id, sentSub(v, s.depthErrors));
+    }
+    this.sentWarnings = new Map(warnings.map((w) => [w.id, JSON.stringify(w)]));
+    this.droppedRecords = m.drops.records;
+    // Newest handler slices first, so the dispatches' error flags are known.
+    const handlers = this.collectHandlers(Math.min(m.handlerSlices.size, this.options.snapshotDispatches));
+    this.handlerCursor = m.handlerSlices.written;
+    const markers: TimelineMarker[] = [];
+    const { columns, sites } = this.collectDispatches(Math.min(m.timeline.size, this.options.snapshotDispatches));
+    this.dispatchCursor = m.timeline.written;
+    const skipped = m.timeline.size - columns.count;
+    if (skipped > 0 && columns.count > 0) markers.push({ kind: 'skipped', at: columns.start[0], count: skipped });
+    if (m.drops.records > 0) markers.push({ kind: 'drop', at: m.now, count: m.drops.records });
+    for (const t of m.allTypes()) if (t.depthLimitHits > 0) markers.push({ kind: 'depth-limit', at: t.lastDepthLimitAt, type: t.index, seq: 0 });
+    this.lastStatsAt = this.wallClock();
+    return { session, now: m.now, buses, types, subscriptions, warnings: [...warnings], sites, dispatches: columns, handlers, markers };
+  }
+
+  /**
+   * What changed since the last snapshot or delta; null when nothing did. `force` sends the
+   * statistics now even inside `statsIntervalMs`.
+   */
+  delta(warnings: readonly Warning[], force = false): InspectorDelta | null {
+    const m = this.model;
+    const wall = this.wallClock();
+    const statsDue = force || wall - this.lastStatsAt >= this.options.statsIntervalMs;
+    let any = false;
+    const out: { -readonly [K in keyof InspectorDelta]: InspectorDelta[K] } = { seq: 0, now: m.now };
+
+    // Structure: buses, new types, new and ended subscriptions (always, so the graph is never behind).
+    const buses = [];
+    for (const b of m.buses.values()) {
+      if (this.sentBuses.get(b.id) !== b.name) {
+        buses.push(busView(b));
+        this.sentBuses.set(b.id, b.name);
+      }
+    }
+    if (buses.length) out.buses = buses;
+    const fullTypes: TypeView[] = [];
+    const stats = typeStatsColumns();
+    for (const t of m.allTypes()) {
+      const prev = this.sentTypes.get(t.index);
+      const changedShape = !prev || prev.sites !== t.dispatchSites.length || prev.depthLimitHits !== t.depthLimitHits || prev.maxDepth !== t.maxDepth;
+      if (changedShape) {
+        const v = typeView(t, m.now);
+        fullTypes.push(v);
+        this.sentTypes.set(t.index, sentType(v));
+        continue;
+      }
+      if (!statsDue) continue;
+      const rate = t.rate.ratePerSecond(m.now);
+      if (prev.dispatches !== t.dispatches || prev.live !== t.live.size || prev.unheard !== t.unheard || prev.consumed !== t.consumed || prev.errors !== t.handlerErrors || Math.abs(prev.rate - rate) > Math.max(0.05, prev.rate * 0.02)) {
+        stats.index.push(t.index);
+        stats.dispatches.push(t.dispatches);
+        stats.ratePerSecond.push(rate);
+        stats.liveSubscriptions.push(t.live.size);
+        stats.unheard.push(t.unheard);
+        stats.consumed.push(t.consumed);
+        stats.handlerErrors.push(t.handlerErrors);
+        stats.lastDispatchAt.push(Number.isFinite(t.lastDispatchAt) ? t.lastDispatchAt : -1);
+        stats.count++;
+        Object.assign(prev, { dispatches: t.dispatches, live: t.live.size, unheard: t.unheard, consumed: t.consumed, errors: t.handlerErrors, rate });
+      }
+    }
+    if (fullTypes.length) out.types = fullTypes;
+    if (stats.count) out.typeStats = stats;
+
+    const subs: SubscriptionView[] = [];
+    const subStats = subscriptionStatsColumns();
+    for (const s of m.subscriptions.values()) {
+      const prev = this.sentSubs.get(s.id);
+      if (!prev || prev.active !== s.active) {
+        const v = subscriptionView(s);
+        subs.push(v);
+        this.sentSubs.set(s.id, sentSub(v, s.depthErrors));
+        continue;
+      }
+      if (s.depthErrors !== prev.depthErrors) {
+        if (s.lastDepthError) this.rememberSeq(this.depthSeqs, s.lastDepthError.seq);
+        prev.depthErrors = s.depthErrors;
+      }
+      if (!statsDue) continue;
+      const timed = s.durations?.count ?? 0;
+      if (prev.calls !== s.calls || prev.consumed !== s.consumed || prev.errors !== s.errors || prev.timed !== timed) {
+        const h = s.durations;
+        subStats.id.push(s.id);
+        subStats.calls.push(s.calls);
+        subStats.consumed.push(s.consumed);
+        subStats.errors.push(s.errors);
+        subStats.lastCalledAt.push(Number.isFinite(s.lastCalledAt) ? s.lastCalledAt : -1);
+        subStats.timedCalls.push(timed);
+        subStats.totalMs.push(h ? h.total : 0);
+        subStats.maxMs.push(h ? h.max : 0);
+        subStats.p95Ms.push(h ? h.quantile(0.95) : 0);
+        subStats.count++;
+        Object.assign(prev, { calls: s.calls, consumed: s.consumed, errors: s.errors, timed });
+      }
+    }
+    const forget: number[] = [];
+    for (const id of this.sentSubs.keys()) {
+      if (!m.subscriptions.has(id)) {
+        forget.push(id);
+        this.sentSubs.delete(id);
+      }
+    }
+    if (subs.length) out.subscriptions = subs;
+    if (forget.length) out.forgetSubscriptions = forget;
+    if (subStats.count) out.subscriptionStats = subStats;
+
+    if (statsDue) {
+      const next = new Map<string, string>();
+      const changed: Warning[] = [];
+      for (const w of warnings) {
+        const fp = JSON.stringify(w);
+        next.set(w.id, fp);
+        if (this.sentWarnings.get(w.id) !== fp) changed.push(w);
+      }
+      const cleared = [...this.sentWarnings.keys()].filter((id) => !next.has(id));
+      this.sentWarnings = next;
+      if (changed.length) out.warnings = changed;
+      if (cleared.length) out.clearedWarnings = cleared;
+      this.lastStatsAt = wall;
+    }
+
+    // Timeline: handler slices first (their error flags mark the dispatches that follow).
+    const markers: TimelineMarker[] = [];
+    const newHandlers = m.handlerSlices.written - this.handlerCursor;
+    if (newHandlers > 0) {
+      const h = this.collectHandlers(Math.min(newHandlers, m.handlerSlices.size, this.options.maxHandlersPerDelta));
+      this.handlerCursor = m.handlerSlices.written;
+      if (h.count) out.handlers = h;
+    }
+    const newDispatches = m.timeline.written - this.dispatchCursor;
+    if (newDispatches > 0) {
+      const take = Math.min(newDispatches, m.timeline.size, this.options.maxDispatchesPerDelta);
+      const { columns, sites } = this.collectDispatches(take);
+      this.dispatchCursor = m.timeline.written;
+      if (columns.count) out.dispatches = columns;
+      if (sites.length) out.sites = sites;
+      if (newDispatches > take && columns.count > 0) markers.push({ kind: 'skipped', at: columns.start[0], count: newDispatches - take });
+    }
+    if (m.drops.records > this.droppedRecords) {
+      markers.push({ kind: 'drop', at: m.now, count: m.drops.records - this.droppedRecords });
+      this.droppedRecords = m.drops.records;
+    }
+    for (const v of fullTypes) {
+      if (v.depthLimitHits > 0) {
+        const t = m.typeAt(v.index);
+        if (t && Number.isFinite(t.lastDepthLimitAt)) markers.push({ kind: 'depth-limit', at: t.lastDepthLimitAt, type: v.index, seq: 0 });
+      }
+    }
+    if (markers.length) out.markers = markers;
+
+    for (const k of Object.keys(out)) if (k !== 'seq' && k !== 'now') any = true;
+    if (!any) return null;
+    out.seq = ++this.deltaSeq;
+    return out as InspectorDelta;
+  }
+
+  /** The host's part of a selection's details (the model's explanation, a dispatch's handlers). */
+  details(target: SelectionRef, payloadOf?: (seq: number) => string | null): DetailsView | null {
+    switch (target.kind) {
+      case 'subscription':
+        return { kind: 'subscription', id: target.id, report: explainSubscription(this.model, target.id) };
+      case 'dispatch':
+        return { kind: 'dispatch', seq: target.seq, dispatch: this.dispatchDetails(target.seq, payloadOf) };
+      case 'bus':
+      case 'type':
+      case 'site':
+      case 'group':
+        return null;
+      default: {
+        const never: never = target;
+        return never;
+      }
+    }
+  }
+
+  rangeStats(from: number, to: number): RangeStatistics {
+    return rangeStatistics(this.model, from, to);
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private rememberSeq(set: Set<number>, seq: number): void {
+    set.add(seq);
+    if (set.size > 4096) set.delete(set.values().next().value as number);
+  }
+
+  /** The newest `n` handler slices, oldest first. */
+  private collectHandlers(n: number): HandlerColumns {
+    const ring = this.model.handlerSlices;
+    const out = handlerColumns();
+    for (let k = ring.size - n; k < ring.size; k++) {
+      const i = ring.physicalIndex(k);
+      out.seq.push(ring.seq[i]);
+      out.subscription.push(ring.subscription[i]);
+      out.start.push(micros(ring.start[i]));
+      out.duration.push(tenthMicros(ring.duration[i]));
+      out.flags.push(ring.flags[i]);
+      if (ring.flags[i] & HandlerFlag.threw) this.rememberSeq(this.threwSeqs, ring.seq[i]);
+      out.count++;
+    }
+    return out;
+  }
+
+  /** The newest `n` dispatches, oldest first, with their flags and the sites they reference. */
+  private collectDispatches(n: number): { columns: DispatchColumns; sites: SiteView[] } {
+    const m = this.model;
+    const ring = m.timeline;
+    const out = dispatchColumns();
+    const sites: SiteView[] = [];
+    for (let k = ring.size - n; k < ring.size; k++) {
+      const i = ring.physicalIndex(k);
+      const seq = ring.seq[i];
+      const site = ring.siteIndex[i];
+      out.seq.push(seq);
+      out.bus.push(ring.bus[i]);
+      out.type.push(ring.typeIndex[i]);
+      out.start.push(micros(ring.start[i]));
+      out.duration.push(tenthMicros(ring.duration[i]));
+      out.delivered.push(ring.delivered[i]);
+      out.consumedBy.push(ring.consumedBy[i]);
+      out.depth.push(ring.depth[i]);
+      out.parentSeq.push(ring.parentSeq[i]);
+      out.site.push(site);
+      out.flags.push((ring.delivered[i] === 0 ? DispatchFlag.unheard : 0) | (this.threwSeqs.has(seq) ? DispatchFlag.error : 0) | (this.depthSeqs.has(seq) ? DispatchFlag.depthLimit : 0));
+      out.count++;
+      if (site >= 0 && !this.sentSites.has(site)) {
+        const info = m.siteAt(site);
+        if (info) {
+          sites.push({ index: site, site: info });
+          this.sentSites.add(site);
+        }
+      }
+    }
+    return { columns: out, sites };
+  }
+
+  private dispatchDetails(seq: number, payloadOf?: (seq: number) => string | null) {
+    const m = this.model;
+    const ring = m.timeline;
+    let found = -1;
+    for (let k = ring.size - 1; k >= 0; k--) {
+      const i = ring.physicalIndex(k);
+      if (ring.seq[i] === seq) {
+        found = i;
+        break;
+      }
+    }
+    if (found < 0) return null;
+    const i = found;
+    const dispatch: DispatchView = {
+      seq,
+      bus: ring.bus[i],
+      type: m.typeAt(ring.typeIndex[i])?.name ?? '?',
+      start: ring.start[i],
+      duration: ring.duration[i],
+      delivered: ring.delivered[i],
+      consumedBy: ring.consumedBy[i],
+      depth: ring.depth[i],
+      parentSeq: ring.parentSeq[i],
+      site: m.siteAt(ring.siteIndex[i]) ?? null,
+    };
+    const handlers = handlerSlicesOf(m, seq).map((h) => {
+      const sub = m.subscriptions.get(h.subscription);
+      const err = sub?.lastError?.seq === seq ? sub.lastError : sub?.lastDepthError?.seq === seq ? sub.lastDepthError : null;
+      return { subscription: h.subscription, label: sub?.label ?? sub?.owner ?? null, start: h.start, duration: h.duration, consumed: h.consumed, threw: h.threw, error: err ? err.message : null };
+    });
+    return { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null };
+  }
+}
+
+/** Times travel as JSON: µs precision (starts) and 0.1 µs (durations) keep them short. */
+function micros(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+function tenthMicros(ms: number): number {
+  return Math.round(ms * 10_000) / 10_000;
+}
+
+function sentType(t: TypeView): SentType {
+  return {
+    sites: t.dispatchSites.length,
+    dispatches: t.dispatches,
+    live: t.liveSubscriptions,
+    unheard: t.unheard,
+    consumed: t.consumed,
+    errors: t.handlerErrors,
+    rate: t.ratePerSecond,
+    depthLimitHits: t.depthLimitHits,
+    maxDepth: t.maxDepth,
+  };
+}
+
+function sentSub(v: SubscriptionView, depthErrors: number): SentSub {
+  return { active: v.active, calls: v.calls, consumed: v.consumed, errors: v.errors, timed: v.timing?.calls ?? 0, depthErrors };
+}
+
+function typeStatsColumns(): { -readonly [K in keyof TypeStatsColumns]: K extends 'count' ? number : number[] } {
+  return { count: 0, index: [], dispatches: [], ratePerSecond: [], liveSubscriptions: [], unheard: [], consumed: [], handlerErrors: [], lastDispatchAt: [] };
+}
+
+function subscriptionStatsColumns(): { -readonly [K in keyof SubscriptionStatsColumns]: K extends 'count' ? number : number[] } {
+  return { count: 0, id: [], calls: [], consumed: [], errors: [], lastCalledAt: [], timedCalls: [], totalMs: [], maxMs: [], p95Ms: [] };
+}

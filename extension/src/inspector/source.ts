@@ -1,0 +1,72 @@
+// What the inspector needs from the VS Code layer — the whole contract, for whoever wires
+// `registerInspector(context, source)` in extension.ts:
+//
+//   registerInspector(context, {
+//     sessions: () => sessionManager.all().map((s) => ({
+//       id: s.id,                       // stable while the session exists
+//       label: 'demo (pid 1234)',       // what the user recognises
+//       phase: 'attached',              // 'connecting' | 'attached' | 'paused' | 'detached'
+//       detail: '',                     // why, in words: 'the app exited', 'paused at a breakpoint'…
+//       offline: s.kind === 'trace',
+//       model: s.model,                 // extension/src/model Model (the inspector reads it, never writes)
+//       warnings: () => s.analyzer.warnings,
+//     })),
+//     onDidChangeSessions: sessionManager.onDidChange,   // list or a phase/label changed
+//     onDidUpdateSession: (l) => sessionManager.onDidUpdate((s) => l(s.id)),  // analyses ran
+//     activeSessionId: () => selectedSessionInAppsTree,  // optional
+//   });
+//
+// Events are plain "subscribe → disposable" functions, so a `vscode.EventEmitter#event` and the
+// probe's `Emitter#event` both fit. The inspector listens to `model.onDidChange` itself for live
+// timeline updates (paced to ≤ 30 per second, only while its panel is visible); warnings are read
+// through `warnings()` whenever the inspector sends statistics (≤ 4 per second), and
+// `onDidUpdateSession` makes a change in them show promptly. The inspector never mutates a Model.
+
+import type { Warning } from '../analyses/warning';
+import type { Model } from '../model/model';
+import type { InspectorCommand, SessionPhase } from '../../../webview/src/messages';
+
+export type { InspectorCommand, SessionPhase };
+
+export interface InspectorEvent<T> {
+  (listener: (e: T) => unknown): { dispose(): unknown };
+}
+
+export interface InspectorSessionInfo {
+  /** Stable for the session's lifetime; also persisted in the panel's state. */
+  readonly id: string;
+  /** "demo (pid 1234)" or a trace file's name. */
+  readonly label: string;
+  readonly phase: Exclude<SessionPhase, 'empty'>;
+  /** Why it is in this phase, in words; '' when there is nothing to add. */
+  readonly detail: string;
+  /** A trace opened from a file (never live). */
+  readonly offline: boolean;
+  readonly model: Model;
+  /** The warnings that hold now (the session's Analyzer results, the same the Warnings tree shows). */
+  warnings(): readonly Warning[];
+  /** JSON preview of a dispatch's payload when the probe captured it (optional). */
+  payloadOf?(seq: number): string | null;
+}
+
+export interface InspectorSource {
+  /** Sessions the inspector can show, most relevant first. */
+  sessions(): readonly InspectorSessionInfo[];
+  /** The session list changed, or a session's phase, label or detail did. */
+  readonly onDidChangeSessions: InspectorEvent<unknown>;
+  /** A session's analyses ran (warnings may have changed). Optional; fires with the session id. */
+  readonly onDidUpdateSession?: InspectorEvent<string>;
+  /** The session to show when the panel opens without one (e.g. the one selected in the Apps tree). */
+  activeSessionId?(): string | undefined;
+  /**
+   * Command ids behind the empty and detached states' buttons. Defaults: `busscope.attach`,
+   * `busscope.runDemo`, `busscope.openTrace`.
+   */
+  readonly commands?: Partial<Record<InspectorCommand, string>>;
+}
+
+export const DEFAULT_COMMANDS: Record<InspectorCommand, string> = {
+  attach: 'busscope.attach',
+  runDemo: 'busscope.runDemo',
+  openTrace: 'busscope.openTrace',
+};

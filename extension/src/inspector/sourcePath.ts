@@ -1,0 +1,27 @@
+// Where a site's file is on this machine: probe sites carry absolute paths or file:// URLs (ESM
+// stacks); a relative path is looked up in the workspace folders. Only local files are opened —
+// a webview message can never make the extension open a remote URL or run anything. No `vscode`.
+
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type SourcePath = { readonly path: string } | { readonly error: string };
+
+export function resolveSourcePath(file: string, workspaceFolders: readonly string[], exists: (p: string) => boolean): SourcePath {
+  if (typeof file !== 'string' || file.length === 0) return { error: 'The site has no file name.' };
+  let p = file;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(p) && !/^[a-z]:[\\/]/i.test(p)) {
+    if (!p.startsWith('file:')) return { error: `${file} is not a local file (only file paths and file:// URLs are opened).` };
+    try {
+      p = fileURLToPath(p);
+    } catch {
+      return { error: `${file} is not a valid file URL.` };
+    }
+  }
+  if (path.isAbsolute(p)) return exists(p) ? { path: p } : { error: `${p} does not exist on this machine (was the app built or run elsewhere?).` };
+  for (const folder of workspaceFolders) {
+    const candidate = path.resolve(folder, p);
+    if (exists(candidate)) return { path: candidate };
+  }
+  return { error: `${file} was not found in the workspace folders.` };
+}

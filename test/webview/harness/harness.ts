@@ -1,0 +1,110 @@
+// The page side of the Chromium tests and the benchmark: stands in for VS Code around the BUILT
+// webview bundle. It defines `acquireVsCodeApi` (postMessage to the host, get/setState), runs the
+// real host connection over a fixture app's real Model in the page, and posts host messages with
+// window.postMessage — the same 'message' events VS Code delivers. Loaded before dist/webview/main.js.
+//
+// URL parameters: scenario=small|big|empty, theme=dark|light|hc, state=<json>.
+
+import { InspectorConnection, type HostEffects } from '../../../extension/src/inspector/connection';
+import type { InspectorSessionInfo, InspectorSource } from '../../../extension/src/inspector/source';
+import type { HostToWebview, PersistedViewState, WebviewToHost } from '../../../webview/src/messages';
+import { FixtureApp, type FixtureOptions } from '../fixtures/fixtureApp';
+import { applyTheme, type ThemeName } from './themes';
+
+interface HarnessApi {
+  app: FixtureApp | null;
+  connection: InspectorConnection;
+  /** Everything the webview posted. */
+  fromWebview: WebviewToHost[];
+  fromHost: HostToWebview[];
+  opened: { file: string; line: number; column: number }[];
+  savedState: PersistedViewState | null;
+  /** Generates `count` more dispatches (the pump sends a delta within ~33 ms). */
+  run(count: number): void;
+  /** Time to build the snapshot on the host side, ms (last one). */
+  hostSnapshotMs: number;
+  setupMs: number;
+}
+
+declare global {
+  interface Window {
+    harness: HarnessApi;
+    acquireVsCodeApi: () => { postMessage(msg: WebviewToHost): void; getState(): unknown; setState(s: PersistedViewState): void };
+  }
+}
+
+const params = new URLSearchParams(location.search);
+const scenario = params.get('scenario') ?? 'small';
+applyTheme(document, (params.get('theme') ?? 'dark') as ThemeName);
+
+const t0 = performance.now();
+const fixtures: Record<string, FixtureOptions> = {
+  small: {},
+  big: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 200_000, intervalMs: 0.5, feed: { snapshotDispatches: 200_000 } },
+  graph: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 2_000, intervalMs: 10 },
+};
+const app = scenario === 'empty' ? null : new FixtureApp(fixtures[scenario] ?? {});
+const setupMs = performance.now() - t0;
+
+const listeners = new Set<(e: unknown) => unknown>();
+const source: InspectorSource = {
+  sessions: (): InspectorSessionInfo[] =>
+    app
+      ? [{ id: app.opts.sessionId, label: app.opts.label, phase: 'attached', detail: '', offline: false, model: app.model, warnings: () => app.analyzer.warnings }]
+      : [],
+  onDidChangeSessions: (l) => {
+    listeners.add(l);
+    return { dispose: () => listeners.delete(l) };
+  },
+};
+
+const fromHost: HostToWebview[] = [];
+const opened: HarnessApi['opened'] = [];
+const effects: HostEffects = {
+  post(msg) {
+    fromHost.push(msg);
+    window.postMessage(msg, '*');
+  },
+  openSource: (file, line, column) => void opened.push({ file, line, column }),
+  runCommand: () => undefined,
+  exportRangeStats: async (stats) => `Saved ${stats.dispatches} dispatches`,
+  showError: (m) => console.error(m),
+};
+const connection = new InspectorConnection(source, effects, { feed: app?.opts.feed });
+const fromWebview: WebviewToHost[] = [];
+let saved: PersistedViewState | null = params.get('state') ? (JSON.parse(params.get('state')!) as PersistedViewState) : null;
+
+const harness: HarnessApi = {
+  app,
+  connection,
+  fromWebview,
+  fromHost,
+  opened,
+  get savedState() {
+    return saved;
+  },
+  set savedState(s) {
+    saved = s;
+  },
+  run(count) {
+    app?.run(count);
+  },
+  hostSnapshotMs: 0,
+  setupMs,
+};
+window.harness = harness;
+window.acquireVsCodeApi = () => ({
+  postMessage(msg) {
+    fromWebview.push(msg);
+    // VS Code delivers webview messages asynchronously; so do we.
+    setTimeout(() => {
+      const before = performance.now();
+      connection.receive(JSON.parse(JSON.stringify(msg)));
+      if (msg.type === 'ready' || msg.type === 'requestSnapshot') harness.hostSnapshotMs = performance.now() - before;
+    }, 0);
+  },
+  getState: () => saved,
+  setState: (s) => {
+    saved = s;
+  },
+});

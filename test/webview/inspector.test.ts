@@ -1,0 +1,233 @@
+// The BUILT inspector bundle (dist/webview) in real headless Chromium, under the extension's CSP,
+// fed by the real host connection over a fixture app's real Model: it draws (canvas pixels, graph
+// nodes, lanes), responds to zoom, pan, brush, click, double-click and hover, takes live deltas,
+// and leaves screenshots in light, dark and high-contrast themes in .test-output/webview/.
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { Inspector } from '../../webview/src/inspector';
+import { chromiumUnavailable, launchChromium, OUT_DIR, openInspector, servePage, type PageServer } from './support/chromium';
+
+const skip = chromiumUnavailable();
+
+interface PageWindow {
+  busscopeInspector: Inspector;
+  harness: { opened: { file: string; line: number }[]; run(n: number): void; fromWebview: { type: string }[] };
+}
+
+/** Share of the canvas's pixels that differ from its background colour. */
+async function inkRatio(page: Page, testId: string): Promise<number> {
+  return page.evaluate((id) => {
+    const c = document.querySelector<HTMLCanvasElement>(`[data-testid=${id}]`)!;
+    const ctx = c.getContext('2d')!;
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    // The bottom-right pixel is background in both views.
+    const o = (c.width * c.height - 1) * 4;
+    const [r, g, b] = [d[o], d[o + 1], d[o + 2]];
+    let ink = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - b) > 30) ink++;
+    return ink / (c.width * c.height);
+  }, testId);
+}
+
+async function box(page: Page, testId: string): Promise<{ x: number; y: number; width: number; height: number }> {
+  const b = await page.locator(`[data-testid=${testId}]`).boundingBox();
+  assert.ok(b, `${testId} is laid out`);
+  return b;
+}
+
+describe('inspector in Chromium', { skip: skip ?? false }, () => {
+  let browser: Browser;
+  let server: PageServer;
+  const figures: Record<string, number> = {};
+
+  before(async () => {
+    server = await servePage();
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    writeFileSync(path.join(OUT_DIR, 'chromium-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+  });
+
+  test('draws the graph and the timeline (dark theme) and exposes buses and types in the DOM', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
+    try {
+      const buses = await page.locator('[data-testid=node-list] [data-kind=bus]').evaluateAll((els) => els.map((e) => e.getAttribute('data-bus')));
+      assert.deepEqual(buses, ['gameplay', 'ui']);
+      assert.equal(await page.locator('[data-testid=node-list] [data-type="health.changed"]').count(), 1);
+      assert.ok((await page.locator('[data-testid=timeline-lanes] .lane-label[data-type="tick"]').count()) === 1);
+      const graphInk = await inkRatio(page, 'graph-canvas');
+      const timelineInk = await inkRatio(page, 'timeline-canvas');
+      assert.ok(graphInk > 0.02, `graph canvas has drawing (${(graphInk * 100).toFixed(1)}% ink)`);
+      assert.ok(timelineInk > 0.01, `timeline canvas has drawing (${(timelineInk * 100).toFixed(1)}% ink)`);
+      const inView = Number(await page.locator('[data-testid=timeline-summary]').getAttribute('data-in-view'));
+      assert.ok(inView > 0, 'dispatches in view');
+      assert.ok((await page.locator('article.warning').count()) >= 9);
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-dark.png') });
+      assert.deepEqual(errors, [], 'no console errors (CSP included)');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('light and high-contrast themes come from the VS Code variables (screenshots)', async () => {
+    for (const theme of ['light', 'hc'] as const) {
+      const { page, errors } = await openInspector(browser, server, { scenario: 'small', theme });
+      try {
+        const corner = await page.evaluate(() => {
+          const c = document.querySelector<HTMLCanvasElement>('[data-testid=graph-canvas]')!;
+          const d = c.getContext('2d')!.getImageData(c.width - 2, c.height - 2, 1, 1).data;
+          return [d[0], d[1], d[2]];
+        });
+        assert.deepEqual(corner, theme === 'light' ? [255, 255, 255] : [0, 0, 0], `${theme} canvas background`);
+        assert.ok((await inkRatio(page, 'graph-canvas')) > 0.02);
+        await page.screenshot({ path: path.join(OUT_DIR, `inspector-${theme === 'hc' ? 'high-contrast' : theme}.png`) });
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
+  test('a theme switch while open recolours the canvases (VS Code changes the variables and the body class)', async () => {
+    const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
+    try {
+      const corner = (): Promise<number[]> =>
+        page.evaluate(() => {
+          const c = document.querySelector<HTMLCanvasElement>('[data-testid=timeline-canvas]')!;
+          const d = c.getContext('2d')!.getImageData(c.width - 2, c.height - 2, 1, 1).data;
+          return [d[0], d[1], d[2]];
+        });
+      assert.deepEqual(await corner(), [30, 30, 30]);
+      await page.evaluate(() => {
+        document.documentElement.style.setProperty('--vscode-editor-background', '#ffffff');
+        document.body.classList.replace('vscode-dark', 'vscode-light');
+      });
+      await page.waitForFunction(() => {
+        const c = document.querySelector<HTMLCanvasElement>('[data-testid=timeline-canvas]')!;
+        return c.getContext('2d')!.getImageData(c.width - 2, c.height - 2, 1, 1).data[0] === 255;
+      });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the empty state says what to do (screenshot)', async () => {
+    const { page } = await openInspector(browser, server, { scenario: 'empty', theme: 'light' });
+    try {
+      await page.waitForSelector('[data-testid=session-banner][data-phase=empty]');
+      assert.match((await page.locator('[data-testid=session-banner]').textContent())!, /No app attached/);
+      assert.equal(await page.locator('[data-command=attach]').count(), 1);
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-empty-light.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('timeline: wheel zooms, dragging pans and pauses follow, dragging on the axis brushes a range', async () => {
+    const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
+    try {
+      const span = (): Promise<number> => page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.timeline.span);
+      const b = await box(page, 'timeline-canvas');
+      const before = await span();
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+      await page.mouse.wheel(0, -600);
+      await page.waitForFunction((s) => (window as unknown as PageWindow).busscopeInspector.timeline.span < s, before);
+      assert.ok((await span()) < before / 2, 'zoomed in');
+      assert.equal(await page.locator('[data-testid=follow]').getAttribute('aria-pressed'), 'true', 'zooming keeps following');
+      const from0 = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.timeline.view.from);
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(b.x + b.width / 2 + 250, b.y + b.height / 2, { steps: 8 });
+      await page.mouse.up();
+      const from1 = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.timeline.view.from);
+      assert.ok(from1 < from0, 'dragging right shows earlier time');
+      assert.equal(await page.locator('[data-testid=follow]').getAttribute('aria-pressed'), 'false', 'panning pauses follow');
+      // Show everything, then brush the middle third on the time axis.
+      await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.timeline.fitAll());
+      await page.mouse.move(b.x + b.width * 0.33, b.y + 10);
+      await page.mouse.down();
+      await page.mouse.move(b.x + b.width * 0.66, b.y + 10, { steps: 6 });
+      await page.mouse.up();
+      await page.waitForSelector('[data-testid=range-stats][data-state=ready]');
+      const n = Number(await page.locator('[data-testid=range-stats]').getAttribute('data-dispatches'));
+      assert.ok(n > 0, `${n} dispatches in the brushed range`);
+      assert.match((await page.locator('[data-testid=range-stats]').textContent())!, /Busiest types/);
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-brushed-dark.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('graph: hover shows a tooltip, click selects and the model explains, double-click opens the source, wheel zooms', async () => {
+    const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
+    try {
+      const pt = await page.evaluate(() => {
+        const ins = (window as unknown as PageWindow).busscopeInspector;
+        const node = ins.graphModel()!.nodes.find((n) => n.label === 'DebugLogger')!;
+        ins.graphView.reveal(node.key);
+        ins.flush();
+        return ins.graphView.clientPointOf(node.key)!;
+      });
+      await page.mouse.move(pt.x, pt.y);
+      await page.waitForSelector('[data-testid=graph-tooltip]:not([hidden])');
+      assert.match((await page.locator('[data-testid=graph-tooltip]').textContent())!, /calls/);
+      await page.mouse.click(pt.x, pt.y);
+      await page.waitForSelector('[data-testid=why] .why-headline');
+      assert.match((await page.locator('[data-testid=why] .why-headline').textContent())!, /Shield/);
+      await page.mouse.dblclick(pt.x, pt.y);
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.opened.length > 0);
+      const opened = await page.evaluate(() => (window as unknown as PageWindow).harness.opened.at(-1)!);
+      assert.equal(opened.file, '/app/src/debug/logger.ts');
+      assert.equal(opened.line, 7);
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-selected-dark.png') });
+      const k0 = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.graphView.currentTransform.k);
+      const g = await box(page, 'graph-canvas');
+      await page.mouse.move(g.x + g.width / 2, g.y + g.height / 2);
+      await page.mouse.wheel(0, -400);
+      await page.waitForFunction((k) => (window as unknown as PageWindow).busscopeInspector.graphView.currentTransform.k > k, k0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('live: new dispatches arrive as deltas and the view follows them', async () => {
+    const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
+    try {
+      const size0 = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.store.timeline.size);
+      await page.evaluate(() => (window as unknown as PageWindow).harness.run(300));
+      await page.waitForFunction((s) => (window as unknown as PageWindow).busscopeInspector.store.timeline.size > s + 250, size0);
+      const deltas = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.store.lastDeltaSeq);
+      assert.ok(deltas >= 1);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a focused warning highlights its subjects; the big graph stays readable (screenshots)', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'graph', theme: 'dark' });
+    try {
+      const m = await page.evaluate(() => {
+        const ins = (window as unknown as PageWindow).busscopeInspector;
+        return { nodes: ins.graphModel()!.nodes.length, types: ins.store.types.size, subs: ins.graphModel()!.subscriptionCount, interactiveMs: ins.metrics.snapshotToInteractiveMs };
+      });
+      assert.equal(m.types, 500);
+      assert.ok(m.subs >= 5000);
+      assert.ok(m.nodes < 400, `collapsed overview: ${m.nodes} nodes`);
+      figures.graphSnapshotToInteractiveMs = m.interactiveMs;
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-500-types-dark.png') });
+      await page.locator('article.warning[data-kind=listener-growth] .focus-btn').click();
+      await page.waitForSelector('.focus-chip:not([hidden])');
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-focus-dark.png') });
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -1,0 +1,210 @@
+// The graph's nodes as an accessible, keyboard-driven list (the canvas itself is not navigable):
+// bus → types → subscriber nodes, then the dispatch sites. Virtualised — only the rows in view
+// exist in the DOM — so 5,000 subscriptions cost a few dozen elements. Each row carries
+// data-kind / data-key / data-bus / data-type so tests and screen readers see what the canvas shows.
+//
+// Keys: ↑/↓/Home/End/PageUp/PageDown move; Space selects; Enter selects and opens the source
+// (or expands/collapses a bus or a "+N more" node); ←/→ collapse/expand a bus.
+
+import type { GraphModel, GraphNode } from './graphModel';
+import { h, isActivation } from '../ui/dom';
+
+export interface NodeListEvents {
+  select(node: GraphNode): void;
+  open(node: GraphNode): void;
+  toggle(node: GraphNode, expand?: boolean): void;
+}
+
+const ROW_HEIGHT = 22;
+/** Rows rendered when the list has no layout (jsdom) or as overscan. */
+const FALLBACK_ROWS = 400;
+const OVERSCAN = 12;
+
+export class NodeList {
+  readonly element: HTMLElement;
+  private readonly spacer: HTMLElement;
+  private rows: GraphNode[] = [];
+  private active = -1;
+  private selectedKey: string | null = null;
+  private lastRange = '';
+
+  constructor(
+    private readonly doc: Document,
+    private readonly events: NodeListEvents,
+  ) {
+    this.spacer = h(doc, 'div', { class: 'node-list-spacer' });
+    this.element = h(doc, 'div', {
+      class: 'node-list',
+      role: 'listbox',
+      tabindex: 0,
+      'aria-label': 'Graph nodes',
+      'data-testid': 'node-list',
+    }, this.spacer);
+    this.element.addEventListener('scroll', () => this.renderRows(false));
+    this.element.addEventListener('keydown', (e) => this.onKey(e));
+    this.element.addEventListener('click', (e) => {
+      const row = this.rowFromEvent(e);
+      if (row < 0) return;
+      this.setActive(row);
+      const n = this.rows[row];
+      if (n.kind === 'bus' && (e.target as Element).closest('.caret')) this.events.toggle(n);
+      else this.events.select(n);
+    });
+    this.element.addEventListener('dblclick', (e) => {
+      const row = this.rowFromEvent(e);
+      if (row < 0) return;
+      this.activate(this.rows[row]);
+    });
+  }
+
+  setModel(model: GraphModel): void {
+    const activeKey = this.active >= 0 ? this.rows[this.active]?.key : undefined;
+    this.rows = model.outline;
+    this.active = activeKey ? this.rows.findIndex((n) => n.key === activeKey) : -1;
+    this.lastRange = '';
+  }
+
+  setSelection(key: string | null): void {
+    this.selectedKey = key;
+    if (key) {
+      const i = this.rows.findIndex((n) => n.key === key);
+      if (i >= 0) {
+        this.active = i;
+        this.scrollToRow(i);
+      }
+    }
+    this.lastRange = '';
+  }
+
+  render(): void {
+    this.renderRows(true);
+  }
+
+  private renderRows(force: boolean): void {
+    const viewH = this.element.clientHeight;
+    const first = viewH > 0 ? Math.max(0, Math.floor(this.element.scrollTop / ROW_HEIGHT) - OVERSCAN) : 0;
+    const count = viewH > 0 ? Math.ceil(viewH / ROW_HEIGHT) + 2 * OVERSCAN : FALLBACK_ROWS;
+    const last = Math.min(this.rows.length, first + count);
+    const range = `${first}:${last}:${this.rows.length}:${this.active}`;
+    if (!force && range === this.lastRange) return;
+    this.lastRange = range;
+    this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
+    // Keep the spacer, replace the rows.
+    while (this.element.lastChild && this.element.lastChild !== this.spacer) this.element.removeChild(this.element.lastChild);
+    const frag = this.doc.createDocumentFragment();
+    const indices = new Set<number>();
+    for (let i = first; i < last; i++) indices.add(i);
+    if (this.active >= 0) indices.add(this.active); // the active descendant must exist
+    for (const i of [...indices].sort((a, b) => a - b)) frag.append(this.rowElement(this.rows[i], i));
+    this.element.append(frag);
+    const activeNode = this.active >= 0 ? this.rows[this.active] : undefined;
+    if (activeNode) this.element.setAttribute('aria-activedescendant', rowId(activeNode));
+    else this.element.removeAttribute('aria-activedescendant');
+  }
+
+  private rowElement(n: GraphNode, i: number): HTMLElement {
+    const level = n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' ? 2 : 3;
+    const caret = n.kind === 'bus' ? h(this.doc, 'span', { class: 'caret', 'aria-hidden': 'true' }, n.collapsed ? '▸' : '▾') : null;
+    const kindLabel =
+      n.kind === 'group' ? (n.count > 1 ? `${n.count} subscriptions` : 'subscription') : n.kind === 'more' ? (n.column === 0 ? 'more dispatch sites' : 'more subscriptions') : n.kind === 'site' ? 'dispatch site' : n.kind;
+    const el = h(
+      this.doc,
+      'div',
+      {
+        id: rowId(n),
+        role: 'option',
+        class: `node-row kind-${n.kind} tone-${n.tone} level-${level}${n.key === this.selectedKey ? ' selected' : ''}${i === this.active ? ' active' : ''}`,
+        'aria-selected': n.key === this.selectedKey ? 'true' : 'false',
+        'aria-level': level,
+        'aria-expanded': n.kind === 'bus' ? String(!n.collapsed) : null,
+        'aria-label': `${n.label}, ${kindLabel}${n.detail ? `, ${n.detail}` : ''}${n.tone === 'warning' ? ', warning' : n.tone === 'error' ? ', errors' : ''}`,
+        'data-index': i,
+        'data-key': n.key,
+        'data-kind': n.kind,
+        'data-bus': n.busName,
+        'data-type': n.kind === 'type' ? n.label : null,
+        'data-tone': n.tone,
+        title: n.source ? `${n.source.file}:${n.source.line}` : null,
+      },
+      caret,
+      h(this.doc, 'span', { class: 'node-label' }, n.label),
+      n.detail ? h(this.doc, 'span', { class: 'node-detail' }, n.detail) : null,
+    );
+    el.style.top = `${i * ROW_HEIGHT}px`;
+    return el;
+  }
+
+  private rowFromEvent(e: Event): number {
+    const el = (e.target as Element).closest?.('[data-index]');
+    if (!el) return -1;
+    return Number(el.getAttribute('data-index'));
+  }
+
+  private setActive(i: number): void {
+    this.active = Math.max(0, Math.min(this.rows.length - 1, i));
+    this.scrollToRow(this.active);
+    this.renderRows(true);
+  }
+
+  private scrollToRow(i: number): void {
+    const viewH = this.element.clientHeight;
+    if (viewH <= 0) return;
+    const top = i * ROW_HEIGHT;
+    if (top < this.element.scrollTop) this.element.scrollTop = top;
+    else if (top + ROW_HEIGHT > this.element.scrollTop + viewH) this.element.scrollTop = top + ROW_HEIGHT - viewH;
+  }
+
+  private activate(n: GraphNode): void {
+    if (n.kind === 'bus' || n.kind === 'more') this.events.toggle(n);
+    else {
+      this.events.select(n);
+      if (n.source) this.events.open(n);
+    }
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    if (this.rows.length === 0) return;
+    const page = Math.max(1, Math.floor(this.element.clientHeight / ROW_HEIGHT) - 1) || 10;
+    const cur = this.active < 0 ? -1 : this.active;
+    const node = cur >= 0 ? this.rows[cur] : undefined;
+    const act = isActivation(e);
+    if (act && node) {
+      e.preventDefault();
+      if (act === 'space') this.events.select(node);
+      else this.activate(node);
+      return;
+    }
+    switch (e.key) {
+      case 'ArrowDown':
+        this.setActive(cur + 1);
+        break;
+      case 'ArrowUp':
+        this.setActive(cur <= 0 ? 0 : cur - 1);
+        break;
+      case 'Home':
+        this.setActive(0);
+        break;
+      case 'End':
+        this.setActive(this.rows.length - 1);
+        break;
+      case 'PageDown':
+        this.setActive(cur + page);
+        break;
+      case 'PageUp':
+        this.setActive(cur - page);
+        break;
+      case 'ArrowLeft':
+      case 'ArrowRight':
+        if (node?.kind === 'bus') this.events.toggle(node, e.key === 'ArrowRight');
+        else return;
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  }
+}
+
+function rowId(n: GraphNode): string {
+  return `node-${n.key.replace(/[^A-Za-z0-9-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
+}

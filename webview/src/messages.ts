@@ -1,0 +1,400 @@
+// The ONE definition of the messages between the extension (inspector host) and the inspector
+// webview. Both sides import this module; nothing here touches the DOM or `vscode`, so it also
+// compiles into the extension bundle and into plain Node tests.
+//
+// Conversation:
+//   webview → host  `ready` (carries the state the webview restored, if any)
+//   host → webview  `snapshot` (everything the panel shows, for the session it shows)
+//   host → webview  `delta` (batched changes, at most ~30 per second, only while the panel is visible)
+//   host → webview  `session` (phase changes: connecting / attached / paused / detached / dropped records)
+//   webview → host  requests (`select`, `openSource`, `focusWarning`, `setFollow`, `rangeStats`,
+//                   `exportRangeStats`, `selectSession`, `runCommand`, `requestSnapshot`)
+//   host → webview  answers: `details` (to `select`: the model's "why didn't it run?" and dispatch
+//                   details), `rangeStats`, `exported`
+// A delta whose `seq` is not the previous one + 1 means the webview missed data: it sends
+// `requestSnapshot` and ignores deltas until the next snapshot arrives.
+//
+// Entities are the model's own views (BusView, TypeView, SubscriptionView, Warning, WhyReport,
+// RangeStatistics): this module adds only what is about the conversation — timeline columns,
+// session phases, deltas, selection. Identities are the model's: buses by the probe's bus id,
+// event types by the model's type index (subscriptions and warnings name them by bus + name),
+// subscriptions by id, dispatches by sequence number, sites by `file:line:column`.
+// Everything is JSON-safe (plain arrays, no typed arrays).
+
+import type { BusView, SubscriptionView, TypeView } from '../../extension/src/model/views';
+import type { DispatchView, RangeStatistics } from '../../extension/src/model/queries';
+import type { Warning, WarningKind, Severity, TypeRef } from '../../extension/src/analyses/warning';
+import type { WhyReason, WhyReport } from '../../extension/src/analyses/explain';
+import type { SiteInfo } from '../../runtime-probe/src/protocol/records';
+
+/** Bumped when a message changes shape; the host refuses to talk to a webview of another version. */
+export const INSPECTOR_MESSAGES_VERSION = 1;
+
+// ---------------------------------------------------------------------------------------------
+// Entities: the model's own JSON-safe views (one definition, in extension/src/model and analyses).
+
+export type { BusView, SubscriptionView, TypeView, DispatchView, RangeStatistics, Warning, WarningKind, Severity, TypeRef, WhyReason, WhyReport, SiteInfo };
+
+/** A site the timeline's `site` column refers to (the model's site index). */
+export interface SiteView {
+  readonly index: number;
+  readonly site: SiteInfo;
+}
+
+/** What the warnings say about a subscription, as flags the graph colours by (derived in the webview). */
+export type SubscriptionHealth = 'leak' | 'dead-owner' | 'starved' | 'never-called' | 'throwing' | 'slow';
+
+// ---------------------------------------------------------------------------------------------
+// Timeline columns: one array per field, all of equal length (`count`).
+
+/** `flags` bits of a dispatch. */
+export const DispatchFlag = {
+  /** At least one handler threw. */
+  error: 1,
+  /** A nested dispatch inside it hit the bus's maxDepth (DispatchDepthError). */
+  depthLimit: 2,
+  /** Nobody was listening. */
+  unheard: 4,
+} as const;
+
+export interface DispatchColumns {
+  readonly count: number;
+  readonly seq: readonly number[];
+  readonly bus: readonly number[];
+  readonly type: readonly number[];
+  /** Record time, ms. */
+  readonly start: readonly number[];
+  /** ms. */
+  readonly duration: readonly number[];
+  readonly delivered: readonly number[];
+  /** Consuming subscription id, 0 when nobody consumed. */
+  readonly consumedBy: readonly number[];
+  readonly depth: readonly number[];
+  /** 0 for top-level dispatches. */
+  readonly parentSeq: readonly number[];
+  /** Dispatch site (model site index), -1 when not sampled. */
+  readonly site: readonly number[];
+  /** `DispatchFlag` bits. */
+  readonly flags: readonly number[];
+}
+
+/** `flags` bits of a handler slice (the model's `HandlerFlag` values). */
+export const HandlerSliceFlag = {
+  consumed: 1,
+  threw: 2,
+} as const;
+
+export interface HandlerColumns {
+  readonly count: number;
+  /** The dispatch the handler ran in. */
+  readonly seq: readonly number[];
+  readonly subscription: readonly number[];
+  readonly start: readonly number[];
+  readonly duration: readonly number[];
+  readonly flags: readonly number[];
+}
+
+export type TimelineMarker =
+  /** The probe dropped records (client too slow); `count` is exact. */
+  | { readonly kind: 'drop'; readonly at: number; readonly count: number }
+  /** The host did not forward dispatches to the webview (over its per-batch budget). */
+  | { readonly kind: 'skipped'; readonly at: number; readonly count: number }
+  /** A dispatch beyond maxDepth was refused. */
+  | { readonly kind: 'depth-limit'; readonly at: number; readonly type: number; readonly seq: number };
+
+// ---------------------------------------------------------------------------------------------
+// Session
+
+export type SessionPhase = 'empty' | 'connecting' | 'attached' | 'paused' | 'detached';
+
+export interface SessionSummary {
+  readonly id: string;
+  /** "demo (pid 1234)" or a trace file name. */
+  readonly label: string;
+  readonly phase: SessionPhase;
+}
+
+export interface SessionView {
+  readonly phase: SessionPhase;
+  /** '' when phase is 'empty'. */
+  readonly sessionId: string;
+  readonly label: string;
+  /** Why it is in this phase, in words ('app exited', 'paused at a breakpoint', …); may be ''. */
+  readonly detail: string;
+  /** Records the probe dropped in this session (exact count). */
+  readonly droppedRecords: number;
+  /** True for a trace opened from a file (never live). */
+  readonly offline: boolean;
+  /** Every session the inspector could show, for a picker. */
+  readonly sessions: readonly SessionSummary[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshot and deltas
+
+export interface InspectorSnapshot {
+  readonly session: SessionView;
+  /** Record time (ms) of the newest record the model has seen. */
+  readonly now: number;
+  readonly buses: readonly BusView[];
+  readonly types: readonly TypeView[];
+  /** Live subscriptions and the ended ones the model still retains. */
+  readonly subscriptions: readonly SubscriptionView[];
+  readonly warnings: readonly Warning[];
+  /** Sites referenced by the dispatch columns. */
+  readonly sites: readonly SiteView[];
+  readonly dispatches: DispatchColumns;
+  readonly handlers: HandlerColumns;
+  readonly markers: readonly TimelineMarker[];
+}
+
+/** Type figures that change all the time, sent only for types whose figures changed. */
+export interface TypeStatsColumns {
+  readonly count: number;
+  readonly index: readonly number[];
+  readonly dispatches: readonly number[];
+  readonly ratePerSecond: readonly number[];
+  readonly liveSubscriptions: readonly number[];
+  readonly unheard: readonly number[];
+  readonly consumed: readonly number[];
+  readonly handlerErrors: readonly number[];
+  /** -1 when never dispatched. */
+  readonly lastDispatchAt: readonly number[];
+}
+
+/** Subscription figures that change all the time, sent only for subscriptions whose figures changed. */
+export interface SubscriptionStatsColumns {
+  readonly count: number;
+  readonly id: readonly number[];
+  readonly calls: readonly number[];
+  readonly consumed: readonly number[];
+  readonly errors: readonly number[];
+  /** -1 when never called. */
+  readonly lastCalledAt: readonly number[];
+  /** Handler timing; timedCalls 0 means no timing records (the other timing fields are then 0). */
+  readonly timedCalls: readonly number[];
+  readonly totalMs: readonly number[];
+  readonly maxMs: readonly number[];
+  readonly p95Ms: readonly number[];
+}
+
+export interface InspectorDelta {
+  /** 1 for the first delta after a snapshot, then +1 each. */
+  readonly seq: number;
+  readonly now: number;
+  readonly buses?: readonly BusView[];
+  /** New types and types whose non-figure fields changed (full records). */
+  readonly types?: readonly TypeView[];
+  readonly typeStats?: TypeStatsColumns;
+  /** New subscriptions and ones that ended (full records). */
+  readonly subscriptions?: readonly SubscriptionView[];
+  /** Subscriptions the model forgot (ended long ago): the webview forgets them too. */
+  readonly forgetSubscriptions?: readonly number[];
+  readonly subscriptionStats?: SubscriptionStatsColumns;
+  /** Added or changed warnings. */
+  readonly warnings?: readonly Warning[];
+  /** Ids of warnings that no longer hold. */
+  readonly clearedWarnings?: readonly string[];
+  readonly sites?: readonly SiteView[];
+  readonly dispatches?: DispatchColumns;
+  readonly handlers?: HandlerColumns;
+  readonly markers?: readonly TimelineMarker[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection and details
+
+export type SelectionRef =
+  | { readonly kind: 'bus'; readonly id: number }
+  | { readonly kind: 'type'; readonly index: number }
+  | { readonly kind: 'subscription'; readonly id: number }
+  /** A site, by `file:line:column`. */
+  | { readonly kind: 'site'; readonly key: string }
+  | { readonly kind: 'dispatch'; readonly seq: number }
+  /** An aggregated graph node: same-site subscriptions of one type (or of one collapsed bus). */
+  | { readonly kind: 'group'; readonly key: string; readonly subscriptions: readonly number[] };
+
+export interface HandlerCallView {
+  readonly subscription: number;
+  readonly label: string | null;
+  readonly start: number;
+  readonly duration: number;
+  readonly consumed: boolean;
+  readonly threw: boolean;
+  /** The error message, when the model kept it for this dispatch. */
+  readonly error: string | null;
+}
+
+export interface DispatchDetailsView {
+  readonly dispatch: DispatchView;
+  /** Handlers in the order they ran. */
+  readonly handlers: readonly HandlerCallView[];
+  /** JSON preview of the payload when the probe captured it; null otherwise. */
+  readonly payloadPreview: string | null;
+}
+
+export type DetailsView =
+  /** The model's answer to "why didn't it run?" (`explainSubscription`). */
+  | { readonly kind: 'subscription'; readonly id: number; readonly report: WhyReport }
+  /** `dispatch` is null when the model no longer holds that dispatch. */
+  | { readonly kind: 'dispatch'; readonly seq: number; readonly dispatch: DispatchDetailsView | null };
+
+// ---------------------------------------------------------------------------------------------
+// State the webview persists (vscode.setState) and hands back in `ready`
+
+export interface PersistedViewState {
+  readonly v: 1;
+  readonly sessionId: string;
+  readonly selection: SelectionRef | null;
+  readonly filterText: string;
+  /** Bus name filter ('' = all buses). Names, not ids: ids change when the app restarts. */
+  readonly busFilter: string;
+  /** Bus names the user collapsed or expanded explicitly. */
+  readonly collapsedBuses: readonly string[];
+  readonly expandedBuses: readonly string[];
+  readonly follow: boolean;
+  /** Width of the timeline window, ms. */
+  readonly timelineSpanMs: number;
+  /** The timeline view when not following. */
+  readonly timelineView: { readonly from: number; readonly to: number } | null;
+  readonly brush: { readonly from: number; readonly to: number } | null;
+  readonly graphTransform: { readonly k: number; readonly x: number; readonly y: number } | null;
+  readonly focusedWarning: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The messages
+
+export type HostToWebview =
+  | { readonly type: 'snapshot'; readonly snapshot: InspectorSnapshot }
+  | { readonly type: 'delta'; readonly delta: InspectorDelta }
+  | { readonly type: 'session'; readonly session: SessionView }
+  | { readonly type: 'details'; readonly details: DetailsView }
+  /** Select and show something (e.g. "Show in Inspector" from a tree view). */
+  | { readonly type: 'reveal'; readonly target: SelectionRef }
+  /** Answer to `rangeStats`: the model's statistics of the brushed range. */
+  | { readonly type: 'rangeStats'; readonly requestId: number; readonly stats: RangeStatistics | null }
+  /** Answer to `exportRangeStats`. */
+  | { readonly type: 'exported'; readonly ok: boolean; readonly message: string };
+
+/** Commands the empty and detached states offer as buttons; the host maps them to VS Code commands. */
+export type InspectorCommand = 'attach' | 'runDemo' | 'openTrace';
+
+export type WebviewToHost =
+  | { readonly type: 'ready'; readonly version: number; readonly state: PersistedViewState | null }
+  | { readonly type: 'requestSnapshot'; readonly reason: 'gap' | 'user' }
+  | { readonly type: 'select'; readonly target: SelectionRef | null }
+  | { readonly type: 'openSource'; readonly file: string; readonly line: number; readonly column: number }
+  | { readonly type: 'focusWarning'; readonly warningId: string | null }
+  | { readonly type: 'setFollow'; readonly follow: boolean }
+  | { readonly type: 'selectSession'; readonly sessionId: string }
+  /** Statistics of [from, to] (record time, ms); answered by `rangeStats` with the same requestId. */
+  | { readonly type: 'rangeStats'; readonly requestId: number; readonly from: number; readonly to: number }
+  /** Save the statistics of [from, to] (the host asks where). */
+  | { readonly type: 'exportRangeStats'; readonly from: number; readonly to: number }
+  | { readonly type: 'runCommand'; readonly command: InspectorCommand };
+
+export interface Disposable {
+  dispose(): void;
+}
+
+/** What the renderer talks through: VS Code's webview API in the panel, a fake host in tests. */
+export interface InspectorPort {
+  postMessage(msg: WebviewToHost): void;
+  onMessage(listener: (msg: HostToWebview) => void): Disposable;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Guards (both sides receive untyped data from the other)
+
+const HOST_TYPES: ReadonlySet<string> = new Set<HostToWebview['type']>(['snapshot', 'delta', 'session', 'details', 'reveal', 'rangeStats', 'exported']);
+const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewToHost['type']>([
+  'ready',
+  'requestSnapshot',
+  'select',
+  'openSource',
+  'focusWarning',
+  'setFollow',
+  'selectSession',
+  'rangeStats',
+  'exportRangeStats',
+  'runCommand',
+]);
+
+function hasType(value: unknown, types: ReadonlySet<string>): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' && types.has((value as { type: string }).type);
+}
+
+export function isHostToWebview(value: unknown): value is HostToWebview {
+  return hasType(value, HOST_TYPES);
+}
+
+/** Structural check of a webview request, strict enough that the host can act on it safely. */
+export function isWebviewToHost(value: unknown): value is WebviewToHost {
+  if (!hasType(value, WEBVIEW_TYPES)) return false;
+  const m = value as WebviewToHost;
+  switch (m.type) {
+    case 'openSource':
+      return typeof m.file === 'string' && m.file.length > 0 && Number.isInteger(m.line) && m.line >= 1 && Number.isInteger(m.column) && m.column >= 1;
+    case 'ready':
+      return typeof m.version === 'number';
+    case 'selectSession':
+      return typeof m.sessionId === 'string';
+    case 'focusWarning':
+      return m.warningId === null || typeof m.warningId === 'string';
+    case 'setFollow':
+      return typeof m.follow === 'boolean';
+    case 'runCommand':
+      return m.command === 'attach' || m.command === 'runDemo' || m.command === 'openTrace';
+    case 'select':
+      return m.target === null || (typeof m.target === 'object' && typeof (m.target as { kind?: unknown }).kind === 'string');
+    case 'rangeStats':
+      return Number.isInteger(m.requestId) && Number.isFinite(m.from) && Number.isFinite(m.to) && m.to >= m.from;
+    case 'exportRangeStats':
+      return Number.isFinite(m.from) && Number.isFinite(m.to) && m.to >= m.from;
+    case 'requestSnapshot':
+      return m.reason === 'gap' || m.reason === 'user';
+    default:
+      return assertNever(m);
+  }
+}
+
+export function assertNever(value: never): never {
+  throw new TypeError(`unexpected message: ${JSON.stringify(value)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers both sides use
+
+export function emptyDispatchColumns(): DispatchColumns {
+  return { count: 0, seq: [], bus: [], type: [], start: [], duration: [], delivered: [], consumedBy: [], depth: [], parentSeq: [], site: [], flags: [] };
+}
+
+export function emptyHandlerColumns(): HandlerColumns {
+  return { count: 0, seq: [], subscription: [], start: [], duration: [], flags: [] };
+}
+
+export function emptySession(sessions: readonly SessionSummary[] = []): SessionView {
+  return { phase: 'empty', sessionId: '', label: '', detail: '', droppedRecords: 0, offline: false, sessions };
+}
+
+export function sameSelection(a: SelectionRef | null, b: SelectionRef | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.kind !== b.kind) return false;
+  switch (a.kind) {
+    case 'bus':
+      return a.id === (b as typeof a).id;
+    case 'type':
+      return a.index === (b as typeof a).index;
+    case 'subscription':
+      return a.id === (b as typeof a).id;
+    case 'site':
+      return a.key === (b as typeof a).key;
+    case 'dispatch':
+      return a.seq === (b as typeof a).seq;
+    case 'group':
+      return a.key === (b as typeof a).key;
+    default:
+      return assertNever(a);
+  }
+}
