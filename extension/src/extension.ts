@@ -4,6 +4,7 @@
 // rooted in `context.subscriptions`; `deactivate` closes every socket and stops the demo app.
 import * as vscode from 'vscode';
 import { registerDemoCommands } from './commands/demoCommands';
+import { registerDebugging } from './debugging/index';
 import type { Services } from './commands/services';
 import { registerSessionCommands } from './commands/sessionCommands';
 import { registerTraceCommands } from './commands/traceCommands';
@@ -80,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
     return undefined;
   };
   const inspector = registerInspector(context, inspectorSource(sessions, selectedSessionId));
+  registerDebugging(context, { sessions, subscriptions, log });
 
   const setContext = (key: string, value: boolean): void => void vscode.commands.executeCommand('setContext', key, value);
   const updateContextKeys = (): void => {

@@ -1,14 +1,16 @@
 // The session manager as the inspector's `InspectorSource` (extension/src/inspector/source.ts): the
 // sessions in the order the inspector offers them (live first, newest first), their phase and why,
 // their models and warnings. No `vscode` here.
+import { describePause } from '../debugging/inspectorPause';
 import type { InspectorSessionInfo, InspectorSource } from '../inspector/source';
 import type { Session } from './session';
 import type { SessionManager } from './sessionManager';
 
 export function inspectorSessionInfo(s: Session): InspectorSessionInfo {
   const offline = s.kind === 'trace';
-  const phase = s.isLive ? 'attached' : 'detached';
-  const detail = offline ? `trace file${s.ended !== undefined && s.ended.reason !== 'end of trace' ? `: ${s.ended.reason}` : ''}` : s.ended?.reason ?? '';
+  const pause = s.isLive ? s.debug?.paused : undefined;
+  const phase = pause !== undefined ? 'paused' : s.isLive ? 'attached' : 'detached';
+  const detail = pause !== undefined ? describePause(s, pause) : offline ? `trace file${s.ended !== undefined && s.ended.reason !== 'end of trace' ? `: ${s.ended.reason}` : ''}` : s.ended?.reason ?? '';
   return {
     id: s.id,
     label: offline ? s.title : s.description,

@@ -7,6 +7,7 @@ import type { ProbeClient, ProbeClientError } from '../../../runtime-probe/src/c
 import type { DiscoveredApp } from '../../../runtime-probe/src/discovery/index';
 import type { AppInfo, StreamMessage } from '../../../runtime-probe/src/protocol/index';
 import { Analyzer, type AnalyzerOptions } from '../analyses/analyzer';
+import type { DebugLink } from '../debugging/link';
 import type { Warning } from '../analyses/warning';
 import { Model, type ModelOptions } from '../model/index';
 import { Throttle } from './throttle';
@@ -80,6 +81,8 @@ export class Session {
   recordsReceived = 0;
   /** Set while a user-initiated detach is closing the client. */
   private detaching = false;
+  /** The debug session the app runs under (extension/src/debugging keeps it). */
+  private debugLink: DebugLink | undefined;
 
   constructor(options: SessionOptions) {
     if (typeof options.id !== 'string' || options.id === '') throw new TypeError('Session: id must be a non-empty string');
@@ -187,6 +190,18 @@ export class Session {
   /** True while a socket is open (tests check detach leaves none). */
   get connected(): boolean {
     return this.client !== undefined && !this.client.isClosed;
+  }
+
+  /** The debug session the app runs under, and its pause (views show them). */
+  get debug(): DebugLink | undefined {
+    return this.debugLink;
+  }
+
+  /** @internal Set by extension/src/debugging; the views refresh through `onDidUpdate`. */
+  setDebug(link: DebugLink | undefined): void {
+    if (link === this.debugLink) return;
+    this.debugLink = link;
+    this.updated.fire(this);
   }
 
   /** The live client, for requests (snapshot, configure, breakOn). Undefined once ended. */

@@ -1,6 +1,7 @@
 // *Apps*: the sessions (live, ended, traces) with a few facts each, then the running apps that could
 // be attached (kept fresh from discovery while the view is visible; a click attaches).
 import * as vscode from 'vscode';
+import { debugLinkText } from '../debugging/link';
 import { formatAge } from '../sessions/address';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
@@ -62,6 +63,9 @@ export class AppsTree extends ThrottledTree {
         if (s.kind === 'trace') {
           item.iconPath = new vscode.ThemeIcon('file-binary');
           item.contextValue = 'busscope.session.trace';
+        } else if (s.isLive && s.debug?.paused !== undefined) {
+          item.iconPath = new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('debugIcon.pauseForeground'));
+          item.contextValue = 'busscope.session.live';
         } else if (s.isLive) {
           item.iconPath = new vscode.ThemeIcon('vm-running', new vscode.ThemeColor('charts.green'));
           item.contextValue = 'busscope.session.live';
@@ -108,7 +112,8 @@ export function sessionDescription(s: Session): string {
   if (s.kind === 'trace') return `trace · ${plural(s.model.totalDispatches, 'dispatch', 'dispatches')} · ${plural(s.warnings.length, 'warning')}`;
   if (s.isLive) {
     const pid = s.app?.pid;
-    return `${pid !== undefined ? `pid ${pid} · ` : ''}${formatRate(s.dispatchesPerSecond)} · ${plural(s.warnings.length, 'warning')}`;
+    const debug = s.debug === undefined ? '' : ` · ${debugLinkText(s.debug)}`;
+    return `${pid !== undefined ? `pid ${pid} · ` : ''}${formatRate(s.dispatchesPerSecond)} · ${plural(s.warnings.length, 'warning')}${debug}`;
   }
   return `ended: ${s.ended?.reason ?? 'unknown'}`;
 }
@@ -132,6 +137,10 @@ function sessionFacts(s: Session): [string, string, string][] {
   facts.push(['dispatches', 'dispatches', formatCount(s.model.totalDispatches)]);
   if (s.model.drops.records > 0) facts.push(['drops', 'dropped records', formatCount(s.model.drops.records)]);
   facts.push(['warnings', 'warnings', String(s.warnings.length)]);
+  if (s.debug !== undefined && s.isLive) {
+    const d = s.debug;
+    facts.push(['debug', 'debug session', `${d.debugSessionName}${d.paused !== undefined ? ' (paused)' : ''}${d.autoAttached ? ', attached automatically' : ''}`]);
+  }
   if (s.ended !== undefined) facts.push(['ended', 'ended', `${s.ended.reason}, ${formatAge(Date.now() - s.ended.at)} ago`]);
   else facts.push(['attached', 'attached', `${formatAge(Date.now() - s.startedAt)} ago`]);
   return facts;

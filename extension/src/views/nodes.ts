@@ -13,7 +13,9 @@ export type BusscopeNode =
   | { readonly kind: 'subscription'; readonly sessionId: string; readonly subscriptionId: number; readonly site: SiteInfo | null }
   | { readonly kind: 'warning'; readonly sessionId: string; readonly warningId: string; readonly site: SiteInfo | null }
   | { readonly kind: 'warning-site'; readonly sessionId: string; readonly warningId: string; readonly index: number; readonly site: SiteInfo }
-  | { readonly kind: 'message'; readonly id: string; readonly label: string };
+  | { readonly kind: 'message'; readonly id: string; readonly label: string }
+  /** What the debugger reported of a paused app (extension/src/debugging/pausedTree.ts renders it). */
+  | { readonly kind: 'debug'; readonly sessionId: string; readonly key: string };
 
 export type NodeKind = BusscopeNode['kind'];
 
@@ -44,6 +46,8 @@ export function nodeId(node: BusscopeNode): string {
       return `s:${node.sessionId}/w:${node.warningId}/site:${node.index}`;
     case 'message':
       return `m:${node.id}`;
+    case 'debug':
+      return `s:${node.sessionId}/d:${node.key}`;
     default: {
       const never: never = node;
       return never;

@@ -1,6 +1,7 @@
 // The status bar item: the attached app (or how many), events per second, warnings. Updated at most
 // once a second; a click opens the inspector. Hidden while there is no session.
 import * as vscode from 'vscode';
+import { debugLinkText } from '../debugging/link';
 import type { SessionManager } from '../sessions/sessionManager';
 import { Throttle } from '../sessions/throttle';
 import { formatRate, plural } from './format';
@@ -23,9 +24,14 @@ export function statusBarText(sessions: SessionManager): StatusBarText {
   for (const s of live) rate += s.dispatchesPerSecond;
   const shown = live.length > 0 ? live : all;
   const name = shown.length === 1 ? shown[0].title : `${shown.length} ${live.length > 0 ? 'apps' : 'sessions'}`;
-  const icon = live.length > 0 ? '$(pulse)' : '$(debug-disconnect)';
-  const text = `${icon} ${name}${live.length > 0 ? ` ${formatRate(rate)}` : ''}${warnings > 0 ? ` $(warning) ${warnings}` : ''}`;
-  const lines = all.map((s) => `${s.description}: ${s.isLive ? `${formatRate(s.dispatchesPerSecond)} dispatches` : s.ended?.reason ?? ''}, ${plural(s.warnings.length, 'warning')}`);
+  const paused = live.filter((s) => s.debug?.paused !== undefined).length;
+  const icon = paused > 0 ? '$(debug-pause)' : live.length > 0 ? '$(pulse)' : '$(debug-disconnect)';
+  const rateText = paused > 0 ? ' paused' : live.length > 0 ? ` ${formatRate(rate)}` : '';
+  const debugged = shown.length === 1 && shown[0].isLive ? shown[0].debug : undefined;
+  const debugName = debugged === undefined ? '' : ` $(debug) ${debugged.debugSessionName}`;
+  const text = `${icon} ${name}${rateText}${debugName}${warnings > 0 ? ` $(warning) ${warnings}` : ''}`;
+  const debugText = (s: (typeof all)[number]): string => (s.isLive && s.debug !== undefined ? `, ${debugLinkText(s.debug)}` : '');
+  const lines = all.map((s) => `${s.description}: ${s.isLive ? `${formatRate(s.dispatchesPerSecond)} dispatches` : s.ended?.reason ?? ''}, ${plural(s.warnings.length, 'warning')}${debugText(s)}`);
   return { text, tooltip: `Busscope\n${lines.join('\n')}\nClick to open the inspector.`, visible: true, warnings };
 }
 

@@ -3,6 +3,7 @@
 // Types and subscriptions that a warning is about carry the warning's icon.
 import * as vscode from 'vscode';
 import type { Warning } from '../analyses/index';
+import { debugChildren, debugRootNodes, debugTreeItem } from '../debugging/pausedTree';
 import { runsBefore, type EventTypeState, type SubscriptionState } from '../model/index';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
@@ -42,6 +43,8 @@ function severityIcon(warnings: readonly Warning[] | undefined): vscode.ThemeIco
 
 export class SubscriptionsTree extends ThrottledTree {
   private readonly warningIndex = new Map<string, WarningIndex>();
+  /** Appended to a type's description (event breakpoints; set by extension/src/debugging). */
+  typeBadge: ((type: string) => string | undefined) | undefined;
 
   constructor(private readonly sessions: SessionManager) {
     super(1000);
@@ -72,6 +75,8 @@ export class SubscriptionsTree extends ThrottledTree {
     switch (node.kind) {
       case 'session':
         return this.busesOf(session);
+      case 'debug':
+        return debugChildren(session, node);
       case 'bus': {
         const bus = session.model.buses.get(node.bus);
         if (bus === undefined) return [];
@@ -92,9 +97,10 @@ export class SubscriptionsTree extends ThrottledTree {
   }
 
   private busesOf(session: Session): BusscopeNode[] {
-    return [...session.model.buses.values()]
+    // While the app is paused in the debugger, what it reported comes first.
+    return [...debugRootNodes(session), ...[...session.model.buses.values()]
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id))
-      .map((b) => ({ kind: 'bus', sessionId: session.id, bus: b.id }));
+      .map((b): BusscopeNode => ({ kind: 'bus', sessionId: session.id, bus: b.id }))];
   }
 
   getTreeItem(node: BusscopeNode): vscode.TreeItem {
@@ -107,10 +113,12 @@ export class SubscriptionsTree extends ThrottledTree {
     if (session === undefined) return fallback();
     const model = session.model;
     switch (node.kind) {
+      case 'debug':
+        return debugTreeItem(session, node);
       case 'session': {
         const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.Expanded);
         item.id = nodeId(node);
-        item.description = session.isLive ? `pid ${session.app?.pid ?? '?'}` : session.kind === 'trace' ? 'trace' : 'ended';
+        item.description = session.isLive ? `pid ${session.app?.pid ?? '?'}${session.debug?.paused !== undefined ? ' · paused' : ''}` : session.kind === 'trace' ? 'trace' : 'ended';
         item.iconPath = new vscode.ThemeIcon(session.isLive ? 'vm-running' : session.kind === 'trace' ? 'file-binary' : 'debug-disconnect');
         return item;
       }
@@ -137,7 +145,8 @@ export class SubscriptionsTree extends ThrottledTree {
         const warnings = this.index(session).byType.get(typeKey(node.bus, node.type));
         const item = new vscode.TreeItem(t.name, t.live.size > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = nodeId(node);
-        item.description = typeDescription(t, model.now);
+        const badge = this.typeBadge?.(t.name);
+        item.description = badge === undefined ? typeDescription(t, model.now) : `${badge} · ${typeDescription(t, model.now)}`;
         item.tooltip = typeTooltip(t, model.now, warnings);
         item.iconPath = severityIcon(warnings) ?? new vscode.ThemeIcon('symbol-event');
         item.contextValue = 'busscope.type';

@@ -58,6 +58,8 @@ class EventBreaks implements EventBreaksHook {
   private readonly byType = new Map<string, Condition>();
   private readonly failures = new Map<string, string>();
   private muteSet: ReadonlySet<string> = new Set();
+  /** False when no debugger can be listening (Node without an open inspector): breaks are skipped. */
+  debuggerPossible = true;
 
   setConditions(entries: readonly (readonly [string, string, BreakConditionTest])[]): number {
     if (!Array.isArray(entries)) throw new TypeError('setConditions: expected an array of [type, source, test]');
@@ -143,7 +145,7 @@ const shared: EventBreaks = (() => {
  * stop; when it does, the hit is noted until `eventBreakDone()`.
  */
 export function eventBreakWanted(busId: number, bus: string, type: string, payload: unknown): boolean {
-  if (!shared.holds(type, payload)) return false;
+  if (!shared.debuggerPossible || !shared.holds(type, payload)) return false;
   // Popped right after the `debugger` statement, so the stack is as deep as nested dispatches at most.
   shared.hits.push({ busId, bus, type, payload });
   return true;
@@ -152,6 +154,11 @@ export function eventBreakWanted(busId: number, bus: string, type: string, paylo
 /** @internal Called by `dispatch` right after its `debugger` statement. */
 export function eventBreakDone(): void {
   shared.hits.pop();
+}
+
+/** @internal The Node probe says whether a debugger can be listening (debug/inspector-gate.ts). */
+export function setDebuggerPossible(possible: boolean): void {
+  shared.debuggerPossible = possible;
 }
 
 /** The process's hook (tests and in-process tools; a debugger uses the global). */

@@ -1,0 +1,138 @@
+// The Node debug sessions of the window and the process each one debugs. VS Code's JavaScript
+// debugger (js-debug) runs one top-level session per launch/attach and one child session per
+// debugged process, named `app.js [1234]`; the pid comes from that name, else from evaluating
+// `process.pid` in the session. Sessions that debug no process (the launcher at the top) keep an
+// unknown pid and match apps only by working folder (see matching.ts).
+import * as vscode from 'vscode';
+import { isNodeDebugType } from './environment';
+import { pidFromTargetName, type DebugTargetFacts } from './matching';
+
+export { isNodeDebugType, NODE_DEBUG_TYPES } from './environment';
+
+export interface DebugTarget extends DebugTargetFacts {
+  readonly session: vscode.DebugSession;
+  /** The top of its parent chain: the session the user started ("Launch Program"). */
+  readonly root: vscode.DebugSession;
+  pid: number | undefined;
+  /** Child sessions were started under it: it is a launcher, whose processes have their own sessions. */
+  hadChildren: boolean;
+}
+
+/** Attempts (and spacing) to ask a session for its pid when its name does not say. */
+const PID_ATTEMPTS = 5;
+const PID_RETRY_MS = 400;
+
+function rootOf(session: vscode.DebugSession): vscode.DebugSession {
+  let s = session;
+  for (let i = 0; i < 16 && s.parentSession !== undefined; i++) s = s.parentSession;
+  return s;
+}
+
+function cwdOf(session: vscode.DebugSession): string | undefined {
+  for (let s: vscode.DebugSession | undefined = session; s !== undefined; s = s.parentSession) {
+    const cwd = (s.configuration as { cwd?: unknown }).cwd;
+    if (typeof cwd === 'string' && cwd !== '') return cwd;
+  }
+  return session.workspaceFolder?.uri.fsPath ?? rootOf(session).workspaceFolder?.uri.fsPath;
+}
+
+export class DebugTargets implements vscode.Disposable {
+  private readonly targets = new Map<string, DebugTarget>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** A target was added, ended, or its pid became known. */
+  readonly onDidChange = this.changed.event;
+  private readonly ended = new vscode.EventEmitter<DebugTarget>();
+  readonly onDidEnd = this.ended.event;
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+
+  constructor(private readonly log: (message: string) => void = () => undefined) {
+    this.disposables.push(
+      this.changed,
+      this.ended,
+      vscode.debug.onDidStartDebugSession((s) => this.add(s)),
+      vscode.debug.onDidTerminateDebugSession((s) => this.remove(s)),
+    );
+    // Busscope may activate while a session runs (the one being resolved activated it).
+    const active = vscode.debug.activeDebugSession;
+    if (active !== undefined) this.add(active);
+  }
+
+  get all(): readonly DebugTarget[] {
+    return [...this.targets.values()];
+  }
+
+  get size(): number {
+    return this.targets.size;
+  }
+
+  find(debugSessionId: string): DebugTarget | undefined {
+    return this.targets.get(debugSessionId);
+  }
+
+  /** Records a pid learnt elsewhere (the paused state names its process). */
+  notePid(debugSessionId: string, pid: number): void {
+    const t = this.targets.get(debugSessionId);
+    if (t === undefined || t.pid === pid) return;
+    t.pid = pid;
+    this.changed.fire();
+  }
+
+  private add(session: vscode.DebugSession): void {
+    if (this.disposed || !isNodeDebugType(session.type) || this.targets.has(session.id)) return;
+    const target: DebugTarget = {
+      id: session.id,
+      session,
+      root: rootOf(session),
+      pid: pidFromTargetName(session.name),
+      startedAt: Date.now(),
+      cwd: cwdOf(session),
+      hadChildren: false,
+    };
+    this.targets.set(session.id, target);
+    for (let p = session.parentSession; p !== undefined; p = p.parentSession) {
+      const parent = this.targets.get(p.id);
+      if (parent !== undefined) parent.hadChildren = true;
+    }
+    this.log(`debug session "${session.name}" (${session.type}${target.pid !== undefined ? `, pid ${target.pid}` : ''}) started`);
+    this.changed.fire();
+    if (target.pid === undefined) void this.resolvePid(target);
+  }
+
+  private remove(session: vscode.DebugSession): void {
+    const t = this.targets.get(session.id);
+    if (t === undefined) return;
+    this.targets.delete(session.id);
+    this.ended.fire(t);
+    this.changed.fire();
+  }
+
+  /** Asks the session's runtime for `process.pid` (a launcher session has no runtime: it gives up). */
+  private async resolvePid(target: DebugTarget): Promise<void> {
+    for (let attempt = 0; attempt < PID_ATTEMPTS; attempt++) {
+      await new Promise((r) => setTimeout(r, PID_RETRY_MS * (attempt + 1)));
+      if (this.disposed || !this.targets.has(target.id) || target.pid !== undefined) return;
+      try {
+        const r = (await target.session.customRequest('evaluate', {
+          expression: "typeof process === 'object' && process !== null ? String(process.pid) : ''",
+          context: 'repl',
+        })) as { result?: unknown };
+        const text = typeof r?.result === 'string' ? r.result.replace(/^['"`]|['"`]$/g, '') : '';
+        const pid = Number(text);
+        if (Number.isSafeInteger(pid) && pid > 0) {
+          target.pid = pid;
+          this.changed.fire();
+          return;
+        }
+      } catch {
+        // not ready yet, or a session without a runtime
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.targets.clear();
+    for (const d of this.disposables) d.dispose();
+  }
+}
