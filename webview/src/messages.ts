@@ -347,7 +347,7 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
     case 'runCommand':
       return m.command === 'attach' || m.command === 'runDemo' || m.command === 'openTrace';
     case 'select':
-      return m.target === null || (typeof m.target === 'object' && typeof (m.target as { kind?: unknown }).kind === 'string');
+      return m.target === null || isSelectionRef(m.target);
     case 'rangeStats':
       return Number.isInteger(m.requestId) && Number.isFinite(m.from) && Number.isFinite(m.to) && m.to >= m.from;
     case 'exportRangeStats':
@@ -356,6 +356,29 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
       return m.reason === 'gap' || m.reason === 'user';
     default:
       return assertNever(m);
+  }
+}
+
+/** A selection the host may look up: a known kind with the fields of that kind (bounded). */
+function isSelectionRef(value: unknown): value is SelectionRef {
+  if (typeof value !== 'object' || value === null) return false;
+  const t = value as { kind?: unknown; id?: unknown; index?: unknown; seq?: unknown; key?: unknown; subscriptions?: unknown };
+  const int = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  const key = (v: unknown) => typeof v === 'string' && v.length <= 4096;
+  switch (t.kind) {
+    case 'bus':
+    case 'subscription':
+      return int(t.id);
+    case 'type':
+      return int(t.index);
+    case 'dispatch':
+      return int(t.seq);
+    case 'site':
+      return key(t.key);
+    case 'group':
+      return key(t.key) && Array.isArray(t.subscriptions) && t.subscriptions.length <= 1_000_000 && t.subscriptions.every(int);
+    default:
+      return false;
   }
 }
 

@@ -1,7 +1,7 @@
 // Attach to Running App… (live-refreshing picker), Attach to Address…, Detach, Clear, and the
 // re-attach offers when an app that ended runs again.
 import * as vscode from 'vscode';
-import { isAddressError, parseAddress } from '../sessions/address';
+import { isAddressError, nonLoopbackWarning, parseAddress } from '../sessions/address';
 import { appPickEntries, type AppPickEntry } from '../sessions/appPicking';
 import { AttachError } from '../sessions/attachError';
 import type { Session } from '../sessions/session';
@@ -146,6 +146,11 @@ async function attachToAddress(services: Services, arg: unknown): Promise<Sessio
       validateInput: (text) => (text.trim() === '' ? 'Enter the token.' : /\s/.test(text.trim()) ? 'A token has no spaces.' : undefined),
     });
     if (token === undefined) return undefined;
+    const remote = nonLoopbackWarning(parsed.host);
+    if (remote !== undefined) {
+      const choice = await vscode.window.showWarningMessage(`Busscope: attach to ${parsed.host}:${parsed.port}?`, { modal: true, detail: remote }, 'Attach');
+      if (choice !== 'Attach') return undefined;
+    }
     address = { host: parsed.host, port: parsed.port, token: token.trim() };
   }
   try {

@@ -1,5 +1,5 @@
-// The inspector's WebviewPanel: strict CSP with a per-load nonce, resources only from dist/webview
-// and media, and the effects the connection needs (open a source file, run a command, save range
+// The inspector's WebviewPanel: strict CSP with a per-load nonce, resources only from dist/webview,
+// and the effects the connection needs (open a source file, run a command, save range
 // statistics). One panel per window; the serializer brings it back after a reload.
 
 import { randomBytes } from 'node:crypto';
@@ -20,7 +20,8 @@ export function inspectorWebviewOptions(extensionUri: vscode.Uri): vscode.Webvie
     // The page restores itself from vscode.getState() when shown again: no hidden DOM kept alive.
     retainContextWhenHidden: false,
     enableFindWidget: false,
-    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
+    // Only the page's own bundle: nothing else of the extension (or the workspace) is loadable.
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
   };
 }
 
@@ -46,7 +47,13 @@ export class InspectorPanel implements vscode.Disposable {
     });
     const effects: HostEffects = {
       post: (msg) => void webview.postMessage(msg),
-      openSource: (file, line, column) => openSourceFile(file, line, column),
+      openSource: async (file, line, column) => {
+        try {
+          await openSourceFile(file, line, column);
+        } catch (e) {
+          void vscode.window.showWarningMessage(`Busscope: cannot open the source. ${e instanceof Error ? e.message : String(e)}`);
+        }
+      },
       runCommand: async (id) => {
         try {
           await vscode.commands.executeCommand(id);

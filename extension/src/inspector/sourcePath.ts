@@ -18,6 +18,9 @@ export function resolveSourcePath(file: string, workspaceFolders: readonly strin
       return { error: `${file} is not a valid file URL.` };
     }
   }
+  // A UNC or device path (\\server\share, //server/share, \\?\…) would make even the existence
+  // check reach out over the network (and leak credentials on Windows): only local paths.
+  if (/^[\\/]{2}/.test(p)) return { error: `${file} is a network path; only local files are opened.` };
   if (path.isAbsolute(p)) return exists(p) ? { path: p } : { error: `${p} does not exist on this machine (was the app built or run elsewhere?).` };
   for (const folder of workspaceFolders) {
     const candidate = path.resolve(folder, p);

@@ -1,6 +1,10 @@
 // Parsing what the user types into *Attach to Address…*. Plain functions (no `vscode`), so the input
 // boxes can validate as the user types and the tests can cover every rejection.
 
+import { isLoopbackHost } from '../../../runtime-probe/src/probe/options';
+
+export { isLoopbackHost };
+
 export interface ProbeAddress {
   readonly host: string;
   readonly port: number;
@@ -38,6 +42,18 @@ export function parseAddress(text: string): ProbeAddress | { readonly error: str
 
 export function isAddressError(value: ProbeAddress | { readonly error: string }): value is { readonly error: string } {
   return 'error' in value;
+}
+
+/**
+ * What to tell the user before attaching to `host`, or undefined for a loopback address: beyond
+ * this machine the token and every record travel unencrypted.
+ */
+export function nonLoopbackWarning(host: string): string | undefined {
+  if (isLoopbackHost(host)) return undefined;
+  return (
+    `${host} is not this machine. Busscope sends the token and receives the app's events unencrypted over the network, ` +
+    'and anyone on the path can read them. Attach only on a network you trust.'
+  );
 }
 
 /** How long ago, in words short enough for a quick pick description ("12 s", "5 min", "3 h", "2 d"). */

@@ -1,7 +1,10 @@
 // One JSON file per running app (`<pid>-<port>.json`, mode 0600, in a 0700 directory), written when
 // the probe listens and removed when it stops or the process exits. Readers skip and delete files
-// whose process is gone, so a crash leaves no lasting trace.
+// whose process is gone, so a crash leaves no lasting trace. On POSIX only this user's files in this
+// user's directory are trusted (nobody else may write either): a planted file could send our token
+// to someone else's port.
 
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { discoveryDirectory } from './directory';
@@ -26,20 +29,85 @@ export interface DiscoveredApp extends DiscoveryEntry {
 
 const FILE_PATTERN = /^\d+-\d+\.json$/;
 
-/** Creates the directory (0700) and writes the entry atomically (0600). Returns the file path. Throws on failure. */
-export function writeDiscoveryFile(entry: DiscoveryEntry, dir: string = discoveryDirectory()): string {
+/** Why a directory or file may not be trusted, or undefined when it may (POSIX; Windows relies on ACLs). */
+function untrusted(st: fs.Stats, what: string): string | undefined {
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return undefined;
+  const uid = process.getuid();
+  if (st.uid !== uid) return `${what} is owned by uid ${st.uid}, not by this user (uid ${uid})`;
+  // Anyone else who can write there could plant or swap files (another app's token, a symlink).
+  if ((st.mode & 0o022) !== 0) return `${what} is writable by group or others (mode ${(st.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/** The directory, created private if missing; throws when it exists but is not this user's private directory. */
+function ensurePrivateDirectory(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (process.platform !== 'win32') {
-    // mkdir's mode is filtered by umask and ignored for an existing directory: make it private.
-    const st = fs.statSync(dir);
-    if (typeof process.getuid === 'function' && st.uid === process.getuid() && (st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  if (process.platform === 'win32') return;
+  let st = fs.statSync(dir);
+  if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
+  // mkdir's mode is filtered by umask and ignored for an existing directory: make our own private.
+  if (typeof process.getuid === 'function' && st.uid === process.getuid() && (st.mode & 0o077) !== 0) {
+    fs.chmodSync(dir, 0o700);
+    st = fs.statSync(dir);
   }
+  const why = untrusted(st, `the discovery directory ${dir}`);
+  if (why !== undefined) throw new Error(`refusing to use ${why}`);
+}
+
+// O_NOFOLLOW where the platform has it: a symlink planted at the path is an error, not followed.
+const CREATE_PRIVATE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
+const READ_NOFOLLOW = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
+/** A discovery file is a few hundred bytes; anything far bigger is not one. */
+const MAX_DISCOVERY_FILE_BYTES = 64 * 1024;
+
+/**
+ * Writes the entry into the private directory (created 0700 if missing) atomically: a fresh temp
+ * file created exclusively (0600, never through a symlink), then renamed over the final name.
+ * Returns the file path. Throws on failure, including a directory that is not this user's alone.
+ */
+export function writeDiscoveryFile(entry: DiscoveryEntry, dir: string = discoveryDirectory()): string {
+  ensurePrivateDirectory(dir);
   const file = path.join(dir, `${entry.pid}-${entry.port}.json`);
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(entry, null, 2) + '\n', { mode: 0o600 });
-  if (process.platform !== 'win32') fs.chmodSync(tmp, 0o600);
-  fs.renameSync(tmp, file);
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = fs.openSync(tmp, CREATE_PRIVATE, 0o600);
+  try {
+    try {
+      if (process.platform !== 'win32') fs.fchmodSync(fd, 0o600);
+      fs.writeSync(fd, JSON.stringify(entry, null, 2) + '\n');
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (error) {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      // already renamed or gone
+    }
+    throw error;
+  }
   return file;
+}
+
+/** The file's text when it is a regular file of this user's that nobody else can write; otherwise undefined. */
+function readTrustedFile(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, READ_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_DISCOVERY_FILE_BYTES || untrusted(st, file) !== undefined) return undefined;
+    const buf = Buffer.alloc(st.size);
+    const n = fs.readSync(fd, buf, 0, st.size, 0);
+    return buf.toString('utf8', 0, n);
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Removes a discovery file; a missing file is fine. */
@@ -92,12 +160,18 @@ export interface ListOptions {
   readonly clean?: boolean;
 }
 
-/** Apps with a live process, newest first. Unreadable or foreign files are skipped, stale ones removed. */
+/**
+ * Apps with a live process, newest first. Unreadable files, symlinks, and files or a directory that
+ * another user owns or can write to are skipped (POSIX); stale files are removed.
+ */
 export function listDiscoveredApps(options: ListOptions = {}): DiscoveredApp[] {
   const dir = options.dir ?? discoveryDirectory();
   const clean = options.clean ?? true;
   let names: string[];
   try {
+    // A directory someone else owns or can write to may hold planted files (a rogue host and port
+    // that would receive our token): list nothing from it.
+    if (untrusted(fs.statSync(dir), dir) !== undefined) return [];
     names = fs.readdirSync(dir);
   } catch {
     return [];
@@ -106,12 +180,8 @@ export function listDiscoveredApps(options: ListOptions = {}): DiscoveredApp[] {
   for (const name of names) {
     if (!FILE_PATTERN.test(name)) continue;
     const file = path.join(dir, name);
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
+    const text = readTrustedFile(file);
+    if (text === undefined) continue;
     const entry = parseEntry(text);
     if (entry === undefined) continue;
     if (!isProcessAlive(entry.pid)) {

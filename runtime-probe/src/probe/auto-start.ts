@@ -1,5 +1,6 @@
 // Environment switches read when the package loads:
-//   BUSSCOPE=1              start the probe server (BUSSCOPE_NAME, BUSSCOPE_PORT, BUSSCOPE_HOST optional)
+//   BUSSCOPE=1              start the probe server (BUSSCOPE_NAME, BUSSCOPE_PORT, BUSSCOPE_HOST optional;
+//                           a non-loopback BUSSCOPE_HOST also needs BUSSCOPE_ALLOW_REMOTE=1)
 //   BUSSCOPE_RECORD=<file>  record a trace to <file> (no socket needed)
 
 import { probe } from './probe';
@@ -19,6 +20,7 @@ export function autoStartFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
       void probe.start({
         name: env.BUSSCOPE_NAME || undefined,
         host: env.BUSSCOPE_HOST || undefined,
+        allowRemote: env.BUSSCOPE_ALLOW_REMOTE === '1' || env.BUSSCOPE_ALLOW_REMOTE === 'true',
         port: port !== undefined && Number.isInteger(port) ? port : undefined,
       });
     }

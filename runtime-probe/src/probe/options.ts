@@ -7,8 +7,13 @@ import type { PayloadSanitizer } from '../recorder/payload';
 export interface ProbeStartOptions {
   /** Shown in the Attach picker (default: the main script's file name). */
   name?: string;
-  /** Address to listen on (default `127.0.0.1`; anything else exposes the probe beyond this machine). */
+  /**
+   * Address to listen on (default `127.0.0.1`). A non-loopback address exposes the probe beyond this
+   * machine (the token travels unencrypted) and needs `allowRemote: true`.
+   */
   host?: string;
+  /** Opt-in to a non-loopback `host` (default false); the probe then warns once that it is reachable. */
+  allowRemote?: boolean;
   /** 0 (default) picks a free port. */
   port?: number;
   /** Write a discovery file so tools can find the app (default true). */
@@ -34,6 +39,7 @@ export interface ProbeStartOptions {
 export interface ResolvedStartOptions {
   readonly name: string | undefined;
   readonly host: string;
+  readonly allowRemote: boolean;
   readonly port: number;
   readonly discovery: boolean;
   readonly captureStacks: boolean;
@@ -68,6 +74,12 @@ function bool(where: string, field: string, v: unknown, fallback: boolean): bool
   return v;
 }
 
+/** Addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 export function resolveStartOptions(where: string, options: ProbeStartOptions | undefined): ResolvedStartOptions {
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
     throw new TypeError(`${where}: options must be an object (got ${describe(options)})`);
@@ -79,6 +91,13 @@ export function resolveStartOptions(where: string, options: ProbeStartOptions | 
   if (o.host !== undefined && (typeof o.host !== 'string' || o.host.length === 0)) {
     throw new TypeError(`${where}: options.host must be a non-empty string (got ${describe(o.host)})`);
   }
+  const allowRemote = bool(where, 'allowRemote', o.allowRemote, false);
+  if (o.host !== undefined && !allowRemote && !isLoopbackHost(o.host)) {
+    throw new TypeError(
+      `${where}: options.host ${describe(o.host)} is not a loopback address; listening there lets other machines reach the probe, ` +
+        'so it needs allowRemote: true (or BUSSCOPE_ALLOW_REMOTE=1)',
+    );
+  }
   if (o.sanitize !== undefined && typeof o.sanitize !== 'function') {
     throw new TypeError(`${where}: options.sanitize must be a function (got ${describe(o.sanitize)})`);
   }
@@ -88,6 +107,7 @@ export function resolveStartOptions(where: string, options: ProbeStartOptions | 
   return {
     name: o.name,
     host: o.host ?? '127.0.0.1',
+    allowRemote,
     port: int(where, 'port', o.port, 0, 65535, 0),
     discovery: bool(where, 'discovery', o.discovery, true),
     captureStacks: bool(where, 'captureStacks', o.captureStacks, true),

@@ -13,7 +13,7 @@ import { buildSnapshot } from '../recorder/snapshot';
 import { ProbeServer, encodeSnapshotFrame } from '../server/probe-server';
 import { FileSink } from '../trace/file-sink';
 import { appInfo, defaultAppName } from './app-info';
-import { resolveStartOptions, type ProbeStartOptions, type ResolvedStartOptions } from './options';
+import { isLoopbackHost, resolveStartOptions, type ProbeStartOptions, type ResolvedStartOptions } from './options';
 import { reportProbeFailure, reportProbeWarning } from './report';
 import { PROBE_VERSION } from './version';
 
@@ -38,10 +38,6 @@ interface Started {
   readonly info: ProbeInfo;
   readonly server: ProbeServer | undefined;
   readonly removeExitHook: (() => void) | undefined;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 export class Probe {
@@ -217,7 +213,7 @@ export class Probe {
     const file = discoveryFile;
     const removeExitHook = file === null ? undefined : onProcessExit(() => removeDiscoveryFile(file));
     const info: ProbeInfo = Object.freeze({ host: o.host, port: server.port, token: server.token, discoveryFile });
-    if (!isLoopback(o.host)) {
+    if (!isLoopbackHost(o.host)) {
       reportProbeWarning(
         `listening on ${o.host}:${server.port}, which other machines may reach; only the token protects the probe (use 127.0.0.1 unless you need remote access)`,
       );

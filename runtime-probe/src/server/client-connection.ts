@@ -20,6 +20,7 @@ import {
   type ProbeMessage,
   type ProtocolErrorCode,
 } from '../protocol/index';
+import { reportProbeFailure } from '../probe/report';
 import { RecordSink } from '../recorder/sink';
 
 /** What a connection needs from the server. */
@@ -56,6 +57,8 @@ export class ClientConnection extends RecordSink {
   clientName = '';
   /** This client's event breakpoints. */
   breakOn: readonly string[] = [];
+  /** True once the client proved the token (stays true while closing). */
+  admitted = false;
   private readonly decoder = new FrameDecoder(MAX_CLIENT_FRAME_BYTES, 4096);
   private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -96,11 +99,17 @@ export class ClientConnection extends RecordSink {
 
   /** A control reply: never skipped, but a client that stopped reading them is let go. */
   send(message: ProbeMessage): void {
+    this.sendFrame(encodeControlFrame(message));
+  }
+
+  /** An encoded control reply (e.g. a snapshot), under the same limit as `send`. */
+  sendFrame(frame: Uint8Array): void {
+    // Requests keep coming while replies pile up unread: memory in the app must stay bounded.
     if (this.socket.writableLength > this.maxPendingBytes * 4) {
       this.destroySoon(0);
       return;
     }
-    this.write(encodeControlFrame(message));
+    this.write(frame);
   }
 
   /** Sends `error`, then closes this connection. */
@@ -110,7 +119,7 @@ export class ClientConnection extends RecordSink {
     const wasOpen = this.state === 'open';
     this.state = 'closing';
     this.socket.pause();
-    if (wasOpen) this.host.closed(this);
+    if (wasOpen) this.notifyClosed();
     try {
       if (!this.socket.destroyed) {
         this.socket.end(encodeControlFrame({ type: 'error', code, message, supportedVersions: SUPPORTED_PROTOCOL_VERSIONS }));
@@ -130,6 +139,15 @@ export class ClientConnection extends RecordSink {
     t.unref();
   }
 
+  /** Runs from socket events and timers: a failure here must not become an uncaught exception in the app. */
+  private notifyClosed(): void {
+    try {
+      this.host.closed(this);
+    } catch (error) {
+      reportProbeFailure('detaching a client', error);
+    }
+  }
+
   private clearHandshakeTimer(): void {
     if (this.handshakeTimer !== undefined) clearTimeout(this.handshakeTimer);
     this.handshakeTimer = undefined;
@@ -138,7 +156,7 @@ export class ClientConnection extends RecordSink {
   private onPeerEnded(): void {
     if (this.state === 'open') {
       this.state = 'closing';
-      this.host.closed(this);
+      this.notifyClosed();
     } else if (this.state === 'handshake') {
       this.state = 'closing';
       this.clearHandshakeTimer();
@@ -152,7 +170,7 @@ export class ClientConnection extends RecordSink {
     this.state = 'closed';
     this.clearHandshakeTimer();
     if (!this.socket.destroyed) this.socket.destroy();
-    if (wasOpen) this.host.closed(this);
+    if (wasOpen) this.notifyClosed();
   }
 
   private onData(chunk: Buffer): void {
@@ -201,6 +219,7 @@ export class ClientConnection extends RecordSink {
       this.clearHandshakeTimer();
       this.clientName = message.clientName;
       this.state = 'open';
+      this.admitted = true;
       this.host.admit(this, version);
       return;
     }

@@ -23,7 +23,8 @@ export interface ProbeServerOptions {
   readonly snapshot: () => ProbeSnapshot;
 }
 
-const MAX_PENDING_HANDSHAKES = 64;
+/** Unauthenticated connections kept at once; beyond it the oldest is dropped. */
+export const MAX_PENDING_HANDSHAKES = 64;
 
 /** A fresh random token: 32 hex characters (128 bits). */
 export function newToken(): string {
@@ -89,18 +90,40 @@ export class ProbeServer implements ConnectionHost {
     return new Promise((resolve) => server.close(() => resolve()));
   }
 
+  /** Connections that have not proven the token (still in the handshake, or being refused). */
+  get pendingCount(): number {
+    let n = 0;
+    for (const c of this.connections) if (!c.admitted) n++;
+    return n;
+  }
+
   private accept(socket: net.Socket): void {
-    let waiting = 0;
-    for (const c of this.connections) if (c.state === 'handshake') waiting++;
-    // Connections that have not proven the token yet are capped, so a local flood of idle
-    // connections cannot pile up sockets until their handshake timeouts fire.
-    if (this.closing || waiting >= MAX_PENDING_HANDSHAKES) {
+    // Runs in a 'connection' event: a throw here would be an uncaught exception in the app.
+    try {
+      if (this.closing) {
+        socket.destroy();
+        return;
+      }
+      // Connections that have not proven the token are capped, so a local flood of idle connections
+      // cannot pile up sockets until their handshake timeouts fire. The oldest goes, not the newest:
+      // a real client sends hello at once, so flooding cannot lock it out.
+      let pending = 0;
+      let oldest: ClientConnection | undefined;
+      for (const c of this.connections) {
+        if (c.admitted) continue;
+        pending++;
+        oldest ??= c;
+      }
+      if (pending >= MAX_PENDING_HANDSHAKES && oldest !== undefined) {
+        this.connections.delete(oldest);
+        oldest.socket.destroy();
+      }
+      const conn = new ClientConnection(socket, this, this.options.maxPendingBytes);
+      this.connections.add(conn);
+      socket.once('close', () => this.connections.delete(conn));
+    } catch {
       socket.destroy();
-      return;
     }
-    const conn = new ClientConnection(socket, this, this.options.maxPendingBytes);
-    this.connections.add(conn);
-    socket.once('close', () => this.connections.delete(conn));
   }
 
   // ConnectionHost
@@ -124,7 +147,7 @@ export class ProbeServer implements ConnectionHost {
       case 'snapshot-request':
         // Records produced before the request reach this client before the snapshot does.
         recorder.flushTo(conn);
-        conn.write(encodeSnapshotFrame(this.options.snapshot(), message.requestId));
+        conn.sendFrame(encodeSnapshotFrame(this.options.snapshot(), message.requestId));
         return;
       case 'configure': {
         const config = recorder.configure(message.config);

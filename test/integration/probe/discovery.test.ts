@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { discoveryDirectory, listDiscoveredApps } from '../../../runtime-probe/src/discovery/index';
+import { discoveryDirectory, listDiscoveredApps, removeDiscoveryFile, writeDiscoveryFile } from '../../../runtime-probe/src/discovery/index';
 import { cleanup, connect, sleep, spawnApp, tempDir, waitFor, withTimeout } from './helpers';
 
 after(cleanup);
@@ -97,4 +97,74 @@ test('the directory: override, XDG runtime dir, Windows, home', () => {
   assert.equal(discoveryDirectory({ XDG_RUNTIME_DIR: '/run/user/1000' }, 'linux'), '/run/user/1000/busscope');
   assert.match(discoveryDirectory({}, 'linux'), /\.busscope[\\/]apps$/);
   assert.match(discoveryDirectory({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32'), /busscope[\\/]apps$/);
+});
+
+// Hostile neighbours: nobody but this user may plant or swap discovery files (a rogue host/port
+// would receive our token), and the writer never follows a symlink planted at its paths.
+const entryFor = (port: number) => ({
+  pid: process.pid,
+  name: 'self',
+  cwd: process.cwd(),
+  host: '127.0.0.1',
+  port,
+  token: 'f'.repeat(32),
+  protocolVersion: 1,
+  probeVersion: 'test',
+  startTime: Date.now(),
+});
+
+test('a discovery directory others can write to is not trusted by readers; the writer makes its own private', { skip: !posix }, () => {
+  const dir = path.join(tempDir('busscope-disc-'), 'apps');
+  const file = writeDiscoveryFile(entryFor(1111), dir);
+  assert.equal(listDiscoveredApps({ dir, clean: false }).length, 1);
+  fs.chmodSync(dir, 0o777);
+  assert.deepEqual(listDiscoveredApps({ dir, clean: false }), [], 'a world-writable directory lists nothing');
+  fs.chmodSync(dir, 0o720);
+  assert.deepEqual(listDiscoveredApps({ dir, clean: false }), [], 'a group-writable directory lists nothing');
+  // The writer owns it, so it repairs the mode instead of using it as is.
+  writeDiscoveryFile(entryFor(1112), dir);
+  assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+  assert.equal(listDiscoveredApps({ dir, clean: false }).length, 2);
+  removeDiscoveryFile(file);
+});
+
+test('files that are symlinks, writable by others, or owned by another user are skipped', { skip: !posix }, () => {
+  const dir = path.join(tempDir('busscope-disc-'), 'apps');
+  writeDiscoveryFile(entryFor(2221), dir);
+  const outside = path.join(tempDir('busscope-other-'), 'planted.json');
+  fs.writeFileSync(outside, JSON.stringify({ ...entryFor(2222), host: 'evil.example' }), { mode: 0o600 });
+  fs.symlinkSync(outside, path.join(dir, `${process.pid}-2222.json`));
+  const loose = path.join(dir, `${process.pid}-2223.json`);
+  fs.writeFileSync(loose, JSON.stringify(entryFor(2223)));
+  fs.chmodSync(loose, 0o666);
+  const foreign = path.join(dir, `${process.pid}-2224.json`);
+  fs.writeFileSync(foreign, JSON.stringify(entryFor(2224)), { mode: 0o600 });
+  const isRoot = process.getuid?.() === 0;
+  if (isRoot) fs.chownSync(foreign, 4242, 4242);
+  const ports = listDiscoveredApps({ dir, clean: false }).map((a) => a.port).sort();
+  assert.deepEqual(ports, isRoot ? [2221] : [2221, 2224]);
+});
+
+test('a discovery directory owned by another user is refused by writer and readers', { skip: !posix || process.getuid?.() !== 0 }, () => {
+  const dir = path.join(tempDir('busscope-disc-'), 'apps');
+  fs.mkdirSync(dir, { mode: 0o700 });
+  fs.writeFileSync(path.join(dir, `${process.pid}-3331.json`), JSON.stringify(entryFor(3331)), { mode: 0o600 });
+  fs.chownSync(dir, 4242, 4242);
+  assert.throws(() => writeDiscoveryFile(entryFor(3332), dir), /refusing to use the discovery directory .* owned by uid 4242/);
+  assert.deepEqual(listDiscoveredApps({ dir, clean: false }), []);
+});
+
+test('the writer replaces a symlink at the file name instead of writing through it', { skip: !posix }, () => {
+  const dir = path.join(tempDir('busscope-disc-'), 'apps');
+  fs.mkdirSync(dir, { mode: 0o700 });
+  const victim = path.join(tempDir('busscope-victim-'), 'victim.txt');
+  fs.writeFileSync(victim, 'precious');
+  const target = path.join(dir, `${process.pid}-4441.json`);
+  fs.symlinkSync(victim, target);
+  const file = writeDiscoveryFile(entryFor(4441), dir);
+  assert.equal(file, target);
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'precious', 'the symlink target is untouched');
+  assert.equal(fs.lstatSync(file).isSymbolicLink(), false);
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  assert.deepEqual(fs.readdirSync(dir), [path.basename(file)], 'no temp file left behind');
 });

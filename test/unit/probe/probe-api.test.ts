@@ -67,3 +67,20 @@ test('a port in use is reported, not thrown', async () => {
     await probe.stop();
   }
 });
+
+test('listening beyond loopback is an explicit opt-in', async () => {
+  const { isLoopbackHost, resolveStartOptions } = await import('../../../runtime-probe/src/probe/options');
+  for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com', '127.0.0.1.evil.example']) {
+    assert.throws(() => probe.start({ host, discovery: false }), /options\.host .* is not a loopback address; .* allowRemote: true/, host);
+    assert.equal(isLoopbackHost(host), false, host);
+  }
+  assert.equal(probe.info, undefined, 'nothing listens after a refused host');
+  for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', 'LOCALHOST', '::1', '::ffff:127.0.0.1']) {
+    assert.equal(isLoopbackHost(host), true, host);
+    assert.equal(resolveStartOptions('t', { host }).host, host);
+  }
+  const opted = resolveStartOptions('t', { host: '0.0.0.0', allowRemote: true });
+  assert.equal(opted.host, '0.0.0.0');
+  assert.equal(opted.allowRemote, true);
+  assert.throws(() => resolveStartOptions('t', { host: '0.0.0.0', allowRemote: 'yes' as unknown as boolean }), /options\.allowRemote must be a boolean/);
+});

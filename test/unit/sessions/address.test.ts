@@ -1,7 +1,7 @@
 // What the user types into Attach to Address…, and how ages read in the picker.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatAge, isAddressError, parseAddress } from '../../../extension/src/sessions/address';
+import { formatAge, isAddressError, nonLoopbackWarning, parseAddress } from '../../../extension/src/sessions/address';
 
 describe('parseAddress', () => {
   it('accepts host:port, :port, a bare port and bracketed IPv6', () => {
@@ -38,5 +38,18 @@ describe('formatAge', () => {
     assert.equal(formatAge(3 * 3_600_000), '3 h');
     assert.equal(formatAge(3 * 86_400_000), '3 d');
     assert.equal(formatAge(-5), 'just now');
+  });
+});
+
+describe('nonLoopbackWarning', () => {
+  it('is silent for this machine and explains the risk for any other host', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) assert.equal(nonLoopbackWarning(host), undefined, host);
+    for (const host of ['10.0.0.5', 'build-box.local', 'fe80::1', '0.0.0.0']) {
+      assert.match(nonLoopbackWarning(host) ?? '', /is not this machine.*unencrypted/, host);
+    }
+    // What the user types without a host stays on this machine.
+    const bare = parseAddress('53123');
+    assert.ok(!isAddressError(bare));
+    assert.equal(nonLoopbackWarning(bare.host), undefined);
   });
 });

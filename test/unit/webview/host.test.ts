@@ -63,6 +63,14 @@ describe('webview message guard', () => {
     assert.ok(!isWebviewToHost({ type: 'rangeStats', requestId: 1, from: 5, to: 1 }));
     assert.ok(!isWebviewToHost({ type: 'nope' }));
     assert.ok(!isWebviewToHost(null));
+    // A selection is looked up by the host: only known kinds with well-formed fields.
+    assert.ok(isWebviewToHost({ type: 'select', target: { kind: 'subscription', id: 7 } }));
+    assert.ok(isWebviewToHost({ type: 'select', target: { kind: 'group', key: 'a.ts:1:1', subscriptions: [1, 2] } }));
+    assert.ok(isWebviewToHost({ type: 'select', target: null }));
+    assert.ok(!isWebviewToHost({ type: 'select', target: { kind: 'evil' } }));
+    assert.ok(!isWebviewToHost({ type: 'select', target: { kind: 'subscription', id: '7' } }));
+    assert.ok(!isWebviewToHost({ type: 'select', target: { kind: 'dispatch', seq: -1 } }));
+    assert.ok(!isWebviewToHost({ type: 'select', target: { kind: 'group', key: 'k', subscriptions: [1, 'x'] } }));
     assert.ok(!isWebviewToHost('ready'));
   });
 });
@@ -82,6 +90,15 @@ describe('source paths', () => {
   test('only local files: other URL schemes are refused', () => {
     assert.ok('error' in resolveSourcePath('https://evil.example/x.ts', ['/ws'], () => true));
     assert.ok('error' in resolveSourcePath('command:workbench.action.quit', ['/ws'], () => true));
+  });
+  test('network paths from an app are refused before any file-system access', () => {
+    const touched: string[] = [];
+    const exists = (p: string) => (touched.push(p), true);
+    for (const file of ['\\\\attacker\\share\\x.ts', '//attacker/share/x.ts', '\\\\?\\UNC\\attacker\\x.ts']) {
+      const r = resolveSourcePath(file, ['/ws'], exists);
+      assert.ok('error' in r && /network path/.test(r.error), file);
+    }
+    assert.deepEqual(touched, [], 'the existence check never saw a network path');
   });
 });
 

@@ -1,0 +1,105 @@
+// What the recorder's hot path measures at each detail level: dispatch durations at `dispatch`
+// (the end is read after the handlers, not reused from the start), no clock and no dispatch records
+// at `lifecycle` (the snapshot still lists dispatches in progress), and no half-timed records when
+// the level changes while a dispatch runs.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EventBus } from '../../../runtime-probe/src/index';
+import { FrameDecoder, FrameKind, MAX_PROBE_FRAME_BYTES, RecordDecoder, type BusRecord } from '../../../runtime-probe/src/protocol/index';
+import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
+import { RecordSink } from '../../../runtime-probe/src/recorder/sink';
+import { buildSnapshot } from '../../../runtime-probe/src/recorder/snapshot';
+import { setBusTracer } from '../../../runtime-probe/src/bus/tracer';
+import type { DetailLevel, ProbeSnapshot } from '../../../runtime-probe/src/protocol/index';
+
+class TestSink extends RecordSink {
+  readonly records: BusRecord[] = [];
+  private readonly frames = new FrameDecoder(MAX_PROBE_FRAME_BYTES);
+  private readonly decoder = new RecordDecoder();
+  canAccept(): boolean {
+    return true;
+  }
+  write(frame: Uint8Array): void {
+    this.frames.push(frame);
+    for (let f = this.frames.next(); f; f = this.frames.next()) if (f.kind === FrameKind.Records) this.decoder.decode(f.body, this.records);
+  }
+  of<K extends BusRecord['kind']>(kind: K): Extract<BusRecord, { kind: K }>[] {
+    return this.records.filter((r): r is Extract<BusRecord, { kind: K }> => r.kind === kind);
+  }
+}
+
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+function withRecorder(detail: DetailLevel, body: (rec: Recorder, sink: TestSink) => void): void {
+  const rec = new Recorder({ maxBufferedRecords: 256, config: { ...DEFAULT_RECORDING_CONFIG, detail }, sanitize: undefined });
+  setBusTracer(rec);
+  const sink = new TestSink();
+  try {
+    rec.attach(sink, [], () => undefined);
+    body(rec, sink);
+    rec.flushTo(sink);
+  } finally {
+    setBusTracer(undefined);
+    rec.shutdown();
+  }
+}
+
+test('detail "dispatch": a dispatch lasts as long as its handlers ran', () => {
+  withRecorder('dispatch', (rec, sink) => {
+    const bus = new EventBus<{ slow: void; empty: void }>({ name: 'timing-dispatch' });
+    bus.subscribe('slow', () => spin(2));
+    bus.dispatch('slow');
+    bus.dispatch('empty');
+    rec.flushTo(sink);
+    const [slow, empty] = sink.of('dispatch');
+    assert.equal(slow.type, 'slow');
+    assert.ok(slow.duration >= 2, `duration ${slow.duration} ms`);
+    assert.equal(empty.delivered, 0);
+    assert.ok(empty.duration >= 0 && empty.duration < 2);
+    assert.equal(sink.of('handler').length, 0);
+    bus.dispose();
+  });
+});
+
+test('detail "lifecycle": no dispatch records, yet a snapshot shows the dispatch in progress with a time', () => {
+  withRecorder('lifecycle', (rec, sink) => {
+    const bus = new EventBus<{ outer: void }>({ name: 'timing-lifecycle' });
+    let seen: ProbeSnapshot | undefined;
+    const sub = bus.subscribe('outer', () => {
+      seen = buildSnapshot(rec);
+    });
+    bus.dispatch('outer');
+    rec.flushTo(sink);
+    assert.equal(sink.of('dispatch').length, 0);
+    assert.ok(seen);
+    assert.equal(seen.dispatching.length, 1);
+    const [frame] = seen.dispatching;
+    assert.deepEqual([frame.type, frame.depth, frame.subscriptionId, frame.bus], ['outer', 0, sub.id, bus.busId]);
+    assert.equal(frame.start, seen.time, 'untimed: reported at the snapshot time');
+    assert.equal(rec.lastSequence >= 1, true, 'dispatches are still numbered');
+    bus.dispose();
+  });
+});
+
+test('switching detail while a dispatch runs: the dispatch that began untimed is not recorded half-timed', () => {
+  withRecorder('lifecycle', (rec, sink) => {
+    const bus = new EventBus<{ outer: void; inner: void }>({ name: 'timing-switch' });
+    bus.subscribe('outer', () => {
+      rec.configure({ detail: 'handlers' });
+      bus.dispatch('inner');
+    });
+    bus.subscribe('inner', () => undefined);
+    bus.dispatch('outer');
+    bus.dispatch('outer');
+    rec.flushTo(sink);
+    const dispatches = sink.of('dispatch');
+    // First outer: began at lifecycle (not recorded); its inner and the second outer (with its inner) are.
+    assert.deepEqual(dispatches.map((d) => [d.type, d.depth]), [['inner', 1], ['inner', 1], ['outer', 0]]);
+    for (const d of dispatches) assert.ok(Number.isFinite(d.start) && d.duration >= 0);
+    for (const h of sink.of('handler')) assert.ok(Number.isFinite(h.start) && h.duration >= 0);
+    bus.dispose();
+  });
+});
