@@ -1,9 +1,10 @@
 // The VSIX a user installs: `npm run package` (reused when busscope-<version>.vsix is newer than its
 // sources) holds only the bundles, media, README, LICENSE, the manifest and the demo app — no sources,
-// source maps, tests or node_modules — within the size budget, and its bundles need nothing but
+// source maps, tests or node_modules, except the demo's own map and TypeScript (so its subscribe sites
+// open in the editor) — within the size budget, and its bundles need nothing but
 // `vscode` and Node's built-ins (so packing with --no-dependencies is safe).
 import assert from 'node:assert/strict';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { before, test } from 'node:test';
@@ -26,10 +27,19 @@ const ALLOWED = [
   /^extension\/dist\/extension\.js$/,
   /^extension\/dist\/webview\/[\w./-]+\.(js|css|html|svg|png|woff2?|ttf)$/,
   /^extension\/dist\/demo\/demo\.cjs$/,
+  // The demo's source map and the TypeScript it names (the demo and the probe code it bundles, plus
+  // the files they import for types), copied under dist/demo/ by scripts/package.mjs: with them the
+  // demo (run with --enable-source-maps) reports subscribe sites such as
+  // dist/demo/runtime-probe/src/demo/hud.ts:26 that exist after install, open in the editor and
+  // type-check there (acceptance story 1: click a warning's source link).
+  /^extension\/dist\/demo\/demo\.cjs\.map$/,
+  /^extension\/dist\/demo\/runtime-probe\/src\/[\w./-]+\.ts$/,
   /^extension\/media\/[\w./-]+\.(png|svg|gif|jpg)$/,
 ];
 const FORBIDDEN = [/\.map$/, /\.tsx?$/, /node_modules\//, /\/src\//, /(^|\/)test\//, /\.test-output/, /(^|\/)scripts\//,
   /(^|\/)bench\//, /tsconfig/, /package-lock\.json$/, /\.vscodeignore$/, /\.vsix$/, /\.mjs$/];
+/** The demo's map and sources (see ALLOWED) are the one exception to FORBIDDEN. */
+const DEMO_SOURCES = [/^extension\/dist\/demo\/demo\.cjs\.map$/, /^extension\/dist\/demo\/runtime-probe\/src\/[\w./-]+\.ts$/];
 
 let vsix = '';
 let entries: ZipEntry[] = [];
@@ -43,7 +53,7 @@ before(async () => {
 test('the VSIX holds only bundles, media, README, LICENSE, manifest and demo', () => {
   const unexpected = names().filter((n) => !ALLOWED.some((re) => re.test(n)));
   assert.deepEqual(unexpected, [], `files that should not be in ${path.basename(vsix)}`);
-  const forbidden = names().filter((n) => FORBIDDEN.some((re) => re.test(n)));
+  const forbidden = names().filter((n) => FORBIDDEN.some((re) => re.test(n)) && !DEMO_SOURCES.some((re) => re.test(n)));
   assert.deepEqual(forbidden, [], 'sources, maps, tests, scripts or node_modules in the VSIX');
   for (const required of ['extension/package.json', 'extension/readme.md', 'extension/LICENSE.txt', 'extension/dist/extension.js',
     'extension/dist/webview/main.js', 'extension/media/icon.png']) {
@@ -55,6 +65,21 @@ test('the demo app is in the VSIX once the probe has one', () => {
   const hasDemoSource = existsSync(path.join(repoRoot, 'runtime-probe', 'src', 'demo', 'main.ts'));
   assert.equal(names().includes('extension/dist/demo/demo.cjs'), hasDemoSource,
     hasDemoSource ? 'runtime-probe has a demo app but the VSIX does not carry dist/demo/demo.cjs' : 'a demo bundle without a demo source');
+});
+
+test('the demo\'s source map names only files the VSIX ships (its sites open after install)', (t) => {
+  if (!names().includes('extension/dist/demo/demo.cjs')) return t.skip('no demo in this VSIX');
+  const map = JSON.parse(readZipEntry(vsix, 'extension/dist/demo/demo.cjs.map').toString('utf8')) as { sources: string[] };
+  const targets = map.sources.map((s) => path.posix.join('extension/dist/demo', s));
+  assert.ok(targets.includes('extension/dist/demo/runtime-probe/src/demo/hud.ts'), `the map does not name the demo's hud.ts: ${map.sources.join(', ')}`);
+  const missing = targets.filter((p) => !names().includes(p));
+  assert.deepEqual(missing, [], 'sources named by dist/demo/demo.cjs.map but not in the VSIX');
+  // The bus's frames keep a runtime-probe/src/bus/ path: that is how the probe knows to skip them.
+  assert.ok(targets.some((p) => p.startsWith('extension/dist/demo/runtime-probe/src/bus/')), 'the bus is not mapped under runtime-probe/src/bus/');
+  // Shipped sources are the repo's files unchanged (a changed line would move every site).
+  const hud = readZipEntry(vsix, 'extension/dist/demo/runtime-probe/src/demo/hud.ts').toString('utf8');
+  assert.equal(hud, readFileSync(path.join(repoRoot, 'runtime-probe/src/demo/hud.ts'), 'utf8'));
+  assert.match(readZipEntry(vsix, 'extension/dist/demo/demo.cjs').toString('utf8'), /\/\/# sourceMappingURL=demo\.cjs\.map\s*$/);
 });
 
 test(`the VSIX stays within its size budget (${MAX_VSIX_BYTES / 1024 / 1024} MiB packed, ${MAX_UNPACKED_BYTES / 1024 / 1024} MiB unpacked)`, () => {

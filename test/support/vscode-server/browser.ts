@@ -59,9 +59,11 @@ export class Workbench {
     return new Workbench(page, artifacts);
   }
 
-  async screenshot(name: string): Promise<string> {
+  /** A screenshot of the page, or of the first element matching `selector` (e.g. '.part.sidebar'). */
+  async screenshot(name: string, selector?: string): Promise<string> {
     const file = this.artifacts.screenshotPath(name);
-    await this.page.screenshot({ path: file });
+    if (selector) await this.page.locator(selector).first().screenshot({ path: file });
+    else await this.page.screenshot({ path: file });
     this.artifacts.log(`screenshot ${path.basename(file)}`);
     return file;
   }
@@ -114,6 +116,37 @@ export class Workbench {
     await input.first().waitFor({ state: 'visible', timeout: timeoutMs });
     await this.page.keyboard.type(title);
     await this.accept(title, timeoutMs);
+  }
+
+  /**
+   * `runCommand` for a command that may not be listed yet: in code-server an extension's commands
+   * reach the palette a few seconds after the workbench opens, and `when`-gated ones once their
+   * context key is set. Each attempt opens the palette, types the title and waits up to `attemptMs`
+   * for the row; without one it closes the palette (Escape) and tries again, until `timeoutMs`.
+   */
+  async runCommandWhenListed(title: string, timeoutMs = 45_000, attemptMs = 3_000): Promise<void> {
+    this.artifacts.log(`command palette: ${title}`);
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      const attemptTimeout = Math.max(1000, Math.min(attemptMs, deadline - Date.now()));
+      try {
+        await this.page.locator('.monaco-workbench').focus().catch(() => undefined);
+        await this.page.keyboard.press('F1');
+        await this.quickInput.locator('input').first().waitFor({ state: 'visible', timeout: attemptTimeout });
+        // The title as one input (the palette filters ~2,000 commands per keystroke, slow on a busy
+        // machine); typing it key by key is what runCommand does.
+        await this.page.keyboard.insertText(title);
+        await this.accept(title, attemptTimeout);
+        if (attempt > 1) this.artifacts.log(`"${title}" was listed at attempt ${attempt}`);
+        return;
+      } catch (e) {
+        if (Date.now() >= deadline) {
+          throw new Error(`"${title}" did not appear in the command palette within ${timeoutMs} ms: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        await this.page.keyboard.press('Escape');
+        await this.page.waitForTimeout(500);
+      }
+    }
   }
 
   /** Picks an item of the quick pick that is open (e.g. one a command showed), typing `filter` first if given. */
