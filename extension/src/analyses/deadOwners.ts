@@ -2,7 +2,8 @@
 // owner was disposed (`dead-owner`: found at the next dispatch) or garbage-collected (`collected`).
 // The bus kept the app safe, but the owner's teardown forgot to dispose them: until the next
 // dispatch (or the next GC) they were registered for nothing, and a bus without that safety net
-// would have called into a dead object.
+// would have called into a dead object. Owners are listed once each (by owner id when the probe
+// sends ids), named by their description.
 import { plural, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import type { WarningDraft } from './warning';
 

@@ -2,14 +2,18 @@
 // with re-arming, the most frequent subscribe site and the growth rate. A second trigger catches a
 // leak long before any absolute threshold: one owner subscribing to the same type from the same
 // site again and again (over time) while the earlier subscriptions are still live — the classic
-// "re-bind on every respawn, never dispose" leak.
+// "re-bind on every respawn, never dispose" leak. "One owner" is one owner id when the probe sends
+// ids, else one description that names a single object (`Enemy#12`).
 import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
-import { ownerIsIdentifiable, type EventTypeState, type SubscriptionState } from '../model/entities';
+import { ownerIdentity, ownerLabel, type EventTypeState, type SubscriptionState } from '../model/entities';
 import { round, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import { LeakMonitor } from './leakMonitor';
 import type { ListenerGrowthEvidence, SiteCount, WarningDraft } from './warning';
 
 interface RepeatGroup {
+  /** Which owner (see `ownerIdentity`). */
+  readonly key: string;
+  /** How warnings name it (see `ownerLabel`). */
   readonly owner: string;
   readonly site: SiteInfo | null;
   readonly label: string | null;
@@ -39,11 +43,12 @@ function topSite(subs: Iterable<SubscriptionState>): (SiteCount & { readonly key
 function repeatedGroups(t: EventTypeState): RepeatGroup[] {
   const groups = new Map<string, RepeatGroup>();
   for (const s of t.registered()) {
-    if (!ownerIsIdentifiable(s.owner)) continue;
-    const k = `${s.owner}\n${groupKey(s)}`;
+    const identity = ownerIdentity(s.owner, s.ownerId);
+    if (identity === null || s.owner === null) continue;
+    const k = `${identity}\n${groupKey(s)}`;
     let g = groups.get(k);
     if (g === undefined) {
-      g = { owner: s.owner, site: s.site, label: s.label, count: 0, first: Infinity, last: -Infinity, ids: [] };
+      g = { key: identity, owner: ownerLabel(s.owner, s.ownerId), site: s.site, label: s.label, count: 0, first: Infinity, last: -Infinity, ids: [] };
       groups.set(k, g);
     }
     g.count++;
@@ -81,7 +86,7 @@ export function analyzeListenerGrowth(ctx: AnalysisContext): WarningDraft[] {
     if (o.repeatedSubscriptionThreshold > 0 && count >= o.repeatedSubscriptionThreshold) {
       for (const g of repeatedGroups(t)) {
         if (g.count < o.repeatedSubscriptionThreshold || g.last - g.first < o.repeatedSubscriptionMinSpanMs) continue;
-        const key = `repeat:${t.index}:${g.owner}:${g.site ? `${g.site.file}:${g.site.line}:${g.site.column}` : g.label}`;
+        const key = `repeat:${t.index}:${g.key}:${g.site ? `${g.site.file}:${g.site.line}:${g.site.column}` : g.label}`;
         let m = state.leakMonitors.get(key);
         if (m === undefined) {
           m = new LeakMonitor({ threshold: o.repeatedSubscriptionThreshold, rearmFraction: o.rearmFraction });

@@ -2,16 +2,18 @@
 // unless the owner says so (`disposed`) or is collected; but the records show a telling pattern:
 // an owner disposes one of the subscriptions it made together with others (its teardown ran) and
 // leaves a sibling registered — which then goes on being called for an owner that is finished.
-// Owners are known only by their description, so only descriptions that name one object
-// (`Enemy#12`) are used.
-import { ownerIsIdentifiable, type SubscriptionState } from '../model/entities';
+// Owners are told apart by the probe's owner id; from a probe that does not send ids, only owners
+// whose description names one object (`Enemy#12`) are judged.
+import { ownerLabel, type SubscriptionState } from '../model/entities';
 import { plural, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import type { WarningDraft } from './warning';
 
 interface Group {
   readonly sample: SubscriptionState;
   readonly subs: SubscriptionState[];
+  /** Owner labels (`ownerLabel`), one per distinct owner. */
   readonly owners: string[];
+  readonly ownerKeys: string[];
   disposedType: string;
   disposedLabel: string | null;
   callsAfter: number;
@@ -23,7 +25,7 @@ export function analyzeOwnerGone(ctx: AnalysisContext): WarningDraft[] {
   const { graceMs, siblingWindowMs } = options.ownerGone;
   const groups = new Map<string, Group>();
   for (const owner of model.owners.values()) {
-    if (owner.disposals.length === 0 || !ownerIsIdentifiable(owner.description)) continue;
+    if (owner.disposals.length === 0 || !owner.identifiable) continue;
     for (const s of [...owner.live, ...owner.retired]) {
       // A subscription its disposed bus still held is judged as it was at the end.
       const at = s.endedAt ?? now;
@@ -33,11 +35,14 @@ export function analyzeOwnerGone(ctx: AnalysisContext): WarningDraft[] {
         const key = `${s.type.index}|${s.siteKey ?? `label:${s.label ?? ''}`}`;
         let g = groups.get(key);
         if (g === undefined) {
-          g = { sample: s, subs: [], owners: [], disposedType: d.type, disposedLabel: d.label, callsAfter: 0, oldestDisposal: d.time };
+          g = { sample: s, subs: [], owners: [], ownerKeys: [], disposedType: d.type, disposedLabel: d.label, callsAfter: 0, oldestDisposal: d.time };
           groups.set(key, g);
         }
         g.subs.push(s);
-        if (!g.owners.includes(owner.description)) g.owners.push(owner.description);
+        if (!g.ownerKeys.includes(owner.key)) {
+          g.ownerKeys.push(owner.key);
+          g.owners.push(ownerLabel(owner.description, owner.ownerId));
+        }
         g.callsAfter += Math.max(0, s.calls - (d.othersCalls.get(s.id) ?? s.calls));
         if (d.time < g.oldestDisposal) g.oldestDisposal = d.time;
         break;

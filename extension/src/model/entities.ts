@@ -27,6 +27,33 @@ export function ownerIsIdentifiable(owner: string | null): owner is string {
   return owner !== null && owner.includes('#');
 }
 
+/**
+ * How the model tells owners apart: by the probe's per-process owner id when the stream carries it
+ * (every distinct owner object has one), else by the description. The two key spaces cannot meet:
+ * an id key starts with a NUL, which no description does.
+ */
+export function ownerKey(description: string, ownerId: number | null | undefined): string {
+  return ownerId != null && ownerId > 0 ? `\u0000${ownerId}` : description;
+}
+
+/**
+ * The owner's key when it names exactly one object — an owner id, or a description that carries an
+ * id or name (`Enemy#12`) — else null (`Enemy` may be many objects).
+ */
+export function ownerIdentity(owner: string | null, ownerId: number | null | undefined): string | null {
+  if (owner === null) return null;
+  if (ownerId != null && ownerId > 0) return ownerKey(owner, ownerId);
+  return ownerIsIdentifiable(owner) ? owner : null;
+}
+
+/**
+ * The owner as warnings name it: its description, plus the owner id when the description alone
+ * does not single it out (`Enemy (owner 7)`).
+ */
+export function ownerLabel(owner: string, ownerId: number | null | undefined): string {
+  return ownerId != null && ownerId > 0 && !ownerIsIdentifiable(owner) ? `${owner} (owner ${ownerId})` : owner;
+}
+
 export class BusState {
   readonly types = new Map<string, EventTypeState>();
   disposedAt: number | null = null;
@@ -57,8 +84,10 @@ export class SiteRemovals {
   collected = 0;
   firstAt = Infinity;
   lastAt = -Infinity;
-  /** Up to 8 owner descriptions, for the explanation. */
+  /** Up to 8 owners (descriptions, with the owner id where they repeat: see `ownerLabel`), for the explanation. */
   readonly owners: string[] = [];
+  /** Keys (see `ownerKey`) of `owners`, in the same order. */
+  private readonly ownerKeys: string[] = [];
   /** Up to 8 subscription ids, newest last. */
   readonly subscriptionIds: number[] = [];
 
@@ -67,13 +96,19 @@ export class SiteRemovals {
     readonly label: string | null,
   ) {}
 
-  add(time: number, owner: string | null, id: number, reason: 'dead-owner' | 'collected'): void {
+  add(time: number, owner: string | null, id: number, reason: 'dead-owner' | 'collected', ownerId: number | null = null): void {
     this.count++;
     if (reason === 'dead-owner') this.deadOwner++;
     else this.collected++;
     if (time < this.firstAt) this.firstAt = time;
     if (time > this.lastAt) this.lastAt = time;
-    if (owner !== null && this.owners.length < 8 && !this.owners.includes(owner)) this.owners.push(owner);
+    if (owner !== null && this.owners.length < 8) {
+      const key = ownerKey(owner, ownerId);
+      if (!this.ownerKeys.includes(key)) {
+        this.ownerKeys.push(key);
+        this.owners.push(ownerLabel(owner, ownerId));
+      }
+    }
     this.subscriptionIds.push(id);
     if (this.subscriptionIds.length > 8) this.subscriptionIds.shift();
   }
@@ -222,7 +257,14 @@ export class SubscriptionState {
     /** Record time from which this model saw everything about it (attach time for snapshot ones). */
     readonly observedFrom: number,
     readonly fromSnapshot: boolean,
-  ) {}
+    /** The probe's per-process owner id; null without an owner or from a probe that does not send it. */
+    readonly ownerId: number | null = null,
+  ) {
+    this.ownerKey = owner === null ? null : ownerKey(owner, ownerId);
+  }
+
+  /** Which owner it belongs to (see `ownerKey`); null without an owner. */
+  readonly ownerKey: string | null;
 
   get active(): boolean {
     return this.endedAt === null;
@@ -249,6 +291,19 @@ export class OwnerState {
   collectedAt: number | null = null;
   /** Subscriptions it disposed explicitly (`dispose`) while it still had others (first 4). */
   readonly disposals: ExplicitDisposal[] = [];
+  /** Its key in `Model.owners` (see `ownerKey`). */
+  readonly key: string;
 
-  constructor(readonly description: string) {}
+  constructor(
+    readonly description: string,
+    /** The probe's per-process owner id; null when the stream does not carry it. */
+    readonly ownerId: number | null = null,
+  ) {
+    this.key = ownerKey(description, ownerId);
+  }
+
+  /** True when it is known to be one object (an owner id, or a description like `Enemy#12`). */
+  get identifiable(): boolean {
+    return this.ownerId !== null || ownerIsIdentifiable(this.description);
+  }
 }

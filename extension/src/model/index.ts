@@ -30,5 +30,8 @@ export {
   runsBefore,
   siteKey,
   ownerIsIdentifiable,
+  ownerIdentity,
+  ownerKey,
+  ownerLabel,
   type EndReason,
 } from './entities';

@@ -26,6 +26,7 @@ import {
   OwnerState,
   SiteRemovals,
   SubscriptionState,
+  ownerKey,
   runsBefore,
   siteKey,
   type EndReason,
@@ -76,7 +77,10 @@ export class Model {
   readonly buses = new Map<number, BusState>();
   /** Every subscription known: live ones, and ended ones up to `maxEndedSubscriptions`. */
   readonly subscriptions = new Map<number, SubscriptionState>();
-  /** Owners with live subscriptions, by description. */
+  /**
+   * Owners with live subscriptions, by owner key (`ownerKey`): the probe's owner id when the stream
+   * carries it, else the description.
+   */
   readonly owners = new Map<string, OwnerState>();
   /** (type, subscribe site) → subscribe/unsubscribe cycles. */
   readonly churn = new Map<string, ChurnCounter>();
@@ -261,7 +265,7 @@ export class Model {
       for (const b of keptBuses) {
         if (b.disposedAt === null) this.buses.set(b.id, new BusState(b.id, b.name, b.createdAt));
       }
-      for (const s of keptSubs) this.addSubscription(s.id, s.bus, s.type.name, s.priority, s.label, s.owner, s.once, s.site, s.createdAt, this.now, true, 0);
+      for (const s of keptSubs) this.addSubscription(s.id, s.bus, s.type.name, s.priority, s.label, s.owner, s.once, s.site, s.createdAt, this.now, true, 0, s.ownerId);
     }
     this.version++;
     this.notify();
@@ -391,7 +395,7 @@ export class Model {
         this.touch(r.time);
         this.busFor(r.bus).ownersCollected++;
         if (r.owner !== null) {
-          const o = this.owners.get(r.owner);
+          const o = this.owners.get(ownerKey(r.owner, r.ownerId));
           if (o) o.collectedAt = r.time;
         }
         return;
@@ -540,7 +544,7 @@ export class Model {
 
   private applySubscribe(r: SubscribeRecord): void {
     this.touch(r.time);
-    this.addSubscription(r.subscriptionId, r.bus, r.type, r.priority, r.label, r.owner, r.once, r.site, r.time, r.time, false, 0);
+    this.addSubscription(r.subscriptionId, r.bus, r.type, r.priority, r.label, r.owner, r.once, r.site, r.time, r.time, false, 0, r.ownerId ?? null);
   }
 
   private addSubscription(
@@ -556,12 +560,27 @@ export class Model {
     observedFrom: number,
     fromSnapshot: boolean,
     calls: number,
+    ownerId: number | null,
   ): SubscriptionState {
     const existing = this.subscriptions.get(id);
     if (existing !== undefined && existing.active) return existing;
     const t = this.typeFor(bus, typeName);
     if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
-    const sub = new SubscriptionState(id, bus, t, priority, label, owner, once, site, site === null ? null : siteKey(site), createdAt, observedFrom, fromSnapshot);
+    const sub = new SubscriptionState(
+      id,
+      bus,
+      t,
+      priority,
+      label,
+      owner,
+      once,
+      site,
+      site === null ? null : siteKey(site),
+      createdAt,
+      observedFrom,
+      fromSnapshot,
+      owner === null ? null : ownerId,
+    );
     sub.calls = calls;
     sub.typeDispatchesAtStart = t.dispatches;
     let ahead = 0;
@@ -571,11 +590,11 @@ export class Model {
     t.live.add(sub);
     t.subscribedEver++;
     t.netGrowth.add(observedFrom, 1);
-    if (owner !== null) {
-      let o = this.owners.get(owner);
+    if (sub.ownerKey !== null && owner !== null) {
+      let o = this.owners.get(sub.ownerKey);
       if (o === undefined) {
-        o = new OwnerState(owner);
-        this.owners.set(owner, o);
+        o = new OwnerState(owner, sub.ownerId);
+        this.owners.set(o.key, o);
       }
       o.live.add(sub);
       o.subscribedEver++;
@@ -608,7 +627,7 @@ export class Model {
         g = new SiteRemovals(sub.site, sub.label);
         t.ownerRemovals.set(key, g);
       }
-      g.add(time, sub.owner, sub.id, reason);
+      g.add(time, sub.owner, sub.id, reason, sub.ownerId);
     }
     // Churn: cycles per (type, site), whatever the reason; the analysis judges rate and lifetime.
     if (reason !== 'missing-from-snapshot') {
@@ -622,8 +641,8 @@ export class Model {
       c.lifetimes.add(time, Math.max(0, time - sub.createdAt));
       c.total++;
     }
-    if (sub.owner !== null) {
-      const o = this.owners.get(sub.owner);
+    if (sub.ownerKey !== null) {
+      const o = this.owners.get(sub.ownerKey);
       if (o !== undefined) {
         o.live.delete(sub);
         if (reason === 'dispose' && o.live.size > 0 && o.disposals.length < 4) {
@@ -644,7 +663,7 @@ export class Model {
   }
 
   private forgetOwnerIfIdle(o: OwnerState): void {
-    if (o.live.size === 0 && o.retired.size === 0 && this.owners.get(o.description) === o) this.owners.delete(o.description);
+    if (o.live.size === 0 && o.retired.size === 0 && this.owners.get(o.key) === o) this.owners.delete(o.key);
   }
 
   /**
@@ -655,7 +674,7 @@ export class Model {
     const subs = b.pendingClear;
     for (let i = 0; i < subs.length; i++) {
       const sub = subs[i];
-      const o = sub.owner === null ? undefined : this.owners.get(sub.owner);
+      const o = sub.ownerKey === null ? undefined : this.owners.get(sub.ownerKey);
       if (teardown && this.subscriptions.get(sub.id) === sub) {
         sub.endedWithBus = true;
         sub.type.retired.add(sub);
@@ -674,7 +693,7 @@ export class Model {
       if (this.subscriptions.get(old.id) === old) this.subscriptions.delete(old.id);
       if (old.endedWithBus) {
         old.type.retired.delete(old);
-        const o = old.owner === null ? undefined : this.owners.get(old.owner);
+        const o = old.ownerKey === null ? undefined : this.owners.get(old.ownerKey);
         if (o !== undefined) {
           o.retired.delete(old);
           this.forgetOwnerIfIdle(o);
@@ -722,7 +741,7 @@ export class Model {
         if (ss.calls > known.calls) known.calls = ss.calls;
         continue;
       }
-      this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls);
+      this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls, ss.ownerId ?? null);
     }
     // A complete snapshot is the truth at its point in the stream: subscriptions it lacks ended
     // while records were dropped.

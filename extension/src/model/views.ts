@@ -10,6 +10,8 @@ export interface SubscriptionView {
   readonly priority: number;
   readonly label: string | null;
   readonly owner: string | null;
+  /** The probe's per-process owner id (null without an owner, or from a probe that does not send it). */
+  readonly ownerId?: number | null;
   readonly once: boolean;
   readonly site: SiteInfo | null;
   readonly createdAt: number;
@@ -70,6 +72,8 @@ export interface BusView {
 
 export interface OwnerView {
   readonly description: string;
+  /** The probe's per-process owner id (null when the stream does not carry it). */
+  readonly ownerId?: number | null;
   readonly liveSubscriptions: readonly number[];
   readonly subscribedEver: number;
   readonly collectedAt: number | null;
@@ -95,6 +99,7 @@ export function subscriptionView(s: SubscriptionState): SubscriptionView {
     priority: s.priority,
     label: s.label,
     owner: s.owner,
+    ownerId: s.ownerId,
     once: s.once,
     site: s.site,
     createdAt: s.createdAt,
@@ -159,6 +164,7 @@ export function busView(b: BusState): BusView {
 export function ownerView(o: OwnerState): OwnerView {
   return {
     description: o.description,
+    ownerId: o.ownerId,
     liveSubscriptions: [...o.live].map((s) => s.id),
     subscribedEver: o.subscribedEver,
     collectedAt: o.collectedAt,

@@ -766,7 +766,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
       try {
-        tracer.ownerCollected(this, group.description, removed);
+        tracer.ownerCollected(this, group.description, removed, group.ownerId);
       } catch (error) {
         tracerFailed(error);
       }

@@ -20,10 +20,32 @@ export interface SubscriptionHost {
  */
 export class OwnerGroup {
   readonly subs: SubscriptionRecord[] = [];
+  /** The owner's per-process id (see `ownerIdOf`). */
+  readonly ownerId: number;
   constructor(
     readonly ref: WeakRef<object>,
     readonly description: string,
-  ) {}
+  ) {
+    this.ownerId = ownerIdOf(ref.deref());
+  }
+}
+
+/** Owner object → its id. Weak: an id outlives nothing but the object it names. */
+const ownerIds = new WeakMap<object, number>();
+let nextOwnerId = 1;
+
+/**
+ * @internal A positive id per owner object, unique per process and never reused: the same object
+ * gets the same id on every bus (descriptions such as `Enemy` can repeat; ids cannot). 0 for none.
+ */
+export function ownerIdOf(owner: object | undefined): number {
+  if (owner === undefined) return 0;
+  let id = ownerIds.get(owner);
+  if (id === undefined) {
+    id = nextOwnerId++;
+    ownerIds.set(owner, id);
+  }
+  return id;
 }
 
 let nextSubscriptionId = 1;
@@ -84,6 +106,11 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
   /** Owner description, computed once when the owner first subscribed on this bus. */
   get ownerDescription(): string | undefined {
     return this.group === null ? undefined : this.group.description;
+  }
+
+  /** The owner's per-process id; undefined without an owner. */
+  get ownerId(): number | undefined {
+    return this.group === null ? undefined : this.group.ownerId;
   }
 
   /** Unsubscribes. Idempotent. */

@@ -38,6 +38,11 @@ export interface TracedSubscription {
   readonly createdAt: number;
   /** Owner description (constructor name and id/name when present), computed once at subscribe. */
   readonly ownerDescription: string | undefined;
+  /**
+   * Per-process id of the owner object (positive; the same object has the same id on every bus,
+   * and ids are never reused); undefined without an owner. Descriptions can repeat, ids do not.
+   */
+  readonly ownerId?: number;
   readonly calls: number;
   /** Set by the tracer at subscribe time (it owns site capture); undefined when no probe ran. */
   site: SourceSite | undefined;
@@ -48,8 +53,11 @@ export interface BusTracer {
   busDisposed(bus: TracedBus): void;
   subscribed(bus: TracedBus, sub: TracedSubscription): void;
   unsubscribed(bus: TracedBus, sub: TracedSubscription, reason: UnsubscribeReason): void;
-  /** An owner was garbage-collected; `removed` subscriptions of it were dropped (each also reported unsubscribed/collected). */
-  ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number): void;
+  /**
+   * An owner was garbage-collected; `removed` subscriptions of it were dropped (each also reported
+   * unsubscribed/collected). `ownerId` as in `TracedSubscription.ownerId`.
+   */
+  ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number, ownerId?: number): void;
   enqueued(bus: TracedBus, type: string, queueLength: number): void;
   flushed(bus: TracedBus, dispatched: number): void;
   depthLimitHit(bus: TracedBus, type: string, depth: number): void;

@@ -34,6 +34,34 @@ export function unzigzag(value: number): number {
   return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
 }
 
+/**
+ * Writes `value` (an integer in 0 … 2^53-1) as an unsigned varint at `pos` of `buf`, which has room
+ * for 8 more bytes; returns the position after it. A plain function over locals, for encoders that
+ * write a whole record before storing the position once (see `ByteWriter.reserve`).
+ */
+export function putUvarint(buf: Uint8Array, pos: number, value: number): number {
+  if (value < 0x80) {
+    buf[pos] = value;
+    return pos + 1;
+  }
+  // Above 2^28 bit operations would overflow int32: peel 7-bit groups arithmetically first.
+  while (value >= TWO_POW_28) {
+    buf[pos++] = (value % 128) | 0x80;
+    value = Math.floor(value / 128);
+  }
+  while (value >= 0x80) {
+    buf[pos++] = (value & 0x7f) | 0x80;
+    value >>>= 7;
+  }
+  buf[pos] = value;
+  return pos + 1;
+}
+
+/** `putUvarint` of the zigzag of `value` (an integer, |value| ≤ 2^52). */
+export function putSvarint(buf: Uint8Array, pos: number, value: number): number {
+  return putUvarint(buf, pos, value >= 0 ? value * 2 : -value * 2 - 1);
+}
+
 /** A growable byte buffer. Reuse one with `reset()` to avoid allocating per batch. */
 export class ByteWriter {
   private buf: Uint8Array;
@@ -60,6 +88,16 @@ export class ByteWriter {
     next.set(this.buf.subarray(0, this.length));
     this.buf = next;
     this.view = new DataView(next.buffer);
+  }
+
+  /**
+   * Makes room for `n` more bytes and returns the buffer to write them into, from `length` on; the
+   * caller then sets `length` past what it wrote. (The buffer is replaced when it grows: use the
+   * returned one, and only until the next call.)
+   */
+  reserve(n: number): Uint8Array {
+    if (this.length + n > this.buf.length) this.ensure(n);
+    return this.buf;
   }
 
   u8(value: number): void {

@@ -72,6 +72,11 @@ export interface SubscriptionSnapshot {
   readonly priority: number;
   readonly label: string | null;
   readonly owner: string | null;
+  /**
+   * The owner object's per-process id (see `SubscribeRecord.ownerId`); null without an owner.
+   * Absent from probes that predate it.
+   */
+  readonly ownerId?: number | null;
   readonly once: boolean;
   readonly site: SiteInfo | null;
   readonly calls: number;

@@ -81,7 +81,10 @@ export class RecordDecoder {
           const once = (flags & 1) === 1;
           const owner = (flags & 2) === 2 ? r.string() : null;
           const site = this.optSite(r.uvarint());
-          out.push({ kind: 'subscribe', time: timeNs * MS_PER_NS, subscriptionId, bus, type, priority, label, owner, once, site });
+          // Above bits 0–1: the owner's id (0 = not sent). Arithmetic: flags may exceed 32 bits.
+          const ownerId = owner === null ? 0 : Math.floor(flags / 4);
+          if (ownerId === 0) out.push({ kind: 'subscribe', time: timeNs * MS_PER_NS, subscriptionId, bus, type, priority, label, owner, once, site });
+          else out.push({ kind: 'subscribe', time: timeNs * MS_PER_NS, subscriptionId, bus, type, priority, label, owner, once, site, ownerId });
           break;
         }
         case RecordCode.Unsubscribe: {
@@ -168,8 +171,13 @@ export class RecordDecoder {
         case RecordCode.OwnerCollected: {
           timeNs += r.svarint();
           const bus = r.uvarint();
-          const owner = (r.uvarint() & 1) === 1 ? r.string() : null;
-          out.push({ kind: 'owner-collected', time: timeNs * MS_PER_NS, bus, owner, removed: r.uvarint() });
+          const hasOwner = r.uvarint();
+          const owner = (hasOwner & 1) === 1 ? r.string() : null;
+          const removed = r.uvarint();
+          // Above bit 0: the owner's id (0 = not sent).
+          const ownerId = owner === null ? 0 : Math.floor(hasOwner / 2);
+          if (ownerId === 0) out.push({ kind: 'owner-collected', time: timeNs * MS_PER_NS, bus, owner, removed });
+          else out.push({ kind: 'owner-collected', time: timeNs * MS_PER_NS, bus, owner, removed, ownerId });
           break;
         }
         case RecordCode.Drops: {

@@ -58,7 +58,7 @@ export class RecordEncoder {
         const type = this.string(r.type);
         const label = this.optString(r.label);
         const site = this.site(r.site);
-        return w.subscribe(r.time, r.subscriptionId, r.bus, type, r.priority, label, r.owner, r.once, site);
+        return w.subscribe(r.time, r.subscriptionId, r.bus, type, r.priority, label, r.owner, r.once, site, r.ownerId ?? 0);
       }
       case 'unsubscribe':
         return w.unsubscribe(r.time, r.subscriptionId, UNSUBSCRIBE_REASONS.indexOf(r.reason), r.calls);
@@ -80,7 +80,7 @@ export class RecordEncoder {
       case 'depth-limit':
         return w.depthLimit(r.time, r.bus, this.string(r.type), r.depth, r.parentSeq);
       case 'owner-collected':
-        return w.ownerCollected(r.time, r.bus, r.owner, r.removed);
+        return w.ownerCollected(r.time, r.bus, r.owner, r.removed, r.ownerId ?? 0);
       case 'drops':
         return w.drops(r.count, r.dispatches, DROP_REASONS.indexOf(r.reason));
       default:

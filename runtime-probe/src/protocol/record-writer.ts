@@ -10,7 +10,7 @@
 //   q  sequence: zigzag varint of (this seq − previous seq field in this batch; starts at 0)
 //   p  parent sequence: unsigned varint, 0 when there is no parent, else (seq − parentSeq)
 
-import { ByteWriter } from './bytes';
+import { ByteWriter, putSvarint, putUvarint } from './bytes';
 import { FRAME_HEADER_BYTES, FrameKind } from './framing';
 import { RecordCode } from './records';
 
@@ -24,6 +24,11 @@ function toNs(ms: number): number {
 function durationNs(ms: number): number {
   const ns = Math.round(ms * NS_PER_MS);
   return ns > 0 ? (ns > MAX_NS ? MAX_NS : ns) : 0;
+}
+
+/** An owner id as the flags carry it: a positive integer below 2^50 (so the flags stay a safe varint), else 0. */
+function ownerFlag(ownerId: number): number {
+  return Number.isInteger(ownerId) && ownerId > 0 && ownerId < 2 ** 50 ? ownerId : 0;
 }
 
 export class RecordWriter {
@@ -112,7 +117,11 @@ export class RecordWriter {
     this.records++;
   }
 
-  /** `owner` is written inline (descriptions like `Widget#17` are per instance: interning them would grow the table with every leak). */
+  /**
+   * `owner` is written inline (descriptions like `Widget#17` are per instance: interning them would
+   * grow the table with every leak). `ownerId` (0: unknown) rides in the flags above bits 0–1, where
+   * readers that predate it do not look.
+   */
   subscribe(
     time: number,
     subscriptionId: number,
@@ -123,6 +132,7 @@ export class RecordWriter {
     owner: string | null,
     once: boolean,
     siteId: number,
+    ownerId = 0,
   ): void {
     const w = this.w;
     w.u8(RecordCode.Subscribe);
@@ -132,7 +142,7 @@ export class RecordWriter {
     w.uvarint(typeId);
     w.f64(priority);
     w.uvarint(labelId);
-    w.uvarint((once ? 1 : 0) | (owner !== null ? 2 : 0));
+    w.uvarint((once ? 1 : 0) + (owner !== null ? 2 + ownerFlag(ownerId) * 4 : 0));
     if (owner !== null) w.string(owner);
     w.uvarint(siteId);
     this.records++;
@@ -161,39 +171,44 @@ export class RecordWriter {
     parentSeq: number,
     siteId: number,
   ): void {
-    // Hot: one capacity check for the whole record (11 fields, at most 8 bytes each).
+    // Hot: one capacity check for the whole record (11 fields, at most 8 bytes each), then every
+    // field written through a local position, stored once.
     const w = this.w;
-    w.ensure(96);
-    w.u8Unchecked(RecordCode.Dispatch);
-    w.svarintUnchecked(seq - this.seqCursor);
+    const buf = w.reserve(96);
+    let p = w.length;
+    buf[p++] = RecordCode.Dispatch;
+    p = putSvarint(buf, p, seq - this.seqCursor);
     this.seqCursor = seq;
     const ns = toNs(start);
-    w.svarintUnchecked(ns - this.timeCursor);
+    p = putSvarint(buf, p, ns - this.timeCursor);
     this.timeCursor = ns;
-    w.uvarintUnchecked(durationNs(duration));
-    w.uvarintUnchecked(bus);
-    w.uvarintUnchecked(typeId);
-    w.uvarintUnchecked(delivered);
-    w.uvarintUnchecked(consumedBy);
-    w.uvarintUnchecked(depth);
-    w.uvarintUnchecked(parentSeq === 0 ? 0 : seq - parentSeq);
-    w.uvarintUnchecked(siteId);
+    p = putUvarint(buf, p, durationNs(duration));
+    p = putUvarint(buf, p, bus);
+    p = putUvarint(buf, p, typeId);
+    p = putUvarint(buf, p, delivered);
+    p = putUvarint(buf, p, consumedBy);
+    p = putUvarint(buf, p, depth);
+    p = putUvarint(buf, p, parentSeq === 0 ? 0 : seq - parentSeq);
+    p = putUvarint(buf, p, siteId);
+    w.length = p;
     this.records++;
     this.dispatches++;
   }
 
   handler(seq: number, subscriptionId: number, start: number, duration: number, consumed: boolean): void {
     const w = this.w;
-    w.ensure(48);
-    w.u8Unchecked(RecordCode.Handler);
-    w.svarintUnchecked(seq - this.seqCursor);
+    const buf = w.reserve(48);
+    let p = w.length;
+    buf[p++] = RecordCode.Handler;
+    p = putSvarint(buf, p, seq - this.seqCursor);
     this.seqCursor = seq;
-    w.uvarintUnchecked(subscriptionId);
+    p = putUvarint(buf, p, subscriptionId);
     const ns = toNs(start);
-    w.svarintUnchecked(ns - this.timeCursor);
+    p = putSvarint(buf, p, ns - this.timeCursor);
     this.timeCursor = ns;
-    w.uvarintUnchecked(durationNs(duration));
-    w.u8Unchecked(consumed ? 1 : 0);
+    p = putUvarint(buf, p, durationNs(duration));
+    buf[p++] = consumed ? 1 : 0;
+    w.length = p;
     this.records++;
   }
 
@@ -248,12 +263,13 @@ export class RecordWriter {
     this.records++;
   }
 
-  ownerCollected(time: number, bus: number, owner: string | null, removed: number): void {
+  /** `ownerId` (0: unknown) rides in the has-owner field above bit 0, like in `subscribe`. */
+  ownerCollected(time: number, bus: number, owner: string | null, removed: number, ownerId = 0): void {
     const w = this.w;
     w.u8(RecordCode.OwnerCollected);
     this.time(time);
     w.uvarint(bus);
-    w.uvarint(owner !== null ? 1 : 0);
+    w.uvarint(owner !== null ? 1 + ownerFlag(ownerId) * 2 : 0);
     if (owner !== null) w.string(owner);
     w.uvarint(removed);
     this.records++;

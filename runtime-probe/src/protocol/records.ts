@@ -87,6 +87,11 @@ export interface SubscribeRecord {
   readonly label: string | null;
   /** Owner description (constructor name and id/name), not the owner itself. */
   readonly owner: string | null;
+  /**
+   * The owner object's per-process id (positive, never reused; the same owner has the same id on
+   * every bus). Absent without an owner, and from probes that predate it: then only `owner` names it.
+   */
+  readonly ownerId?: number;
   readonly once: boolean;
   readonly site: SiteInfo | null;
 }
@@ -172,6 +177,8 @@ export interface OwnerCollectedRecord {
   readonly time: number;
   readonly bus: number;
   readonly owner: string | null;
+  /** The owner's per-process id, as in `SubscribeRecord.ownerId` (absent when not known). */
+  readonly ownerId?: number;
   /** Subscriptions removed (each also has an `unsubscribe` record with reason `collected`). */
   readonly removed: number;
 }

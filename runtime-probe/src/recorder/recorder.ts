@@ -27,6 +27,7 @@ import {
   type RecordingConfig,
   type UnsubscribeReason,
 } from '../protocol/index';
+import { watchInspector } from '../debug/inspector-gate';
 import { reportProbeFailure } from '../probe/report';
 import { capturePayload, type PayloadSanitizer } from './payload';
 import type { RecordSink } from './sink';
@@ -40,6 +41,18 @@ void reasonsMatch;
 
 /** Doubles per ring slot: the widest record (dispatch) has 11 fields. */
 const W = 12;
+/** Doubles per row of the dispatch stack (see the ST_ offsets). */
+const ST = 9;
+const ST_SEQ = 0;
+const ST_BUS = 1;
+const ST_TYPE = 2;
+const ST_DEPTH = 3;
+const ST_PARENT = 4;
+/** NaN when the dispatch is not timed (detail `lifecycle`, or tracking without recording). */
+const ST_START = 5;
+const ST_SUB = 6;
+const ST_SITE = 7;
+const ST_HANDLER_START = 8;
 const DRAIN_INTERVAL_MS = 10;
 const MAX_ERROR_TEXT = 16 * 1024;
 
@@ -109,18 +122,11 @@ export class Recorder implements BusTracer, DispatchTracer {
   private fullDroppedDispatches = 0;
   private draining = false;
 
-  // --- dispatches in progress (index = stack position, not the bus's global depth)
+  // --- dispatches in progress: one row of ST doubles per stack position (not the bus's global
+  // depth), in one array so the hot path touches one object
   private stackCap = 64;
   private top = -1;
-  private stSeq = new Float64Array(this.stackCap);
-  private stBus = new Float64Array(this.stackCap);
-  private stType = new Float64Array(this.stackCap);
-  private stDepth = new Float64Array(this.stackCap);
-  private stParent = new Float64Array(this.stackCap);
-  private stStart = new Float64Array(this.stackCap);
-  private stSite = new Float64Array(this.stackCap);
-  private stSub = new Float64Array(this.stackCap);
-  private stHandlerStart = new Float64Array(this.stackCap);
+  private stack = new Float64Array(this.stackCap * ST);
   private lastSeq = 0;
   /**
    * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
@@ -129,6 +135,15 @@ export class Recorder implements BusTracer, DispatchTracer {
    */
   private boundary = 0;
   private boundaryValid = false;
+  /** Recording at detail `dispatch` or `handlers`: only then are dispatches timed (the clock is the hot path's main cost). */
+  private timed = false;
+  /** Recording at detail `handlers`. */
+  private handlersTimed = false;
+  /** Recording payloads (detail `dispatch` or `handlers`). */
+  private payloads = false;
+  /** One-entry cache of the last dispatched type's string id (most dispatch loops repeat a type). */
+  private lastType = '';
+  private lastTypeId = 0;
   /** Per type id: dispatches left until the next dispatch-site sample (0 = sample the next one). */
   private siteCountdown = new Int32Array(256);
 
@@ -175,6 +190,8 @@ export class Recorder implements BusTracer, DispatchTracer {
     if (next.payloadSizeCap > MAX_PAYLOAD_CAP_BYTES) (next as { payloadSizeCap: number }).payloadSizeCap = MAX_PAYLOAD_CAP_BYTES;
     this.cfg = Object.freeze(next);
     this.detail = detailCode(next.detail);
+    this.updateModes();
+    this.updateInstall();
     if (next.dispatchSiteEvery !== this.siteEvery) {
       this.siteEvery = next.dispatchSiteEvery;
       this.siteCountdown.fill(0);
@@ -193,6 +210,9 @@ export class Recorder implements BusTracer, DispatchTracer {
 
   setBreakOn(types: ReadonlySet<string>): void {
     this.breakTypes = types;
+    // While there is something to break on, the bus skips the `debugger` statement when no debugger can listen.
+    watchInspector(types.size > 0);
+    this.updateInstall();
   }
 
   get breakOn(): ReadonlySet<string> {
@@ -246,6 +266,7 @@ export class Recorder implements BusTracer, DispatchTracer {
     this.fullDropped = 0;
     this.fullDroppedDispatches = 0;
     this.recording = true;
+    this.updateModes();
     this.timer = setInterval(() => this.drain(), DRAIN_INTERVAL_MS);
     (this.timer as { unref?: () => void }).unref?.();
     this.updateInstall();
@@ -253,6 +274,7 @@ export class Recorder implements BusTracer, DispatchTracer {
 
   private stopRecording(): void {
     this.recording = false;
+    this.updateModes();
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     this.ring = null;
@@ -262,8 +284,19 @@ export class Recorder implements BusTracer, DispatchTracer {
     this.updateInstall();
   }
 
+  private updateModes(): void {
+    this.timed = this.recording && this.detail !== DETAIL_LIFECYCLE;
+    this.handlersTimed = this.recording && this.detail === DETAIL_HANDLERS;
+    this.payloads = this.timed && this.cfg.capturePayloads;
+  }
+
+  /**
+   * The dispatch tracer is installed while dispatches are recorded, tracked for a debugger, or
+   * event breakpoints are set. At detail `lifecycle` with none of those, nothing needs to see a
+   * dispatch, so it is not installed and a dispatch costs what it costs detached.
+   */
   private updateInstall(): void {
-    const want = this.recording || this.tracking;
+    const want = (this.recording && (this.detail !== DETAIL_LIFECYCLE || this.breakTypes.size > 0)) || this.tracking;
     const installed = currentDispatchTracer() === this;
     if (want && !installed) setDispatchTracer(this);
     else if (!want && installed) setDispatchTracer(undefined);
@@ -300,57 +333,75 @@ export class Recorder implements BusTracer, DispatchTracer {
 
   dispatchStart(bus: TracedBus, type: string, depth: number, parentSeq: number, payload: unknown): number {
     const seq = ++this.lastSeq;
-    const typeId = this.strings.intern(type);
+    const typeId = type === this.lastType ? this.lastTypeId : this.typeIdOf(type);
     const top = ++this.top;
     if (top >= this.stackCap) this.growStack();
+    const st = this.stack;
+    const b = top * ST;
+    st[b + ST_SEQ] = seq;
+    st[b + ST_BUS] = bus.busId;
+    st[b + ST_TYPE] = typeId;
+    st[b + ST_DEPTH] = depth;
+    st[b + ST_PARENT] = parentSeq;
+    st[b + ST_SUB] = 0;
+    st[b + ST_HANDLER_START] = NaN;
+    if (!this.timed) {
+      // Lifecycle detail, or tracking for snapshots only: no clock, no record.
+      st[b + ST_START] = NaN;
+      st[b + ST_SITE] = 0;
+      return seq;
+    }
+    // Site and payload first, so their cost is not counted in the dispatch's (or its first handler's) time.
+    st[b + ST_SITE] = this.siteEvery === 0 ? 0 : this.sampleSite(typeId);
+    if (this.payloads) this.recordPayload(seq, bus, type, payload);
     const t = perf.now();
-    this.stSeq[top] = seq;
-    this.stBus[top] = bus.busId;
-    this.stType[top] = typeId;
-    this.stDepth[top] = depth;
-    this.stParent[top] = parentSeq;
-    this.stStart[top] = t;
-    this.stSub[top] = 0;
+    st[b + ST_START] = t;
     this.boundary = t;
     this.boundaryValid = true;
-    let site = 0;
-    if (this.recording) {
-      if (this.siteEvery !== 0 && this.detail !== DETAIL_LIFECYCLE) site = this.sampleSite(typeId);
-      if (this.cfg.capturePayloads && this.detail !== DETAIL_LIFECYCLE) this.recordPayload(seq, bus, type, payload);
-    }
-    this.stSite[top] = site;
     return seq;
+  }
+
+  private typeIdOf(type: string): number {
+    const id = this.strings.intern(type);
+    this.lastType = type;
+    this.lastTypeId = id;
+    return id;
   }
 
   handlerStart(seq: number, sub: TracedSubscription): void {
     const top = this.top;
-    if (top < 0 || this.stSeq[top] !== seq) return;
-    this.stSub[top] = sub.id;
-    if (this.detail === DETAIL_HANDLERS) {
-      this.stHandlerStart[top] = this.boundaryValid ? this.boundary : perf.now();
-      this.boundaryValid = false;
-    }
+    if (top < 0) return;
+    const st = this.stack;
+    const b = top * ST;
+    if (st[b + ST_SEQ] !== seq) return;
+    st[b + ST_SUB] = sub.id;
+    if (this.handlersTimed) st[b + ST_HANDLER_START] = this.boundaryValid ? this.boundary : perf.now();
+    // The handler runs now: the dispatch's end (or the next handler's start) needs a fresh reading.
+    this.boundaryValid = false;
   }
 
   handlerEnd(seq: number, sub: TracedSubscription, consumed: boolean): void {
     const top = this.top;
-    if (top < 0 || this.stSeq[top] !== seq) return;
-    this.stSub[top] = 0;
-    if (this.detail !== DETAIL_HANDLERS) return;
+    if (top < 0) return;
+    const st = this.stack;
+    const b = top * ST;
+    if (st[b + ST_SEQ] !== seq) return;
+    st[b + ST_SUB] = 0;
+    if (!this.handlersTimed) return;
     const t = perf.now();
     this.boundary = t;
     this.boundaryValid = true;
-    if (!this.recording) return;
-    const b = this.alloc();
-    if (b < 0) return this.dropFull(false);
-    const r = this.ring as Float64Array;
-    const start = this.stHandlerStart[top];
-    r[b] = RecordCode.Handler;
-    r[b + 1] = seq;
-    r[b + 2] = sub.id;
-    r[b + 3] = start;
-    r[b + 4] = t - start;
-    r[b + 5] = consumed ? 1 : 0;
+    const start = st[b + ST_HANDLER_START];
+    if (start !== start) return; // NaN: began before handler timing was on
+    const r = this.alloc();
+    if (r < 0) return this.dropFull(false);
+    const ring = this.ring as Float64Array;
+    ring[r] = RecordCode.Handler;
+    ring[r + 1] = seq;
+    ring[r + 2] = sub.id;
+    ring[r + 3] = start;
+    ring[r + 4] = t - start;
+    ring[r + 5] = consumed ? 1 : 0;
   }
 
   handlerError(seq: number, _bus: TracedBus, sub: TracedSubscription, error: unknown): void {
@@ -382,30 +433,34 @@ export class Recorder implements BusTracer, DispatchTracer {
   dispatchEnd(seq: number, delivered: number, consumedBy: number): void {
     let top = this.top;
     if (top < 0) return;
-    if (this.stSeq[top] !== seq) {
+    const st = this.stack;
+    if (st[top * ST + ST_SEQ] !== seq) {
       // A dispatch that began before the tracer was (re)installed: unwind to it if it is there.
-      while (top >= 0 && this.stSeq[top] !== seq) top--;
+      while (top >= 0 && st[top * ST + ST_SEQ] !== seq) top--;
       if (top < 0) return;
     }
     this.top = top - 1;
+    if (!this.timed) return;
+    const b = top * ST;
+    const start = st[b + ST_START];
     const end = this.boundaryValid ? this.boundary : perf.now();
+    // The parent's handler (if any) resumes: its end needs a fresh reading.
     this.boundaryValid = false;
-    if (!this.recording || this.detail === DETAIL_LIFECYCLE) return;
-    const b = this.alloc();
-    if (b < 0) return this.dropFull(true);
-    const r = this.ring as Float64Array;
-    const start = this.stStart[top];
-    r[b] = RecordCode.Dispatch;
-    r[b + 1] = seq;
-    r[b + 2] = start;
-    r[b + 3] = end - start;
-    r[b + 4] = this.stBus[top];
-    r[b + 5] = this.stType[top];
-    r[b + 6] = delivered;
-    r[b + 7] = consumedBy;
-    r[b + 8] = this.stDepth[top];
-    r[b + 9] = this.stParent[top];
-    r[b + 10] = this.stSite[top];
+    if (start !== start) return; // NaN: began before dispatches were timed
+    const r = this.alloc();
+    if (r < 0) return this.dropFull(true);
+    const ring = this.ring as Float64Array;
+    ring[r] = RecordCode.Dispatch;
+    ring[r + 1] = seq;
+    ring[r + 2] = start;
+    ring[r + 3] = end - start;
+    ring[r + 4] = st[b + ST_BUS];
+    ring[r + 5] = st[b + ST_TYPE];
+    ring[r + 6] = delivered;
+    ring[r + 7] = consumedBy;
+    ring[r + 8] = st[b + ST_DEPTH];
+    ring[r + 9] = st[b + ST_PARENT];
+    ring[r + 10] = st[b + ST_SITE];
   }
 
   shouldBreak(_bus: TracedBus, type: string): boolean {
@@ -414,20 +469,9 @@ export class Recorder implements BusTracer, DispatchTracer {
 
   private growStack(): void {
     const cap = this.stackCap * 2;
-    const grow = (a: Float64Array) => {
-      const n = new Float64Array(cap);
-      n.set(a);
-      return n;
-    };
-    this.stSeq = grow(this.stSeq);
-    this.stBus = grow(this.stBus);
-    this.stType = grow(this.stType);
-    this.stDepth = grow(this.stDepth);
-    this.stParent = grow(this.stParent);
-    this.stStart = grow(this.stStart);
-    this.stSite = grow(this.stSite);
-    this.stSub = grow(this.stSub);
-    this.stHandlerStart = grow(this.stHandlerStart);
+    const next = new Float64Array(cap * ST);
+    next.set(this.stack);
+    this.stack = next;
     this.stackCap = cap;
   }
 
@@ -510,6 +554,7 @@ export class Recorder implements BusTracer, DispatchTracer {
     r[b + 6] = labelId;
     r[b + 7] = sub.once ? 1 : 0;
     r[b + 8] = site === undefined ? 0 : site.id;
+    r[b + 9] = sub.ownerId ?? 0;
     this.sideA[b / W] = sub.ownerDescription ?? null;
   }
 
@@ -525,7 +570,7 @@ export class Recorder implements BusTracer, DispatchTracer {
     r[b + 4] = sub.calls;
   }
 
-  ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number): void {
+  ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number, ownerId?: number): void {
     if (!this.recording) return;
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
@@ -534,6 +579,7 @@ export class Recorder implements BusTracer, DispatchTracer {
     r[b + 1] = perf.now();
     r[b + 2] = bus.busId;
     r[b + 3] = removed;
+    r[b + 4] = ownerId ?? 0;
     this.sideA[b / W] = ownerDescription ?? null;
   }
 
@@ -564,7 +610,7 @@ export class Recorder implements BusTracer, DispatchTracer {
   depthLimitHit(bus: TracedBus, type: string, depth: number): void {
     if (!this.recording) return;
     const typeId = this.strings.intern(type);
-    const parentSeq = this.top >= 0 ? this.stSeq[this.top] : 0;
+    const parentSeq = this.top >= 0 ? this.stack[this.top * ST + ST_SEQ] : 0;
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
@@ -579,17 +625,23 @@ export class Recorder implements BusTracer, DispatchTracer {
   // ------------------------------------------------------------------------------------------
   // Snapshot support
 
-  /** Dispatches in progress, outermost first. */
-  dispatching(): { seq: number; bus: number; type: string; depth: number; start: number; subscriptionId: number }[] {
+  /**
+   * Dispatches in progress, outermost first. A dispatch that is not timed (detail `lifecycle`, or
+   * tracked without recording) reports `now` (default: the current time) as its start.
+   */
+  dispatching(now?: number): { seq: number; bus: number; type: string; depth: number; start: number; subscriptionId: number }[] {
     const out = [];
+    const st = this.stack;
     for (let i = 0; i <= this.top; i++) {
+      const b = i * ST;
+      const start = st[b + ST_START];
       out.push({
-        seq: this.stSeq[i],
-        bus: this.stBus[i],
-        type: this.strings.texts[this.stType[i]] ?? '',
-        depth: this.stDepth[i],
-        start: this.stStart[i],
-        subscriptionId: this.stSub[i],
+        seq: st[b + ST_SEQ],
+        bus: st[b + ST_BUS],
+        type: this.strings.texts[st[b + ST_TYPE]] ?? '',
+        depth: st[b + ST_DEPTH],
+        start: start === start ? start : (now ??= perf.now()),
+        subscriptionId: st[b + ST_SUB],
       });
     }
     return out;
@@ -670,67 +722,86 @@ export class Recorder implements BusTracer, DispatchTracer {
     const sideB = this.sideB;
     const counts = this.typeDispatches;
     let pos = this.readPos;
-    while (this.size > 0) {
-      const b = pos * W;
-      const code = ring[b];
-      switch (code) {
-        case RecordCode.Dispatch: {
-          const bus = ring[b + 4];
-          const typeId = ring[b + 5];
-          w.dispatch(ring[b + 1], ring[b + 2], ring[b + 3], bus, typeId, ring[b + 6], ring[b + 7], ring[b + 8], ring[b + 9], ring[b + 10]);
-          const key = bus * 0x4000000 + typeId;
-          counts.set(key, (counts.get(key) ?? 0) + 1);
-          break;
+    let size = this.size;
+    let runKey = -1;
+    let runCount = 0;
+    try {
+      while (size > 0) {
+        const b = pos * W;
+        const code = ring[b];
+        switch (code) {
+          case RecordCode.Dispatch: {
+            const bus = ring[b + 4];
+            const typeId = ring[b + 5];
+            w.dispatch(ring[b + 1], ring[b + 2], ring[b + 3], bus, typeId, ring[b + 6], ring[b + 7], ring[b + 8], ring[b + 9], ring[b + 10]);
+            // Runs of one (bus, type) are counted first and added to the map once.
+            const key = bus * 0x4000000 + typeId;
+            if (key === runKey) runCount++;
+            else {
+              if (runCount !== 0) counts.set(runKey, (counts.get(runKey) ?? 0) + runCount);
+              runKey = key;
+              runCount = 1;
+            }
+            break;
+          }
+          case RecordCode.Handler:
+            w.handler(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5] === 1);
+            break;
+          case RecordCode.HandlerError:
+            w.handlerError(ring[b + 1], ring[b + 2], ring[b + 3], sideA[pos] ?? '', sideB[pos]);
+            sideA[pos] = null;
+            sideB[pos] = null;
+            break;
+          case RecordCode.Payload:
+            w.payload(ring[b + 1], sideA[pos] ?? 'null', ring[b + 2] === 1);
+            sideA[pos] = null;
+            break;
+          case RecordCode.Subscribe:
+            w.subscribe(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5], ring[b + 6], sideA[pos], ring[b + 7] === 1, ring[b + 8], ring[b + 9]);
+            sideA[pos] = null;
+            break;
+          case RecordCode.Unsubscribe:
+            w.unsubscribe(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4]);
+            break;
+          case RecordCode.Enqueue: {
+            w.enqueue(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4]);
+            const key = ring[b + 2] * 0x4000000 + ring[b + 3];
+            if (!counts.has(key)) counts.set(key, 0);
+            break;
+          }
+          case RecordCode.Flush:
+            w.flush(ring[b + 1], ring[b + 2], ring[b + 3]);
+            break;
+          case RecordCode.DepthLimit:
+            w.depthLimit(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5]);
+            break;
+          case RecordCode.OwnerCollected:
+            w.ownerCollected(ring[b + 1], ring[b + 2], sideA[pos], ring[b + 3], ring[b + 4]);
+            sideA[pos] = null;
+            break;
+          case RecordCode.BusCreated:
+            w.busCreated(ring[b + 1], ring[b + 2], ring[b + 3]);
+            break;
+          case RecordCode.BusDisposed:
+            w.busDisposed(ring[b + 1], ring[b + 2]);
+            break;
+          default:
+            throw new Error(`ring slot with unknown record code ${code}`);
         }
-        case RecordCode.Handler:
-          w.handler(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5] === 1);
-          break;
-        case RecordCode.HandlerError:
-          w.handlerError(ring[b + 1], ring[b + 2], ring[b + 3], sideA[pos] ?? '', sideB[pos]);
-          sideA[pos] = null;
-          sideB[pos] = null;
-          break;
-        case RecordCode.Payload:
-          w.payload(ring[b + 1], sideA[pos] ?? 'null', ring[b + 2] === 1);
-          sideA[pos] = null;
-          break;
-        case RecordCode.Subscribe:
-          w.subscribe(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5], ring[b + 6], sideA[pos], ring[b + 7] === 1, ring[b + 8]);
-          sideA[pos] = null;
-          break;
-        case RecordCode.Unsubscribe:
-          w.unsubscribe(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4]);
-          break;
-        case RecordCode.Enqueue: {
-          w.enqueue(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4]);
-          const key = ring[b + 2] * 0x4000000 + ring[b + 3];
-          if (!counts.has(key)) counts.set(key, 0);
-          break;
+        pos++;
+        if (pos === cap) pos = 0;
+        size--;
+        if (w.byteLength >= TARGET_BATCH_BYTES) {
+          this.readPos = pos;
+          this.size = size;
+          this.emitBatch();
         }
-        case RecordCode.Flush:
-          w.flush(ring[b + 1], ring[b + 2], ring[b + 3]);
-          break;
-        case RecordCode.DepthLimit:
-          w.depthLimit(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5]);
-          break;
-        case RecordCode.OwnerCollected:
-          w.ownerCollected(ring[b + 1], ring[b + 2], sideA[pos], ring[b + 3]);
-          sideA[pos] = null;
-          break;
-        case RecordCode.BusCreated:
-          w.busCreated(ring[b + 1], ring[b + 2], ring[b + 3]);
-          break;
-        case RecordCode.BusDisposed:
-          w.busDisposed(ring[b + 1], ring[b + 2]);
-          break;
-        default:
-          throw new Error(`ring slot with unknown record code ${code}`);
       }
-      pos++;
-      if (pos === cap) pos = 0;
+    } finally {
+      // Also after a failure: the records encoded so far have left the ring.
       this.readPos = pos;
-      this.size--;
-      if (w.byteLength >= TARGET_BATCH_BYTES) this.emitBatch();
+      this.size = size;
+      if (runCount !== 0) counts.set(runKey, (counts.get(runKey) ?? 0) + runCount);
     }
     if (!w.isEmpty) this.emitBatch();
   }
@@ -756,8 +827,10 @@ export class Recorder implements BusTracer, DispatchTracer {
 
   /** Definitions are never dropped: later records of this sink cannot be decoded without them. */
   private sendDefinitions(sink: RecordSink): void {
-    const toStrings = this.strings.last;
     const toSites = this.sites.last;
+    // Sites are source-mapped and interned here, once each: that may define strings they use.
+    this.sites.resolveThrough(toSites);
+    const toStrings = this.strings.last;
     if (sink.stringsSent === toStrings && sink.sitesSent === toSites) return;
     const cached = this.defsCache;
     let frame: Uint8Array;

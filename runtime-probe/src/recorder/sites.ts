@@ -1,83 +1,184 @@
-// Source sites from V8 stack traces ("    at fn (file:line:col)"). The string form is used on purpose:
-// with --enable-source-maps (or a source-map hook) it already carries the original paths.
-// Frames of the bus and the probe themselves are skipped, so the site is the app's own call.
+// Subscribe and dispatch sites: the app's own call, never a frame of the bus or the probe.
+//
+// Hot path (every subscribe, every sampled dispatch): V8 call sites, not stack text. For a moment
+// `Error.prepareStackTrace` returns the structured CallSite objects and `Error.stackTraceLimit` is
+// small; both are restored in a `finally`. Each frame's raw position is looked up in the site table
+// (one map hit for a site seen before), so no frame is formatted and nothing is source-mapped here.
+// Mapping happens once per distinct site, off the hot path (tables.ts, source-map.ts).
+//
+// Fallback (a runtime without V8's stack API, or an app that installed its own
+// `Error.prepareStackTrace`, e.g. a source-map hook): the stack text, parsed line by line.
 
-import type { SiteEntry, SiteTable } from './tables';
+import { isInternalFrame, parseStackLine } from './frames';
+import { resolveRawFrame, type RawFrame, type ResolvedFrame } from './source-map';
+import { NOT_A_SITE, type SiteEntry, type SiteTable } from './tables';
 
-export interface ParsedFrame {
-  readonly file: string;
-  readonly line: number;
-  readonly column: number;
-  readonly functionName: string | undefined;
+export { isInternalFrame, parseStackLine, type ParsedFrame } from './frames';
+
+/** The part of V8's CallSite API used here (https://v8.dev/docs/stack-trace-api). */
+interface V8CallSite {
+  getScriptNameOrSourceURL?(): unknown;
+  getFileName(): unknown;
+  getLineNumber(): number | null;
+  getColumnNumber(): number | null;
+  getFunctionName(): string | null;
+  getMethodName(): string | null;
+  getTypeName(): string | null;
+  isToplevel(): boolean;
+  isConstructor(): boolean;
+  isEval(): boolean;
+  isAsync?(): boolean;
+  getEnclosingLineNumber?(): number | null;
+  getEnclosingColumnNumber?(): number | null;
 }
 
-// Files of this package that can appear on a stack between the app and the tracer: the bundles
-// (dist/index.*, dist/bus.*) and, when run from source, the bus/delegates/probe folders.
-const INTERNAL_FILE =
-  /[\\/](?:runtime-probe|busscope-probe)[\\/](?:dist[\\/](?:index|bus)\.(?:c|m)?js|src[\\/](?:bus|delegates|recorder|probe|server|trace)[\\/])/;
-// When an app bundles the package into its own file, the bus's methods are recognisable by name.
-const INTERNAL_FUNCTION = /^(?:EventBus|Recorder)\./;
-
-/** Parses one V8 stack line; undefined for lines without a file position (native, eval, <anonymous>). */
-export function parseStackLine(raw: string): ParsedFrame | undefined {
-  let s = raw.trim();
-  if (!s.startsWith('at ')) return undefined;
-  s = s.slice(3);
-  if (s.startsWith('async ')) s = s.slice(6);
-  let functionName: string | undefined;
-  let location = s;
-  if (s.endsWith(')')) {
-    const open = s.indexOf(' (');
-    if (open < 0) return undefined;
-    functionName = s.slice(0, open);
-    location = s.slice(open + 2, -1);
-    const alias = functionName.indexOf(' [as ');
-    if (alias >= 0) functionName = functionName.slice(0, alias);
-    if (functionName === '<anonymous>' || functionName === '') functionName = undefined;
-  }
-  if (location.startsWith('eval at ')) return undefined;
-  const m = /^(.*):(\d+):(\d+)$/.exec(location);
-  if (m === null) return undefined;
-  let file = m[1];
-  if (file.startsWith('file://')) file = fileUrlToPath(file);
-  return { file, line: Number(m[2]), column: Number(m[3]), functionName };
+type CaptureStackTrace = (target: object, constructorOpt?: Function) => void;
+type PrepareStackTrace = (error: Error, frames: V8CallSite[]) => unknown;
+interface V8ErrorConstructor {
+  captureStackTrace?: CaptureStackTrace;
+  prepareStackTrace?: PrepareStackTrace;
+  stackTraceLimit: number;
 }
 
-function fileUrlToPath(url: string): string {
-  let p = url.slice('file://'.length);
+/**
+ * Frames taken on the hot path: the bus's own (one for subscribe, two for dispatch) and the app's
+ * call. Each frame costs, so as few as that.
+ */
+const FIRST_LIMIT = 3;
+/** For a position not seen before (or only internal frames): as many as the text form used. */
+const FULL_LIMIT = 24;
+
+const returnCallSites: PrepareStackTrace = (_error, frames) => frames;
+
+/** Node's own formatter (`Error.prepareStackTrace` as Node ≥ 20 installs it); undefined before that. */
+function isRuntimeDefault(prepare: unknown): boolean {
+  return prepare === undefined || (typeof prepare === 'function' && prepare.name === 'ErrorPrepareStackTrace');
+}
+
+/**
+ * The first app frame below `above` (a function on the current stack, excluded with everything above
+ * it), interned in `sites`; undefined when the runtime gives no usable stack. `above` is the tracer
+ * method the bus calls directly, so the frame right below it is the bus's own.
+ */
+export function captureSite(above: Function, sites: SiteTable, skipCache: Map<string, number>): SiteEntry | undefined {
+  const E = Error as unknown as V8ErrorConstructor;
+  const capture = E.captureStackTrace;
+  if (typeof capture !== 'function') return undefined;
+  if (!isRuntimeDefault(E.prepareStackTrace)) return captureSiteFromText(capture, above, sites, skipCache);
+  // Usually every frame's position is known: a map hit, and done. A new position (cold), or only
+  // internal frames, takes the full stack once.
+  const frames = callSites(E, capture, above, FIRST_LIMIT);
+  if (frames === undefined) return captureSiteFromText(capture, above, sites, skipCache);
+  const found = scan(frames, sites, false);
+  if (found !== NEW_POSITION && (found !== undefined || frames.length < FIRST_LIMIT)) return found;
+  const full = callSites(E, capture, above, FULL_LIMIT);
+  if (full === undefined) return undefined;
+  const site = scan(full, sites, true);
+  return site === NEW_POSITION ? undefined : site;
+}
+
+function callSites(E: V8ErrorConstructor, capture: CaptureStackTrace, above: Function, limit: number): V8CallSite[] | undefined {
+  const holder: { stack?: unknown } = {};
+  const prepare = E.prepareStackTrace;
+  const stackTraceLimit = E.stackTraceLimit;
+  let stack: unknown;
   try {
-    p = decodeURIComponent(p);
-  } catch {
-    // keep it encoded
+    E.prepareStackTrace = returnCallSites;
+    E.stackTraceLimit = limit;
+    capture(holder, above);
+    stack = holder.stack; // formatted now, by returnCallSites
+  } finally {
+    E.prepareStackTrace = prepare;
+    E.stackTraceLimit = stackTraceLimit;
   }
-  // file:///C:/x → C:/x
-  if (/^\/[A-Za-z]:\//.test(p)) p = p.slice(1);
-  return p;
+  return Array.isArray(stack) ? (stack as V8CallSite[]) : undefined;
 }
 
-export function isInternalFrame(frame: ParsedFrame): boolean {
-  return (
-    INTERNAL_FILE.test(frame.file) ||
-    frame.file.startsWith('node:') ||
-    (frame.functionName !== undefined && INTERNAL_FUNCTION.test(frame.functionName))
-  );
+/** The script name V8 prints for a frame, or undefined when its stack line has no file position. */
+function scriptName(cs: V8CallSite): string | undefined {
+  const name = typeof cs.getScriptNameOrSourceURL === 'function' ? cs.getScriptNameOrSourceURL() : cs.getFileName();
+  if (typeof name === 'string' && name !== '') return name;
+  // No name: an eval prints "eval at …" (no site); anything else "<anonymous>:line:column".
+  return cs.isEval() ? undefined : '<anonymous>';
+}
+
+/** `scan` found a position not seen before, and was not to add it. */
+const NEW_POSITION = 1;
+
+/**
+ * The first frame that is a site: a known one, or (with `add`) a new one.
+ *
+ * The first frame is always the bus's own (the tracer is called directly by the bus), so it is
+ * never the site, and its file holds the bus's code. When that file is not recognisable as the
+ * package (an app bundle that includes the bus, minified), a new position in it may be the bus or
+ * the app: with source maps it is resolved at once (once per position) to tell; everywhere else
+ * resolution waits until the site is first sent or read.
+ */
+function scan(frames: readonly V8CallSite[], sites: SiteTable, add: boolean): SiteEntry | undefined | typeof NEW_POSITION {
+  let busFile: string | undefined;
+  for (let i = 0; i < frames.length; i++) {
+    const cs = frames[i];
+    const line = cs.getLineNumber();
+    if (line === null || line === undefined) continue; // native, no position
+    const file = scriptName(cs);
+    if (file === undefined) continue;
+    if (i === 0) busFile = file;
+    const column = cs.getColumnNumber() ?? 0;
+    const known = sites.atPosition(file, line, column);
+    if (known === NOT_A_SITE) continue;
+    if (known !== undefined) return known;
+    if (!add) return NEW_POSITION;
+    // First time at this position (cold): read it as the stack text would show it, and classify it.
+    const raw = i === 0 ? undefined : rawFrame(cs, file, line, column, frames[i + 1]);
+    if (raw === undefined || isInternalFrame(raw.unmapped)) {
+      sites.skipPosition(file, line, column);
+      continue;
+    }
+    let resolved: ResolvedFrame | null = null;
+    if (file === busFile) {
+      resolved = resolveRawFrame(raw);
+      if (isInternalFrame(resolved)) {
+        sites.skipPosition(file, line, column);
+        continue;
+      }
+    }
+    return sites.addRaw(raw, resolved);
+  }
+  return undefined;
+}
+
+/** The frame as stack text shows it (V8's own serialization, parsed): undefined when that has no site. */
+function rawFrame(cs: V8CallSite, file: string, line: number, column: number, caller: V8CallSite | undefined): RawFrame | undefined {
+  const text = parseStackLine(`at ${String(cs)}`);
+  if (text === undefined) return undefined;
+  const mapKey = cs.getFileName();
+  const callerKey = caller?.getFileName();
+  const isAsync = typeof cs.isAsync === 'function' && cs.isAsync();
+  return {
+    file,
+    line,
+    column,
+    unmapped: text,
+    mapKey: typeof mapKey === 'string' ? mapKey : undefined,
+    isConstructor: !isAsync && cs.isConstructor(),
+    typeName: cs.getTypeName(),
+    functionOrMethod: cs.getFunctionName() ?? cs.getMethodName(),
+    enclosingLine: (typeof cs.getEnclosingLineNumber === 'function' ? cs.getEnclosingLineNumber() : 0) ?? 0,
+    enclosingColumn: (typeof cs.getEnclosingColumnNumber === 'function' ? cs.getEnclosingColumnNumber() : 0) ?? 0,
+    callerMapKey: typeof callerKey === 'string' ? callerKey : undefined,
+    callerLine: caller?.getLineNumber() ?? 0,
+    callerColumn: caller?.getColumnNumber() ?? 0,
+  };
 }
 
 /** Marks stack lines already classified as not-the-site (internal or unparseable). */
 const SKIP = 0;
 
-type CaptureStackTrace = (target: object, constructorOpt?: Function) => void;
-
-/**
- * The first app frame below `above` (a function on the current stack, excluded with everything above
- * it), interned in `sites`; undefined when the runtime gives no usable stack.
- */
-export function captureSite(above: Function, sites: SiteTable, skipCache: Map<string, number>): SiteEntry | undefined {
-  const capture = (Error as unknown as { captureStackTrace?: CaptureStackTrace }).captureStackTrace;
-  if (typeof capture !== 'function') return undefined;
+/** The text form: as the runtime (or the app's own `prepareStackTrace`) prints the stack. */
+function captureSiteFromText(capture: CaptureStackTrace, above: Function, sites: SiteTable, skipCache: Map<string, number>): SiteEntry | undefined {
   const holder: { stack?: unknown } = {};
   const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 24;
+  Error.stackTraceLimit = FULL_LIMIT;
   try {
     capture(holder, above);
   } finally {

@@ -31,6 +31,7 @@ export function buildSnapshot(recorder: Recorder | undefined): ProbeSnapshot {
         priority: sub.priority,
         label: sub.label ?? null,
         owner: sub.ownerDescription ?? null,
+        ownerId: sub.ownerId ?? null,
         once: sub.once,
         site: siteOf(sub),
         calls: sub.calls,
@@ -45,15 +46,16 @@ export function buildSnapshot(recorder: Recorder | undefined): ProbeSnapshot {
     }
   }
   subscriptions.sort((a, b) => a.id - b.id);
+  const time = perf.now();
   return {
-    time: perf.now(),
+    time,
     timeOrigin: perf.timeOrigin,
     lastSeq: recorder?.lastSequence ?? 0,
     recording: recorder?.isRecording ?? false,
     buses,
     types,
     subscriptions,
-    dispatching: recorder?.dispatching() ?? [],
+    dispatching: recorder?.dispatching(time) ?? [],
     breakOn: recorder === undefined ? [] : [...recorder.breakOn].sort(),
     truncated: false,
   };

@@ -1,8 +1,13 @@
 // Interned strings and sites. Ids are dense from 1 (0 means "none"), assigned on first use and
 // never reused, so a sink only needs to know how many definitions it has been sent.
+//
+// Sites are captured cheaply on the hot path (raw V8 positions, see sites.ts) and resolved — source
+// mapped, then their file and function names interned — once per site, off the hot path: when their
+// definitions are first sent, or when something reads them (a snapshot).
 
 import type { SiteInfo } from '../protocol/index';
 import type { SourceSite } from '../bus/tracer';
+import { resolveRawFrame, type RawFrame, type ResolvedFrame } from './source-map';
 
 export class StringTable {
   private readonly ids = new Map<string, number>();
@@ -30,41 +35,158 @@ export class StringTable {
   }
 }
 
-/** A site as the bus sees it (`sub.site`) and as the wire defines it. */
+/**
+ * A site as the bus sees it (`sub.site`) and as the wire defines it. Its fields resolve on first
+ * read (source mapping happens then, once), so holding one costs nothing on the hot path.
+ */
 export class SiteEntry implements SourceSite {
-  readonly info: SiteInfo;
+  /** The raw frame still to resolve; null once resolved. */
+  private pending: RawFrame | null;
+  private resolvedFile = '';
+  private resolvedLine = 0;
+  private resolvedColumn = 0;
+  private resolvedFunction: string | undefined = undefined;
+  private ids: { readonly fileId: number; readonly functionId: number } | null = null;
+  private frozenInfo: SiteInfo | null = null;
+
   constructor(
     readonly id: number,
-    readonly file: string,
-    readonly line: number,
-    readonly column: number,
-    readonly functionName: string | undefined,
-    readonly fileId: number,
-    readonly functionId: number,
+    private readonly table: SiteTable,
+    pending: RawFrame | null,
+    resolved: ResolvedFrame | null,
   ) {
-    this.info = Object.freeze({ file, line, column, functionName: functionName ?? null });
+    this.pending = pending;
+    if (resolved !== null) this.set(resolved);
+  }
+
+  get file(): string {
+    if (this.pending !== null) this.resolve();
+    return this.resolvedFile;
+  }
+  get line(): number {
+    if (this.pending !== null) this.resolve();
+    return this.resolvedLine;
+  }
+  get column(): number {
+    if (this.pending !== null) this.resolve();
+    return this.resolvedColumn;
+  }
+  get functionName(): string | undefined {
+    if (this.pending !== null) this.resolve();
+    return this.resolvedFunction;
+  }
+  /** String id of `file` (interned on first use). */
+  get fileId(): number {
+    return this.interned().fileId;
+  }
+  /** String id of `functionName`, 0 without one. */
+  get functionId(): number {
+    return this.interned().functionId;
+  }
+  /** The wire form. */
+  get info(): SiteInfo {
+    if (this.frozenInfo === null) {
+      this.frozenInfo = Object.freeze({ file: this.file, line: this.line, column: this.column, functionName: this.functionName ?? null });
+    }
+    return this.frozenInfo;
+  }
+
+  private interned(): { readonly fileId: number; readonly functionId: number } {
+    let ids = this.ids;
+    if (ids === null) {
+      const strings = this.table.strings;
+      const fn = this.functionName;
+      ids = this.ids = { fileId: strings.intern(this.file), functionId: fn === undefined ? 0 : strings.intern(fn) };
+    }
+    return ids;
+  }
+
+  private resolve(): void {
+    const pending = this.pending;
+    if (pending === null) return;
+    this.pending = null;
+    this.set(resolveRawFrame(pending));
+  }
+
+  private set(f: ResolvedFrame): void {
+    this.resolvedFile = f.file;
+    this.resolvedLine = f.line;
+    this.resolvedColumn = f.column;
+    this.resolvedFunction = f.functionName;
   }
 }
 
+/** What the position cache holds for a frame that is not a site (the bus's, the probe's, node's). */
+export const NOT_A_SITE = 0;
+const MAX_SKIPPED_POSITIONS = 10_000;
+/** Columns below this share a numeric key with their line; longer lines (minified code) use strings. */
+const COLUMN_SPAN = 0x1000000;
+
 export class SiteTable {
-  /** Keyed by the raw stack line, so a repeated site costs one map lookup. */
+  /** Raw V8 position (file, then line/column) → its site, or NOT_A_SITE. */
+  private readonly byPosition = new Map<string, Map<number | string, SiteEntry | typeof NOT_A_SITE>>();
+  private skipped = 0;
+  /** Fallback capture (stack text): keyed by the raw stack line. */
   private readonly byKey = new Map<string, SiteEntry>();
   /** Index = id; [0] unused. */
   readonly entries: (SiteEntry | undefined)[] = [undefined];
+  /** Entries 1 … this have been resolved and interned (see `resolveThrough`). */
+  private resolvedThrough = 0;
 
-  constructor(private readonly strings: StringTable) {}
+  constructor(readonly strings: StringTable) {}
 
+  /** The site or NOT_A_SITE recorded for a raw V8 position; undefined when unseen. */
+  atPosition(file: string, line: number, column: number): SiteEntry | typeof NOT_A_SITE | undefined {
+    const byLine = this.byPosition.get(file);
+    return byLine === undefined ? undefined : byLine.get(column < COLUMN_SPAN ? line * COLUMN_SPAN + column : `${line}:${column}`);
+  }
+
+  /** A new site at a raw position: resolved later (`pending`), or already (`resolved`). */
+  addRaw(raw: RawFrame, resolved: ResolvedFrame | null): SiteEntry {
+    const entry = new SiteEntry(this.entries.length, this, resolved === null ? raw : null, resolved);
+    this.entries.push(entry);
+    this.setPosition(raw.file, raw.line, raw.column, entry);
+    return entry;
+  }
+
+  /** Remembers that a raw position is not a site (bounded: past the cap, such frames are just re-checked). */
+  skipPosition(file: string, line: number, column: number): void {
+    if (this.skipped >= MAX_SKIPPED_POSITIONS) return;
+    this.skipped++;
+    this.setPosition(file, line, column, NOT_A_SITE);
+  }
+
+  private setPosition(file: string, line: number, column: number, value: SiteEntry | typeof NOT_A_SITE): void {
+    let byLine = this.byPosition.get(file);
+    if (byLine === undefined) this.byPosition.set(file, (byLine = new Map()));
+    byLine.set(column < COLUMN_SPAN ? line * COLUMN_SPAN + column : `${line}:${column}`, value);
+  }
+
+  /** Fallback capture: the site of a stack line already seen. */
   get(key: string): SiteEntry | undefined {
     return this.byKey.get(key);
   }
 
+  /** Fallback capture: a site parsed from stack text (already as the runtime printed it, so resolved). */
   add(key: string, file: string, line: number, column: number, functionName: string | undefined): SiteEntry {
-    const fileId = this.strings.intern(file);
-    const functionId = functionName === undefined ? 0 : this.strings.intern(functionName);
-    const entry = new SiteEntry(this.entries.length, file, line, column, functionName, fileId, functionId);
+    const entry = new SiteEntry(this.entries.length, this, null, { file, line, column, functionName });
     this.entries.push(entry);
     this.byKey.set(key, entry);
     return entry;
+  }
+
+  /**
+   * Resolves and interns every site up to id `last` (call before sending definitions: resolving can
+   * intern new strings, which must be defined before the sites that use them).
+   */
+  resolveThrough(last: number): void {
+    const entries = this.entries;
+    for (let id = this.resolvedThrough + 1; id <= last; id++) {
+      const e = entries[id] as SiteEntry;
+      void e.fileId;
+      void e.functionId;
+    }
+    if (last > this.resolvedThrough) this.resolvedThrough = last;
   }
 
   get last(): number {

@@ -31,6 +31,8 @@ export interface SubscribeSpec {
   readonly priority?: number;
   readonly label?: string | null;
   readonly owner?: string | null;
+  /** The probe's per-process owner id (omitted: a stream from a probe that does not send ids). */
+  readonly ownerId?: number;
   readonly once?: boolean;
   readonly site?: SiteInfo | null;
 }
@@ -140,9 +142,15 @@ export class StreamBuilder {
       priority: s.priority ?? 0,
       label: s.label ?? null,
       owner: s.owner ?? null,
+      ...(s.ownerId !== undefined ? { ownerId: s.ownerId } : {}),
       once: s.once ?? false,
       site: s.site ?? null,
     });
+  }
+
+  /** An owner was garbage-collected (`ownerId` as the probe sends it, or omitted). */
+  ownerCollected(owner: string | null, removed: number, ownerId?: number, bus = this.bus, time = this.clock): this {
+    return this.record({ kind: 'owner-collected', time, bus, owner, removed, ...(ownerId !== undefined ? { ownerId } : {}) });
   }
 
   unsubscribe(id: number, reason: UnsubscribeReason, calls = 0, time = this.clock): this {

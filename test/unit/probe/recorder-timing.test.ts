@@ -1,6 +1,6 @@
 // What the recorder's hot path measures at each detail level: dispatch durations at `dispatch`
-// (the end is read after the handlers, not reused from the start), no clock and no dispatch records
-// at `lifecycle` (the snapshot still lists dispatches in progress), and no half-timed records when
+// (the end is read after the handlers, not reused from the start); at `lifecycle` no dispatch tracer
+// at all unless breakpoints or a debugger need one (then untimed); and no half-timed records when
 // the level changes while a dispatch runs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -9,7 +9,7 @@ import { FrameDecoder, FrameKind, MAX_PROBE_FRAME_BYTES, RecordDecoder, type Bus
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
 import { RecordSink } from '../../../runtime-probe/src/recorder/sink';
 import { buildSnapshot } from '../../../runtime-probe/src/recorder/snapshot';
-import { setBusTracer } from '../../../runtime-probe/src/bus/tracer';
+import { currentDispatchTracer, setBusTracer } from '../../../runtime-probe/src/bus/tracer';
 import type { DetailLevel, ProbeSnapshot } from '../../../runtime-probe/src/protocol/index';
 
 class TestSink extends RecordSink {
@@ -64,14 +64,22 @@ test('detail "dispatch": a dispatch lasts as long as its handlers ran', () => {
   });
 });
 
-test('detail "lifecycle": no dispatch records, yet a snapshot shows the dispatch in progress with a time', () => {
+test('detail "lifecycle": dispatches cost nothing — unless a debugger tracks them or a breakpoint is set', () => {
   withRecorder('lifecycle', (rec, sink) => {
     const bus = new EventBus<{ outer: void }>({ name: 'timing-lifecycle' });
     let seen: ProbeSnapshot | undefined;
     const sub = bus.subscribe('outer', () => {
       seen = buildSnapshot(rec);
     });
+    assert.equal(currentDispatchTracer(), undefined, 'recording lifecycle only: no dispatch tracer');
+    rec.setBreakOn(new Set(['elsewhere']));
+    assert.equal(currentDispatchTracer(), rec, 'event breakpoints need it');
+    rec.setBreakOn(new Set());
+    assert.equal(currentDispatchTracer(), undefined);
+    // Under a debugger (tracking), dispatches in progress show in a snapshot, untimed.
+    rec.setTracking(true);
     bus.dispatch('outer');
+    rec.setTracking(false);
     rec.flushTo(sink);
     assert.equal(sink.of('dispatch').length, 0);
     assert.ok(seen);
@@ -79,7 +87,7 @@ test('detail "lifecycle": no dispatch records, yet a snapshot shows the dispatch
     const [frame] = seen.dispatching;
     assert.deepEqual([frame.type, frame.depth, frame.subscriptionId, frame.bus], ['outer', 0, sub.id, bus.busId]);
     assert.equal(frame.start, seen.time, 'untimed: reported at the snapshot time');
-    assert.equal(rec.lastSequence >= 1, true, 'dispatches are still numbered');
+    assert.equal(sink.of('subscribe').length, 1, 'lifecycle records still flow');
     bus.dispose();
   });
 });

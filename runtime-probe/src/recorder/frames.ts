@@ -1,0 +1,62 @@
+// Stack frames as text: V8 stack lines ("    at fn (file:line:col)") and which frames belong to the
+// bus and the probe themselves (skipped, so a site is the app's own call).
+
+export interface ParsedFrame {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly functionName: string | undefined;
+}
+
+// Files of this package that can appear on a stack between the app and the tracer: the bundles
+// (dist/index.*, dist/bus.*) and, when run from source, the bus/delegates/probe folders.
+const INTERNAL_FILE =
+  /[\\/](?:runtime-probe|busscope-probe)[\\/](?:dist[\\/](?:index|bus)\.(?:c|m)?js|src[\\/](?:bus|delegates|recorder|probe|server|trace)[\\/])/;
+// When an app bundles the package into its own file, the bus's methods are recognisable by name.
+const INTERNAL_FUNCTION = /^(?:EventBus|Recorder)\./;
+
+/** Parses one V8 stack line; undefined for lines without a file position (native, eval, <anonymous>). */
+export function parseStackLine(raw: string): ParsedFrame | undefined {
+  let s = raw.trim();
+  if (!s.startsWith('at ')) return undefined;
+  s = s.slice(3);
+  if (s.startsWith('async ')) s = s.slice(6);
+  let functionName: string | undefined;
+  let location = s;
+  if (s.endsWith(')')) {
+    const open = s.indexOf(' (');
+    if (open < 0) return undefined;
+    functionName = s.slice(0, open);
+    location = s.slice(open + 2, -1);
+    const alias = functionName.indexOf(' [as ');
+    if (alias >= 0) functionName = functionName.slice(0, alias);
+    if (functionName === '<anonymous>' || functionName === '') functionName = undefined;
+  }
+  if (location.startsWith('eval at ')) return undefined;
+  const m = /^(.*):(\d+):(\d+)$/.exec(location);
+  if (m === null) return undefined;
+  let file = m[1];
+  if (file.startsWith('file://')) file = fileUrlToPath(file);
+  return { file, line: Number(m[2]), column: Number(m[3]), functionName };
+}
+
+/** `file:///a/b%20c.mjs` → `/a/b c.mjs`, `file:///C:/x` → `C:/x` (as the stack parser always did). */
+export function fileUrlToPath(url: string): string {
+  let p = url.slice('file://'.length);
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    // keep it encoded
+  }
+  // file:///C:/x → C:/x
+  if (/^\/[A-Za-z]:\//.test(p)) p = p.slice(1);
+  return p;
+}
+
+export function isInternalFrame(frame: { readonly file: string; readonly functionName: string | undefined }): boolean {
+  return (
+    INTERNAL_FILE.test(frame.file) ||
+    frame.file.startsWith('node:') ||
+    (frame.functionName !== undefined && INTERNAL_FUNCTION.test(frame.functionName))
+  );
+}
