@@ -120,7 +120,10 @@ function shipDemoSources(mapFile) {
 rmSync(vsixPath, { force: true });
 const vsce = require('@vscode/vsce');
 try {
-  await vsce.createVSIX({ cwd: root, packagePath: vsixPath, dependencies: false });
+  // rewriteRelativeLinks: false keeps README's media/screenshots/*.png relative, so the installed
+  // extension's page shows them from the VSIX; vsce would otherwise point them at a GitHub URL built
+  // from package.json's repository (a placeholder), where they do not exist.
+  await vsce.createVSIX({ cwd: root, packagePath: vsixPath, dependencies: false, rewriteRelativeLinks: false });
 } catch (e) {
   console.error(`[package] vsce failed: ${e instanceof Error ? e.message : e}`);
   process.exit(1);

@@ -210,6 +210,77 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
     }
   });
 
+  test('live at ~10 deltas/s: warnings keep their elements and scroll position; a real press with an 80 ms pause on Focus works', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
+    try {
+      // A short warnings pane, so the list scrolls; the leak warning scrolled to the very top.
+      const id = await page.evaluate(() => {
+        const pane = document.querySelector<HTMLElement>('section.warnings')!;
+        pane.style.maxHeight = '240px';
+        pane.style.flex = 'none';
+        const leak = document.querySelector<HTMLElement>('article.warning[data-kind=listener-growth]')!;
+        pane.scrollTop += leak.getBoundingClientRect().top - pane.getBoundingClientRect().top;
+        return leak.dataset.warningId!;
+      });
+      const offset = (): Promise<{ top: number; scrollable: boolean; above: string }> =>
+        page.evaluate((wid) => {
+          const pane = document.querySelector<HTMLElement>('section.warnings')!;
+          const el = document.querySelector<HTMLElement>(`article.warning[data-warning-id="${wid}"]`)!;
+          const all = [...document.querySelectorAll<HTMLElement>('article.warning')];
+          const above = all.slice(0, all.indexOf(el)).map((e) => `${e.dataset.warningId}:${e.offsetHeight}`).join(',');
+          return { top: el.getBoundingClientRect().top - pane.getBoundingClientRect().top, scrollable: pane.scrollHeight > pane.clientHeight, above };
+        }, id);
+      const before = await offset();
+      assert.ok(before.scrollable, 'the warnings list scrolls');
+      assert.ok(Math.abs(before.top) <= 1, `the leak warning is at the top (${before.top}px)`);
+      // The app streams: ~10 deltas a second; count warning elements replaced meanwhile.
+      await page.evaluate(() => {
+        const w = window as unknown as PageWindow & { liveTimer: number; replaced: number };
+        w.replaced = 0;
+        new MutationObserver((records) => {
+          for (const r of records) for (const n of r.removedNodes) if (n instanceof HTMLElement && (n.matches('article.warning') || n.querySelector('article.warning'))) w.replaced++;
+        }).observe(document.querySelector('[data-testid=warnings]')!, { childList: true, subtree: true });
+        w.liveTimer = window.setInterval(() => w.harness.run(15), 100);
+      });
+      const counters = (): Promise<{ seq: number; builds: number; structure: number }> =>
+        page.evaluate(() => {
+          const ins = (window as unknown as PageWindow).busscopeInspector;
+          return { seq: ins.store.lastDeltaSeq, builds: ins.metrics.graphBuilds, structure: ins.store.structureVersion };
+        });
+      const c0 = await counters();
+      await page.waitForTimeout(1500);
+      const c1 = await counters();
+      assert.ok(c1.seq - c0.seq >= 8, `${c1.seq - c0.seq} deltas in 1.5 s`);
+      // Figures change with every delta; the graph follows them at most twice a second (plus structure changes).
+      const builds = c1.builds - c0.builds;
+      figures.liveGraphBuildsPer1500ms = builds;
+      figures.liveDeltasPer1500ms = c1.seq - c0.seq;
+      assert.ok(builds <= 4 + (c1.structure - c0.structure), `${builds} graph rebuilds for ${c1.seq - c0.seq} deltas`);
+      const after = await offset();
+      if (after.above === before.above) assert.ok(Math.abs(after.top - before.top) <= 1, `the leak warning stayed at the top (${before.top} → ${after.top}px)`);
+      assert.equal(await page.evaluate(() => (window as unknown as { replaced: number }).replaced), 0, 'no warning element was replaced');
+      // A person's click: press, 80 ms, release, while deltas keep coming.
+      const button = page.locator(`article.warning[data-warning-id="${id}"] .focus-btn`);
+      const b = await button.boundingBox();
+      assert.ok(b, 'the Focus button is laid out');
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+      await page.mouse.down();
+      await page.waitForTimeout(80);
+      await page.mouse.up();
+      await page.waitForFunction(
+        (wid) => (window as unknown as PageWindow).harness.fromWebview.some((m) => m.type === 'focusWarning' && (m as unknown as { warningId: string }).warningId === wid),
+        id,
+        { timeout: 2000 },
+      );
+      assert.equal(await button.getAttribute('aria-pressed'), 'true');
+      await page.waitForSelector('.focus-chip:not([hidden])');
+      await page.evaluate(() => window.clearInterval((window as unknown as { liveTimer: number }).liveTimer));
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('a focused warning highlights its subjects; the big graph stays readable (screenshots)', async () => {
     const { page, errors } = await openInspector(browser, server, { scenario: 'graph', theme: 'dark' });
     try {

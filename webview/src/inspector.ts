@@ -53,6 +53,8 @@ export interface InspectorMetrics {
   snapshotToInteractiveMs: number;
   /** Renders completed. */
   renders: number;
+  /** Graph (and node list) model rebuilds: structure changes at once, figures and warnings at most 2/s. */
+  graphBuilds: number;
 }
 
 export interface Inspector {
@@ -74,6 +76,11 @@ export interface Inspector {
 
 const DEFAULT_AUTO_COLLAPSE = 120;
 const DEFAULT_MAX_GROUPS = 12;
+/**
+ * Least time between graph rebuilds for changed figures (rates, counts) or warnings alone: a live
+ * app changes them with every delta, and the graph and its list need not follow faster than this.
+ */
+const FIGURES_REBUILD_MS = 500;
 
 export function createInspector(root: HTMLElement, port: InspectorPort, options: InspectorOptions = {}): Inspector {
   const doc = root.ownerDocument;
@@ -97,7 +104,12 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   let model: GraphModel | null = null;
   let memory: PositionMemory = new Map();
   let needFullLayout = true;
-  let builtVersions = '';
+  let builtStructure = -1;
+  let builtFigures = '';
+  let builtAt = -Infinity;
+  let figuresTimer: number | null = null;
+  /** Set by the API's flush(): render everything pending now, throttled or not. */
+  let flushAll = false;
   let lanesVersion = -1;
   /** Another session's graph: show it whole rather than where the last one was scrolled. */
   let refitGraph = false;
@@ -110,7 +122,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   const dispatchDetails = new BoundedMap<number, DispatchDetailsView | null>(256);
   const pendingDetails = new Set<string>();
   const stateListeners = new Set<(s: PersistedViewState) => void>();
-  const metrics: InspectorMetrics = { snapshotApplyMs: 0, graphBuildMs: 0, snapshotToInteractiveMs: 0, renders: 0 };
+  const metrics: InspectorMetrics = { snapshotApplyMs: 0, graphBuildMs: 0, snapshotToInteractiveMs: 0, renders: 0, graphBuilds: 0 };
   let subToNode = new Map<number, string>();
   let disposed = false;
   let stateTimer: number | null = null;
@@ -259,6 +271,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     graphView.setModel(model);
     nodeList.setModel(model);
     metrics.graphBuildMs = performance.now() - t0;
+    metrics.graphBuilds++;
   }
 
   function selectionKey(sel: SelectionRef | null): string | null {
@@ -321,10 +334,25 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     if (disposed) return;
     // The graph follows entities, figures and warnings (a few times a second); the timeline
     // follows every delta, and only its lanes need the new data's types.
-    const versions = `${store.structureVersion}:${store.statsVersion}:${store.warningsVersion}`;
+    // Structure (entities added, removed, renamed) and view options rebuild it at once; figures and
+    // warnings alone at most every FIGURES_REBUILD_MS.
+    const figures = `${store.statsVersion}:${store.warningsVersion}`;
+    const now = performance.now();
+    let rebuild = needFullLayout || model === null || store.structureVersion !== builtStructure;
+    if (!rebuild && figures !== builtFigures) {
+      if (flushAll || now - builtAt >= FIGURES_REBUILD_MS) rebuild = true;
+      else if (figuresTimer === null) {
+        figuresTimer = win!.setTimeout(() => {
+          figuresTimer = null;
+          scheduler.invalidate('graph');
+        }, FIGURES_REBUILD_MS - (now - builtAt));
+      }
+    }
     let graphChanged = false;
-    if (versions !== builtVersions || needFullLayout || model === null) {
-      builtVersions = versions;
+    if (rebuild) {
+      builtStructure = store.structureVersion;
+      builtFigures = figures;
+      builtAt = now;
       rebuildGraph();
       graphChanged = true;
       if (refitGraph) {
@@ -359,7 +387,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       timeline.render();
       rangeView.render(store, rangeStats, origin());
     }
-    const warningsKey = `${store.warningsVersion}:${store.structureVersion}:${focusedWarning}`;
+    // Only when the warnings (or the focused one) changed: the list updates its elements in place.
+    const warningsKey = `${store.warningsVersion}:${store.hasSnapshot}:${focusedWarning}`;
     if (parts.has('warnings') || warningsKey !== warningsShown) {
       warningsShown = warningsKey;
       warnings.setFocused(focusedWarning);
@@ -562,7 +591,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
         if (result === 'stale') return;
         const parts: Part[] = ['timeline'];
         if (msg.delta.warnings || msg.delta.clearedWarnings) parts.push('warnings');
-        if (selection && selection.kind !== 'dispatch') parts.push('details');
+        // The details' figures follow the graph's rebuilds (≤ 2/s for figures alone), not every delta:
+        // the pane is rebuilt when it renders, and a press on its links must not straddle a rebuild.
         scheduler.invalidate(...parts);
         break;
       }
@@ -617,7 +647,15 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     timeline,
     metrics,
     graphModel: () => model,
-    flush: () => scheduler.flush(),
+    flush: () => {
+      flushAll = true;
+      scheduler.invalidate('graph');
+      try {
+        scheduler.flush();
+      } finally {
+        flushAll = false;
+      }
+    },
     state: currentState,
     onDidChangeState(listener) {
       stateListeners.add(listener);
@@ -634,6 +672,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       resize?.disconnect();
       scheduler.dispose();
       if (stateTimer !== null) win.clearTimeout(stateTimer);
+      if (figuresTimer !== null) win.clearTimeout(figuresTimer);
       stateListeners.clear();
       shell.remove();
     },

@@ -367,7 +367,7 @@ describe('inspector renderer', () => {
     source.setPhase(app.opts.sessionId, 'detached');
     ins.flush();
     assert.equal(banner().dataset.phase, 'detached');
-    assert.match(banner().textContent!, /Detached from fixture-app.*the app exited/);
+    assert.match(banner().textContent!, /Detached from fixture-app \(pid \d+\)\. The app exited\. Showing/);
     source.remove(app.opts.sessionId);
     ins.flush();
     assert.equal(banner().dataset.phase, 'empty');

@@ -16,6 +16,17 @@ export interface NodeListEvents {
 }
 
 const ROW_HEIGHT = 22;
+
+/** A row's element and the parts an update rewrites. */
+interface RowRecord {
+  readonly el: HTMLElement;
+  readonly caret: HTMLElement;
+  readonly label: HTMLElement;
+  readonly detail: HTMLElement;
+  /** What it shows now, to leave unchanged rows untouched. */
+  shown: string;
+}
+
 /** Rows rendered when the list has no layout (jsdom) or as overscan. */
 const FALLBACK_ROWS = 400;
 const OVERSCAN = 12;
@@ -27,6 +38,7 @@ export class NodeList {
   private active = -1;
   private selectedKey: string | null = null;
   private lastRange = '';
+  private rowElements = new Map<string, RowRecord>();
 
   constructor(
     private readonly doc: Document,
@@ -88,50 +100,72 @@ export class NodeList {
     const range = `${first}:${last}:${this.rows.length}:${this.active}`;
     if (!force && range === this.lastRange) return;
     this.lastRange = range;
-    this.spacer.style.height = `${this.rows.length * ROW_HEIGHT}px`;
-    // Keep the spacer, replace the rows.
-    while (this.element.lastChild && this.element.lastChild !== this.spacer) this.element.removeChild(this.element.lastChild);
-    const frag = this.doc.createDocumentFragment();
+    const height = `${this.rows.length * ROW_HEIGHT}px`;
+    if (this.spacer.style.height !== height) this.spacer.style.height = height;
     const indices = new Set<number>();
     for (let i = first; i < last; i++) indices.add(i);
     if (this.active >= 0) indices.add(this.active); // the active descendant must exist
-    for (const i of [...indices].sort((a, b) => a - b)) frag.append(this.rowElement(this.rows[i], i));
-    this.element.append(frag);
+    // Rows are keyed by node key and updated in place: a live session re-renders often, and a
+    // replaced row would lose a press between mousedown and mouseup, and its hover.
+    const wanted: HTMLElement[] = [];
+    const next = new Map<string, RowRecord>();
+    for (const i of [...indices].sort((a, b) => a - b)) {
+      const n = this.rows[i];
+      const rec = this.rowElements.get(n.key) ?? this.createRow();
+      this.updateRow(rec, n, i);
+      next.set(n.key, rec);
+      wanted.push(rec.el);
+    }
+    for (const [key, rec] of this.rowElements) if (!next.has(key)) rec.el.remove();
+    this.rowElements = next;
+    // Row order in the DOM does not matter (rows are absolutely placed): append only the new ones.
+    for (const el of wanted) if (el.parentNode !== this.element) this.element.append(el);
     const activeNode = this.active >= 0 ? this.rows[this.active] : undefined;
     if (activeNode) this.element.setAttribute('aria-activedescendant', rowId(activeNode));
     else this.element.removeAttribute('aria-activedescendant');
   }
 
-  private rowElement(n: GraphNode, i: number): HTMLElement {
+  private createRow(): RowRecord {
+    const caret = h(this.doc, 'span', { class: 'caret', 'aria-hidden': 'true' });
+    const label = h(this.doc, 'span', { class: 'node-label' });
+    const detail = h(this.doc, 'span', { class: 'node-detail' });
+    const el = h(this.doc, 'div', { role: 'option' }, caret, label, detail);
+    return { el, caret, label, detail, shown: '' };
+  }
+
+  private updateRow(rec: RowRecord, n: GraphNode, i: number): void {
     const level = n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' ? 2 : 3;
-    const caret = n.kind === 'bus' ? h(this.doc, 'span', { class: 'caret', 'aria-hidden': 'true' }, n.collapsed ? '▸' : '▾') : null;
     const kindLabel =
       n.kind === 'group' ? (n.count > 1 ? `${n.count} subscriptions` : 'subscription') : n.kind === 'more' ? (n.column === 0 ? 'more dispatch sites' : 'more subscriptions') : n.kind === 'site' ? 'dispatch site' : n.kind;
-    const el = h(
-      this.doc,
-      'div',
-      {
-        id: rowId(n),
-        role: 'option',
-        class: `node-row kind-${n.kind} tone-${n.tone} level-${level}${n.key === this.selectedKey ? ' selected' : ''}${i === this.active ? ' active' : ''}`,
-        'aria-selected': n.key === this.selectedKey ? 'true' : 'false',
-        'aria-level': level,
-        'aria-expanded': n.kind === 'bus' ? String(!n.collapsed) : null,
-        'aria-label': `${n.label}, ${kindLabel}${n.detail ? `, ${n.detail}` : ''}${n.tone === 'warning' ? ', warning' : n.tone === 'error' ? ', errors' : ''}`,
-        'data-index': i,
-        'data-key': n.key,
-        'data-kind': n.kind,
-        'data-bus': n.busName,
-        'data-type': n.kind === 'type' ? n.label : null,
-        'data-tone': n.tone,
-        title: n.source ? `${n.source.file}:${n.source.line}` : null,
-      },
-      caret,
-      h(this.doc, 'span', { class: 'node-label' }, n.label),
-      n.detail ? h(this.doc, 'span', { class: 'node-detail' }, n.detail) : null,
-    );
-    el.style.top = `${i * ROW_HEIGHT}px`;
-    return el;
+    const attrs: Record<string, string | null> = {
+      id: rowId(n),
+      class: `node-row kind-${n.kind} tone-${n.tone} level-${level}${n.key === this.selectedKey ? ' selected' : ''}${i === this.active ? ' active' : ''}`,
+      'aria-selected': n.key === this.selectedKey ? 'true' : 'false',
+      'aria-level': String(level),
+      'aria-expanded': n.kind === 'bus' ? String(!n.collapsed) : null,
+      'aria-label': `${n.label}, ${kindLabel}${n.detail ? `, ${n.detail}` : ''}${n.tone === 'warning' ? ', warning' : n.tone === 'error' ? ', errors' : ''}`,
+      'data-index': String(i),
+      'data-key': n.key,
+      'data-kind': n.kind,
+      'data-bus': n.busName,
+      'data-type': n.kind === 'type' ? n.label : null,
+      'data-tone': n.tone,
+      title: n.source ? `${n.source.file}:${n.source.line}` : null,
+    };
+    const caret = n.kind === 'bus' ? (n.collapsed ? '▸' : '▾') : '';
+    const shown = JSON.stringify([attrs, caret, n.label, n.detail ?? '']);
+    if (shown === rec.shown) return;
+    rec.shown = shown;
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === null) rec.el.removeAttribute(k);
+      else if (rec.el.getAttribute(k) !== v) rec.el.setAttribute(k, v);
+    }
+    rec.el.style.top = `${i * ROW_HEIGHT}px`;
+    setText(rec.caret, caret);
+    rec.caret.hidden = caret === '';
+    setText(rec.label, n.label);
+    setText(rec.detail, n.detail ?? '');
+    rec.detail.hidden = !n.detail;
   }
 
   private rowFromEvent(e: Event): number {
@@ -207,4 +241,8 @@ export class NodeList {
 
 function rowId(n: GraphNode): string {
   return `node-${n.key.replace(/[^A-Za-z0-9-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
+}
+
+function setText(el: HTMLElement, text: string): void {
+  if (el.textContent !== text) el.textContent = text;
 }

@@ -49,12 +49,19 @@ export class SessionBanner {
         line.append(h(doc, 'strong', {}, `⏸ ${session.label} is paused in the debugger. `), session.detail || 'Showing the data received before it stopped; live updates resume when it continues.');
         break;
       case 'detached':
-        line.append(
-          h(doc, 'strong', {}, `Detached from ${session.label}. `),
-          session.detail ? `${session.detail}. ` : '',
-          'Showing the last data received.',
-          h(doc, 'span', { class: 'banner-actions' }, button('Attach to Running App…', 'attach')),
-        );
+        if (session.offline) {
+          // A trace is never live: "detached" would say nothing. Its detail is "trace file[: why it ended early]".
+          const why = sentence(session.detail.replace(/^trace file:?\s*/i, ''), []);
+          line.append(h(doc, 'strong', {}, `Trace: ${session.label}. `), why, 'Showing the recorded data.', h(doc, 'span', { class: 'banner-actions' }, button('Attach to Running App…', 'attach')));
+        } else {
+          line.append(
+            h(doc, 'strong', {}, `Detached from ${session.label}. `),
+            // The reason, unless it only repeats the heading ("detached" when the user detached).
+            sentence(session.detail, ['detached', 'detach']),
+            'Showing the last data received.',
+            h(doc, 'span', { class: 'banner-actions' }, button('Attach to Running App…', 'attach')),
+          );
+        }
         break;
     }
     this.element.append(line);
@@ -81,4 +88,11 @@ export class SessionBanner {
       this.element.append(h(doc, 'div', { class: 'banner-line' }, h(doc, 'label', {}, 'Session: ', select)));
     }
   }
+}
+
+/** `detail` as a sentence of its own ("the app exited" → "The app exited. "), or '' when it is empty or only says one of `redundant`. */
+export function sentence(detail: string, redundant: readonly string[]): string {
+  const text = detail.trim().replace(/[.\s]+$/, '');
+  if (text === '' || redundant.includes(text.toLowerCase())) return '';
+  return `${text[0].toUpperCase()}${text.slice(1)}. `;
 }
