@@ -1,5 +1,6 @@
 // Questions the views ask of the model: subscriptions of a bus/type in run order, the dispatches of
 // a time range (as rows, or as columns for the canvas timeline), and statistics of a range.
+import type { DispatchRecord } from '../../../runtime-probe/src/protocol/index';
 import type { SubscriptionState } from './entities';
 import { runsBefore } from './entities';
 import type { HandlerSlice } from './handlerRing';
@@ -26,18 +27,8 @@ export function subscriptionsOf(model: Model, query: SubscriptionQuery = {}): Su
   return out.map(subscriptionView);
 }
 
-export interface DispatchView {
-  readonly seq: number;
-  readonly bus: number;
-  readonly type: string;
-  readonly start: number;
-  readonly duration: number;
-  readonly delivered: number;
-  readonly consumedBy: number;
-  readonly depth: number;
-  readonly parentSeq: number;
-  readonly site: { readonly file: string; readonly line: number; readonly column: number; readonly functionName: string | null } | null;
-}
+/** A dispatch read back from the timeline ring: the protocol's dispatch record without its tag. */
+export type DispatchView = Omit<DispatchRecord, 'kind'>;
 
 function checkRange(what: string, from: number, to: number): void {
   if (!Number.isFinite(from) || !Number.isFinite(to)) throw new TypeError(`${what}: from and to must be finite numbers, got ${from}, ${to}`);
