@@ -26,7 +26,7 @@ if (!existsSync(demo)) {
   process.exit(1);
 }
 console.log('\n[busscope] running the demo app with the probe on (Ctrl+C to stop)\n');
-const child = spawn(process.execPath, [demo, ...process.argv.slice(2)], {
+const child = spawn(process.execPath, ['--enable-source-maps', demo, ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, BUSSCOPE: '1' },
