@@ -10,7 +10,7 @@ import type { Warning } from '../analyses/warning';
 import { explainSubscription } from '../analyses/explain';
 import { HandlerFlag } from '../model/handlerRing';
 import type { Model } from '../model/model';
-import { handlerSlicesOf, rangeStatistics, type DispatchView, type RangeStatistics } from '../model/queries';
+import { dispatchAt, handlerSlicesOf, rangeStatistics, type RangeStatistics } from '../model/queries';
 import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../model/views';
 import type {
   DetailsView,
@@ -366,19 +366,7 @@ export class InspectorFeed {
       }
     }
     if (found < 0) return null;
-    const i = found;
-    const dispatch: DispatchView = {
-      seq,
-      bus: ring.bus[i],
-      type: m.typeAt(ring.typeIndex[i])?.name ?? '?',
-      start: ring.start[i],
-      duration: ring.duration[i],
-      delivered: ring.delivered[i],
-      consumedBy: ring.consumedBy[i],
-      depth: ring.depth[i],
-      parentSeq: ring.parentSeq[i],
-      site: m.siteAt(ring.siteIndex[i]) ?? null,
-    };
+    const dispatch = dispatchAt(m, found);
     const handlers = handlerSlicesOf(m, seq).map((h) => {
       const sub = m.subscriptions.get(h.subscription);
       const err = sub?.lastError?.seq === seq ? sub.lastError : sub?.lastDepthError?.seq === seq ? sub.lastDepthError : null;

@@ -34,24 +34,30 @@ function checkRange(what: string, from: number, to: number): void {
   if (!Number.isFinite(from) || !Number.isFinite(to)) throw new TypeError(`${what}: from and to must be finite numbers, got ${from}, ${to}`);
 }
 
+/** The dispatch in the timeline ring's column `i` (a physical index, see DispatchRing). */
+export function dispatchAt(model: Model, i: number): DispatchView {
+  const r = model.timeline;
+  return {
+    seq: r.seq[i],
+    bus: r.bus[i],
+    type: model.typeAt(r.typeIndex[i])?.name ?? '?',
+    start: r.start[i],
+    duration: r.duration[i],
+    delivered: r.delivered[i],
+    consumedBy: r.consumedBy[i],
+    depth: r.depth[i],
+    parentSeq: r.parentSeq[i],
+    site: model.siteAt(r.siteIndex[i]) ?? null,
+  };
+}
+
 /** Retained dispatches overlapping [from, to], in arrival order (nested ones before their parent). */
 export function dispatchesInRange(model: Model, from: number, to: number, limit = Infinity): DispatchView[] {
   checkRange('dispatchesInRange', from, to);
   const r = model.timeline;
   const out: DispatchView[] = [];
   r.forEachInRange(from, to, (i) => {
-    out.push({
-      seq: r.seq[i],
-      bus: r.bus[i],
-      type: model.typeAt(r.typeIndex[i])?.name ?? '?',
-      start: r.start[i],
-      duration: r.duration[i],
-      delivered: r.delivered[i],
-      consumedBy: r.consumedBy[i],
-      depth: r.depth[i],
-      parentSeq: r.parentSeq[i],
-      site: model.siteAt(r.siteIndex[i]) ?? null,
-    });
+    out.push(dispatchAt(model, i));
     return out.length < limit;
   });
   return out;
