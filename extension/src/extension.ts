@@ -50,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
     modelOptions: () => settings.model,
     analyzerOptions: () => settings.analyzer,
     autoReattach: () => settings.autoReattach,
+    capturePayloads: () => settings.capturePayloads,
   });
   const demo = new DemoRunner();
   active = { sessions, demo };
@@ -80,8 +81,9 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
     }
     return undefined;
   };
-  const inspector = registerInspector(context, inspectorSource(sessions, selectedSessionId));
-  registerDebugging(context, { sessions, subscriptions, log });
+  const debugging = registerDebugging(context, { sessions, subscriptions, log });
+  // The inspector toggles event breakpoints in the same store as the command and the tree.
+  const inspector = registerInspector(context, inspectorSource(sessions, selectedSessionId, debugging.breakpoints));
 
   const setContext = (key: string, value: boolean): void => void vscode.commands.executeCommand('setContext', key, value);
   const updateContextKeys = (): void => {

@@ -116,6 +116,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   let focusedBusIds = new Set<number>();
   let warningsShown = '';
   let rangeStats: RangeStatsState = null;
+  /** Event types that break when dispatched, from the host; null until it says (or when it has none). */
+  let breakpointTypes: ReadonlySet<string> | null = null;
   let rangeRequestId = 0;
   let snapshotAt = -1;
   const explanations = new BoundedMap<number, WhyReport>(256);
@@ -169,6 +171,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   const details = new DetailsView(doc, {
     select: (ref) => userSelect(ref),
     open: (site) => openSource(site),
+    toggleBreakpoint: (type) => port.postMessage({ type: 'toggleBreakpoint', eventType: type }),
   });
   const warnings = new WarningsView(doc, {
     focus: (w) => setFocusWarning(w ? w.id : null),
@@ -417,7 +420,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     } else if (selection?.kind === 'dispatch') {
       dispatch = dispatchDetails.has(selection.seq) ? dispatchDetails.get(selection.seq)! : pendingDetails.has(`d${selection.seq}`) ? 'pending' : null;
     }
-    return { selection, report, dispatch, origin: origin() };
+    return { selection, report, dispatch, origin: origin(), breakpoints: breakpointTypes };
   }
 
   function requestRangeStats(range: { from: number; to: number } | null): void {
@@ -615,6 +618,10 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       case 'exported':
         rangeView.setNote(msg.message);
         scheduler.invalidate('timeline');
+        break;
+      case 'breakpoints':
+        breakpointTypes = new Set(msg.types);
+        scheduler.invalidate('details');
         break;
       default:
         assertNever(msg);

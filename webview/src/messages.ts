@@ -8,7 +8,10 @@
 //   host → webview  `delta` (batched changes, at most ~30 per second, only while the panel is visible)
 //   host → webview  `session` (phase changes: connecting / attached / paused / detached / dropped records)
 //   webview → host  requests (`select`, `openSource`, `focusWarning`, `setFollow`, `rangeStats`,
-//                   `exportRangeStats`, `selectSession`, `runCommand`, `requestSnapshot`)
+//                   `exportRangeStats`, `selectSession`, `runCommand`, `requestSnapshot`,
+//                   `toggleBreakpoint`)
+//   host → webview  `breakpoints` (the workspace's event breakpoint types: after every snapshot and
+//                   whenever they change; never sent when the host has no breakpoints)
 //   host → webview  answers: `details` (to `select`: the model's "why didn't it run?" and dispatch
 //                   details), `rangeStats`, `exported`
 // A delta whose `seq` is not the previous one + 1 means the webview missed data: it sends
@@ -275,7 +278,9 @@ export type HostToWebview =
   /** Answer to `rangeStats`: the model's statistics of the brushed range. */
   | { readonly type: 'rangeStats'; readonly requestId: number; readonly stats: RangeStatistics | null }
   /** Answer to `exportRangeStats`. */
-  | { readonly type: 'exported'; readonly ok: boolean; readonly message: string };
+  | { readonly type: 'exported'; readonly ok: boolean; readonly message: string }
+  /** The event types that break when dispatched (on every bus), sorted. */
+  | { readonly type: 'breakpoints'; readonly types: readonly string[] };
 
 /** Commands the empty and detached states offer as buttons; the host maps them to VS Code commands. */
 export type InspectorCommand = 'attach' | 'runDemo' | 'openTrace';
@@ -292,7 +297,12 @@ export type WebviewToHost =
   | { readonly type: 'rangeStats'; readonly requestId: number; readonly from: number; readonly to: number }
   /** Save the statistics of [from, to] (the host asks where). */
   | { readonly type: 'exportRangeStats'; readonly from: number; readonly to: number }
-  | { readonly type: 'runCommand'; readonly command: InspectorCommand };
+  | { readonly type: 'runCommand'; readonly command: InspectorCommand }
+  /** Add or remove the event breakpoint "break when `eventType` is dispatched" (every bus). */
+  | { readonly type: 'toggleBreakpoint'; readonly eventType: string };
+
+/** Longest event type name a `toggleBreakpoint` may carry (the probe's own limit). */
+export const MAX_BREAKPOINT_TYPE_LENGTH = 1024;
 
 export interface Disposable {
   dispose(): void;
@@ -307,7 +317,7 @@ export interface InspectorPort {
 // ---------------------------------------------------------------------------------------------
 // Guards (both sides receive untyped data from the other)
 
-const HOST_TYPES: ReadonlySet<string> = new Set<HostToWebview['type']>(['snapshot', 'delta', 'session', 'details', 'reveal', 'rangeStats', 'exported']);
+const HOST_TYPES: ReadonlySet<string> = new Set<HostToWebview['type']>(['snapshot', 'delta', 'session', 'details', 'reveal', 'rangeStats', 'exported', 'breakpoints']);
 const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewToHost['type']>([
   'ready',
   'requestSnapshot',
@@ -319,6 +329,7 @@ const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewToHost['type']>([
   'rangeStats',
   'exportRangeStats',
   'runCommand',
+  'toggleBreakpoint',
 ]);
 
 function hasType(value: unknown, types: ReadonlySet<string>): boolean {
@@ -354,6 +365,8 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
       return Number.isFinite(m.from) && Number.isFinite(m.to) && m.to >= m.from;
     case 'requestSnapshot':
       return m.reason === 'gap' || m.reason === 'user';
+    case 'toggleBreakpoint':
+      return typeof m.eventType === 'string' && m.eventType.length > 0 && m.eventType.length <= MAX_BREAKPOINT_TYPE_LENGTH;
     default:
       return assertNever(m);
   }

@@ -67,6 +67,7 @@ export class InspectorConnection {
         }),
       );
     }
+    if (source.breakpoints) this.disposables.push(source.breakpoints.onDidChange(() => this.sendBreakpoints()));
   }
 
   /** The session shown, if any. */
@@ -116,6 +117,9 @@ export class InspectorConnection {
         return;
       case 'runCommand':
         void this.effects.runCommand(this.source.commands?.[msg.command] ?? DEFAULT_COMMANDS[msg.command]);
+        return;
+      case 'toggleBreakpoint':
+        void this.toggleBreakpoint(msg.eventType);
         return;
       default:
         assertNever(msg);
@@ -197,7 +201,25 @@ export class InspectorConnection {
       this.post({ type: 'reveal', target: this.pendingReveal });
       this.pendingReveal = null;
     }
+    this.sendBreakpoints();
     this.pump.setActive(this.visible);
+  }
+
+  private sendBreakpoints(): void {
+    const bps = this.source.breakpoints;
+    if (!bps || !this.ready) return;
+    this.post({ type: 'breakpoints', types: [...bps.types()] });
+  }
+
+  private async toggleBreakpoint(type: string): Promise<void> {
+    const bps = this.source.breakpoints;
+    if (!bps) return;
+    try {
+      // The store fires its change event; that sends the new list (to every open inspector).
+      await bps.toggle(type);
+    } catch (e) {
+      this.effects.showError(`Busscope: could not toggle the event breakpoint on "${type}": ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   private sendDelta(): void {

@@ -49,6 +49,19 @@ export interface InspectorSessionInfo {
   payloadOf?(seq: number): string | null;
 }
 
+/**
+ * The workspace's event breakpoints, as the inspector shows and toggles them (the debugging layer's
+ * `EventBreakpointStore` fits through `inspectorBreakpoints`). Optional: without it the inspector
+ * shows no breakpoint control.
+ */
+export interface InspectorBreakpoints {
+  /** Event types that break when dispatched (every bus). */
+  types(): readonly string[];
+  /** Adds the breakpoint when absent, removes it when present. */
+  toggle(type: string): Promise<unknown>;
+  readonly onDidChange: InspectorEvent<unknown>;
+}
+
 export interface InspectorSource {
   /** Sessions the inspector can show, most relevant first. */
   sessions(): readonly InspectorSessionInfo[];
@@ -63,6 +76,8 @@ export interface InspectorSource {
    * `busscope.runDemo`, `busscope.openTrace`.
    */
   readonly commands?: Partial<Record<InspectorCommand, string>>;
+  /** Event breakpoints the inspector can show and toggle (optional). */
+  readonly breakpoints?: InspectorBreakpoints;
 }
 
 export const DEFAULT_COMMANDS: Record<InspectorCommand, string> = {

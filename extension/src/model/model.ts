@@ -11,6 +11,7 @@ import {
   type ErrorMessage,
   type HandlerErrorRecord,
   type HandlerRecord,
+  type PayloadRecord,
   type ProbeSnapshot,
   type RecordingConfig,
   type SiteInfo,
@@ -102,6 +103,11 @@ export class Model {
    * rest). Entries live only while their dispatch runs: bounded by the nesting depth.
    */
   private readonly nestedTime = new Map<number, number>();
+  /**
+   * Payload previews by dispatch seq, in arrival order (seqs only grow), at most
+   * `payloadPreviewCapacity`: the oldest goes first.
+   */
+  private readonly payloads = new Map<number, string>();
   private session: SessionInfo = Model.emptySession();
   private readonly listeners = new Set<ModelListener>();
 
@@ -284,6 +290,7 @@ export class Model {
     this.endedOrder.length = 0;
     this.endedHead = 0;
     this.nestedTime.clear();
+    this.payloads.clear();
     this.timeline.clear();
     this.handlerSlices.clear();
     this.drops.records = 0;
@@ -320,6 +327,19 @@ export class Model {
     return this.buses.get(bus)?.types.get(name);
   }
 
+  /**
+   * The JSON preview of a dispatch's payload (sanitized and cut by the probe; a cut one ends with
+   * ` …`), or null when it was not captured or is no longer kept.
+   */
+  payloadOf(seq: number): string | null {
+    return this.payloads.get(seq) ?? null;
+  }
+
+  /** Payload previews kept now (at most `payloadPreviewCapacity`). */
+  get payloadPreviewCount(): number {
+    return this.payloads.size;
+  }
+
   /** Milliseconds since the time origin → epoch ms. */
   toEpoch(time: number): number {
     return this.session.timeOrigin + time;
@@ -332,6 +352,15 @@ export class Model {
 
   // -------------------------------------------------------------------------------------------
   // Records
+
+  private applyPayload(r: PayloadRecord): void {
+    const cap = this.options.payloadPreviewCapacity;
+    if (cap === 0) return;
+    this.payloads.delete(r.seq);
+    this.payloads.set(r.seq, r.truncated ? `${r.json} …` : r.json);
+    // Map keeps insertion order: its first key is the oldest preview.
+    while (this.payloads.size > cap) this.payloads.delete(this.payloads.keys().next().value as number);
+  }
 
   private applyRecordQuietly(r: BusRecord): void {
     this.version++;
@@ -346,9 +375,10 @@ export class Model {
         return this.applySubscribe(r);
       case 'unsubscribe':
         return this.applyUnsubscribe(r);
+      case 'payload':
+        return this.applyPayload(r);
       case 'string':
       case 'site':
-      case 'payload':
         return;
       case 'bus-created': {
         this.touch(r.time);

@@ -10,6 +10,8 @@ export interface ModelOptions {
   /** Sliding window of rates and growth: `rateBuckets` buckets of `rateBucketMs`. */
   readonly rateBucketMs: number;
   readonly rateBuckets: number;
+  /** Payload previews kept (when the probe captures payloads), newest; 0 keeps none. */
+  readonly payloadPreviewCapacity: number;
 }
 
 export const DEFAULT_MODEL_OPTIONS: ModelOptions = {
@@ -18,6 +20,7 @@ export const DEFAULT_MODEL_OPTIONS: ModelOptions = {
   maxEndedSubscriptions: 5_000,
   rateBucketMs: 1_000,
   rateBuckets: 10,
+  payloadPreviewCapacity: 10_000,
 };
 
 function positiveInteger(name: string, value: number): void {
@@ -33,6 +36,9 @@ export function resolveModelOptions(options: Partial<ModelOptions> = {}): ModelO
   }
   if (!(o.rateBucketMs > 0) || !Number.isFinite(o.rateBucketMs)) throw new TypeError(`ModelOptions.rateBucketMs must be a positive number, got ${String(o.rateBucketMs)}`);
   positiveInteger('rateBuckets', o.rateBuckets);
+  if (!Number.isInteger(o.payloadPreviewCapacity) || o.payloadPreviewCapacity < 0) {
+    throw new TypeError(`ModelOptions.payloadPreviewCapacity must be a non-negative integer, got ${String(o.payloadPreviewCapacity)}`);
+  }
   return o;
 }
 

@@ -2,7 +2,8 @@
 // sessions in the order the inspector offers them (live first, newest first), their phase and why,
 // their models and warnings. No `vscode` here.
 import { describePause } from '../debugging/inspectorPause';
-import type { InspectorSessionInfo, InspectorSource } from '../inspector/source';
+import type { EventBreakpointStore } from '../debugging/breakpoints';
+import type { InspectorBreakpoints, InspectorSessionInfo, InspectorSource } from '../inspector/source';
 import type { Session } from './session';
 import type { SessionManager } from './sessionManager';
 
@@ -19,6 +20,7 @@ export function inspectorSessionInfo(s: Session): InspectorSessionInfo {
     offline,
     model: s.model,
     warnings: () => s.warnings,
+    payloadOf: (seq) => s.model.payloadOf(seq),
   };
 }
 
@@ -27,8 +29,18 @@ export function inspectorSessionOrder(sessions: readonly Session[]): Session[] {
   return [...sessions].sort((a, b) => Number(b.isLive) - Number(a.isLive) || b.startedAt - a.startedAt);
 }
 
-export function inspectorSource(manager: SessionManager, activeSessionId?: () => string | undefined): InspectorSource {
+/** The workspace's event breakpoints as the inspector shows and toggles them (the same store as the command and the tree). */
+export function inspectorBreakpoints(store: EventBreakpointStore): InspectorBreakpoints {
   return {
+    types: () => store.types,
+    toggle: (type) => store.toggle(type),
+    onDidChange: (listener) => store.onDidChange(listener),
+  };
+}
+
+export function inspectorSource(manager: SessionManager, activeSessionId?: () => string | undefined, breakpoints?: EventBreakpointStore): InspectorSource {
+  return {
+    breakpoints: breakpoints === undefined ? undefined : inspectorBreakpoints(breakpoints),
     sessions: () => inspectorSessionOrder(manager.sessions).map(inspectorSessionInfo),
     onDidChangeSessions: (listener) => manager.onDidChangeSessions(listener),
     onDidUpdateSession: (listener) => manager.onDidUpdateSession((s) => listener(s.id)),

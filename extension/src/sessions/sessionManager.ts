@@ -23,6 +23,12 @@ export interface SessionManagerOptions {
   readonly modelOptions?: () => Partial<ModelOptions>;
   /** Read at each attach and on `reconfigure()`. */
   readonly analyzerOptions?: () => AnalyzerOptions;
+  /**
+   * Read at each attach: ask the probe to record sanitized payloads (`configure`), so the inspector
+   * can preview them. Off sends nothing (the setting is process-wide in the probe: an app that
+   * captures payloads by itself keeps doing so).
+   */
+  readonly capturePayloads?: () => boolean;
   /** Read when an ended app comes back. */
   readonly autoReattach?: () => boolean;
   readonly connectTimeoutMs?: number;
@@ -280,6 +286,10 @@ export class SessionManager {
     }
     session.bindClient(client);
     this.add(session);
+    if (this.options.capturePayloads?.() === true) {
+      // Not awaited: a paused app answers later; a failure leaves the session without previews.
+      client.configure({ capturePayloads: true }).catch(() => undefined);
+    }
     return session;
   }
 

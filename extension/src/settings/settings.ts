@@ -11,6 +11,7 @@ export type SettingsReader = (key: string) => unknown;
 
 export const SETTING = {
   autoReattach: 'autoReattach',
+  capturePayloads: 'capturePayloads',
   discoveryDirectory: 'discoveryDirectory',
   timelineCapacity: 'timeline.capacity',
   handlerCapacity: 'timeline.handlerCapacity',
@@ -32,6 +33,7 @@ export const SETTING = {
 /** Defaults, as the manifest declares them. */
 export const SETTING_DEFAULTS = {
   [SETTING.autoReattach]: false,
+  [SETTING.capturePayloads]: false,
   [SETTING.discoveryDirectory]: '',
   [SETTING.timelineCapacity]: DEFAULT_MODEL_OPTIONS.timelineCapacity,
   [SETTING.handlerCapacity]: DEFAULT_MODEL_OPTIONS.handlerSliceCapacity,
@@ -72,6 +74,8 @@ function str(read: SettingsReader, key: string): string | undefined {
 
 export interface BusscopeSettings {
   readonly autoReattach: boolean;
+  /** Ask attached probes to record payloads (for the inspector's dispatch details). */
+  readonly capturePayloads: boolean;
   /** undefined: the probe's default directory. */
   readonly discoveryDirectory: string | undefined;
   readonly model: Partial<ModelOptions>;
@@ -100,6 +104,7 @@ export function readSettings(read: SettingsReader): BusscopeSettings {
   const disabled = Array.isArray(disabledRaw) ? disabledRaw.filter((k): k is WarningKind => (WARNING_KINDS as readonly unknown[]).includes(k)) : [];
   return {
     autoReattach: bool(read, SETTING.autoReattach) ?? false,
+    capturePayloads: bool(read, SETTING.capturePayloads) ?? false,
     discoveryDirectory: str(read, SETTING.discoveryDirectory),
     model: {
       timelineCapacity: num(read, SETTING.timelineCapacity, RING_LIMITS.min, RING_LIMITS.max, true),

@@ -11,6 +11,8 @@ import { fmtInt, fmtMs, fmtRate, fmtTime, plural } from '../ui/format';
 export interface DetailsEvents {
   select(ref: SelectionRef): void;
   open(site: SiteInfo): void;
+  /** Add or remove the event breakpoint on this type (every bus). */
+  toggleBreakpoint(type: string): void;
 }
 
 export interface DetailsInput {
@@ -20,6 +22,8 @@ export interface DetailsInput {
   readonly dispatch: DispatchDetailsView | 'pending' | null;
   /** Record time shown as 0 (the session's first retained record). */
   readonly origin: number;
+  /** Event types that break when dispatched; null when the host offers no event breakpoints. */
+  readonly breakpoints: ReadonlySet<string> | null;
 }
 
 export const HEALTH_TEXT: Record<SubscriptionHealth, string> = {
@@ -71,7 +75,7 @@ export class DetailsView {
       case 'subscription':
         return this.subscription(store, sel.id, input);
       case 'type':
-        return this.type(store, sel.index);
+        return this.type(store, sel.index, input.breakpoints);
       case 'bus':
         return this.bus(store, sel.id);
       case 'site':
@@ -188,10 +192,32 @@ export class DetailsView {
     return li;
   }
 
-  private type(store: InspectorStore, index: number): void {
+  /** A real button (Tab, Enter, Space) whose pressed state says whether the type breaks now. */
+  private breakpointToggle(type: string, breakpoints: ReadonlySet<string> | null): HTMLElement | null {
+    if (breakpoints === null) return null;
+    const on = breakpoints.has(type);
+    const b = h(
+      this.doc,
+      'button',
+      {
+        type: 'button',
+        class: `break-toggle${on ? ' on' : ''}`,
+        'data-testid': 'break-toggle',
+        'aria-pressed': on ? 'true' : 'false',
+        title: on ? `The debugger stops when "${type}" is dispatched (any bus). Press to remove.` : `Stop in the debugger when "${type}" is dispatched (any bus).`,
+      },
+      on ? '● Breaks on dispatch' : '○ Break on dispatch',
+    );
+    b.addEventListener('click', () => this.events.toggleBreakpoint(type));
+    return b;
+  }
+
+  private type(store: InspectorStore, index: number, breakpoints: ReadonlySet<string> | null): void {
     const t = store.types.get(index);
     if (!t) return this.title(`Type #${index}`, 'no longer known');
     this.title(t.type, `event type on ${store.busName(t.bus)}`);
+    const toggle = this.breakpointToggle(t.type, breakpoints);
+    if (toggle) this.body.append(h(this.doc, 'div', { class: 'details-actions' }, toggle));
     this.facts([
       ['Dispatches', `${fmtInt(t.dispatches)} · ${fmtRate(t.ratePerSecond)}`],
       ['Listeners', String(t.liveSubscriptions)],
@@ -342,7 +368,7 @@ export class DetailsView {
       );
     if (input.dispatch === 'pending') this.body.append(h(this.doc, 'p', { class: 'muted' }, 'Loading payload…'));
     else if (remote?.payloadPreview) this.body.append(h(this.doc, 'h4', {}, 'Payload'), h(this.doc, 'pre', { class: 'payload' }, remote.payloadPreview));
-    else if (remote) this.body.append(h(this.doc, 'p', { class: 'muted' }, 'Payload not captured (turn on payload capture in the probe to see it).'));
+    else if (remote) this.body.append(h(this.doc, 'p', { class: 'muted' }, 'Payload not captured (turn on the busscope.capturePayloads setting, or capturePayloads in the probe, to see it).'));
   }
 }
 
