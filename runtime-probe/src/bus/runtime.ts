@@ -4,8 +4,8 @@
 // and probe: two probes on two ports for one pid, colliding ids, buses the probe never saw.
 //
 // The first copy loaded publishes a versioned object at `globalThis[Symbol.for('busscope.runtime')]`;
-// later copies with the same RUNTIME_VERSION use it. A copy that finds another version warns once
-// and keeps a private runtime (it works, on its own). The slot is read once, when this module loads;
+// later copies with the same RUNTIME_VERSION use it. A copy that finds another version there warns
+// (once per process) and runs apart from it: its buses and its probe are its own. The slot is read once, when this module loads;
 // the dispatch hot path never touches it (each copy keeps its own tracer variables, which
 // `setTracers` updates in every copy at once).
 // No Node built-ins here: the bus-only (browser) entry includes this file.
@@ -77,7 +77,7 @@ function describeForeign(value: unknown): string {
 function warnIncompatible(found: unknown): void {
   const message =
     `busscope-probe ${THIS_COPY} (runtime version ${RUNTIME_VERSION}) found ${describeForeign(found)} already loaded in this process; ` +
-    'this copy runs on its own: its buses are not seen by the other copy\'s probe, and its probe (if started) is a second one. ' +
+    'this version runs on its own: its buses are not seen by the other version\'s probe, and its probe (if started) is a second one. ' +
     'Install one version of busscope-probe (npm ls busscope-probe lists them).';
   try {
     const p = (globalThis as { process?: { emitWarning?: (m: string, o: { type: string; code: string }) => void } }).process;
@@ -88,29 +88,39 @@ function warnIncompatible(found: unknown): void {
   }
 }
 
-function claimRuntime(): SharedRuntime {
-  const g = globalThis as { [RUNTIME_GLOBAL_KEY]?: unknown };
-  let existing: unknown;
-  try {
-    existing = g[RUNTIME_GLOBAL_KEY];
-  } catch {
-    return createRuntime();
-  }
-  if (existing !== undefined) {
-    if (typeof existing === 'object' && existing !== null && (existing as { version?: unknown }).version === RUNTIME_VERSION) {
-      return existing as SharedRuntime;
-    }
-    warnIncompatible(existing);
-    return createRuntime();
-  }
-  const own = createRuntime();
+/** Publishes `value` at `key` unless something is there; returns what is there afterwards. */
+function publish(g: Record<symbol, unknown>, key: symbol, value: SharedRuntime): unknown {
+  const existing = g[key];
+  if (existing !== undefined) return existing;
   try {
     // Not enumerable, not writable: nothing replaces it by accident after copies started using it.
-    Object.defineProperty(g, RUNTIME_GLOBAL_KEY, { value: own, configurable: true, enumerable: false, writable: false });
+    Object.defineProperty(g, key, { value, configurable: true, enumerable: false, writable: false });
   } catch {
     // a frozen global: this copy works on its own
   }
-  return own;
+  return value;
+}
+
+function isCompatible(value: unknown): value is SharedRuntime {
+  return typeof value === 'object' && value !== null && (value as { version?: unknown }).version === RUNTIME_VERSION;
+}
+
+function claimRuntime(): SharedRuntime {
+  const g = globalThis as unknown as Record<symbol, unknown>;
+  try {
+    const own = createRuntime();
+    const main = publish(g, RUNTIME_GLOBAL_KEY, own);
+    if (isCompatible(main)) return main;
+    // Another version got there first. Copies of this version still share one runtime among
+    // themselves (so the ESM and CJS builds of this version make one probe, not two), under a
+    // versioned key; the first of them to get here warns, once for the process.
+    const mine = publish(g, Symbol.for(`busscope.runtime@${RUNTIME_VERSION}`), own);
+    if (mine === own) warnIncompatible(main);
+    return isCompatible(mine) ? mine : own;
+  } catch {
+    // a hostile global (a throwing getter): work alone
+    return createRuntime();
+  }
 }
 
 /** @internal This process's runtime (or this copy's private one, see above). */
