@@ -63,6 +63,9 @@ out.discovery = (await import('node:fs')).readdirSync(process.env.BUSSCOPE_DISCO
 // A trace recorded through the CJS copy sees dispatches on every copy's buses.
 const recording = cjs.probe.record(${JSON.stringify(trace)});
 out.delivered = buses.map((b) => b.dispatch('ping').delivered);
+// A handler on the ESM bus dispatches on the CJS bus: one nested dispatch, across copies.
+buses[0].subscribe('outer', () => { buses[1].dispatch('inner'); });
+buses[0].dispatch('outer');
 await recording.stop();
 await esm.probe.stop();
 `,
@@ -95,8 +98,17 @@ await esm.probe.stop();
 
   assert.deepEqual(result.delivered, [2, 2, 2]);
   const records: BusRecord[] = (await readTraceFileMessages(trace)).flatMap((m) => (m.type === 'records' ? m.records : []));
-  const dispatchedOn = records.filter((r) => r.kind === 'dispatch').map((r) => (r.kind === 'dispatch' ? r.bus : -1));
-  assert.deepEqual(dispatchedOn.sort(), [...busIds].sort(), 'the one tracer records dispatches on every copy');
+  const dispatches = records.flatMap((r) => (r.kind === 'dispatch' ? [r] : []));
+  const pings = dispatches.filter((d) => d.type === 'ping').map((d) => d.bus);
+  assert.deepEqual(pings.sort(), [...busIds].sort(), 'the one tracer records dispatches on every copy');
+  const outer = dispatches.find((d) => d.type === 'outer');
+  const inner = dispatches.find((d) => d.type === 'inner');
+  assert.ok(outer && inner);
+  assert.deepEqual(
+    { bus: inner.bus, depth: inner.depth, parentSeq: inner.parentSeq },
+    { bus: busIds[1], depth: 1, parentSeq: outer.seq },
+    'a dispatch nested across copies is nested in the trace',
+  );
 });
 
 test('a copy that finds an incompatible runtime version warns once and still works on its own', () => {
