@@ -7,6 +7,7 @@ import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
 import { DispatchDepthError } from './errors';
+import { takeBusId } from './runtime';
 import {
   defaultIsOwnerAlive,
   describeOwner,
@@ -46,7 +47,6 @@ import { checkFunction, checkOptionsObject, checkTypeName, isAbortSignal, isOwne
 let dispatchDepth = 0;
 /** Traced path only: the sequence number of the traced dispatch running at each depth (0 = none). */
 const seqStack: number[] = [];
-let nextBusId = 1;
 /** The list of every type nobody subscribed to; never mutated (subscribing creates a real list). */
 const NO_SUBSCRIBERS = new ListenerList();
 /** What the one-entry type cache holds when it holds nothing: equal to no value a caller can pass. */
@@ -160,7 +160,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (autoFlush !== 'manual' && autoFlush !== 'microtask') {
       throw new TypeError(`new EventBus: options.autoFlush must be 'manual' or 'microtask' (got ${describeValue(autoFlush)})`);
     }
-    this.busId = nextBusId++;
+    this.busId = takeBusId();
     this.name = name;
     this.createdAt = Date.now();
     this.maxDepth = maxDepth;

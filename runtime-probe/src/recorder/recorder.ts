@@ -338,6 +338,12 @@ export class Recorder implements BusTracer, DispatchTracer {
     if (top >= this.stackCap) this.growStack();
     const st = this.stack;
     const b = top * ST;
+    if (parentSeq === 0 && top > 0) {
+      // A bus of another copy of the package (ESM vs CJS build) is dispatching around this one: each
+      // copy counts only its own depth, so the enclosing dispatch comes from this stack.
+      parentSeq = st[b - ST + ST_SEQ];
+      depth = st[b - ST + ST_DEPTH] + 1;
+    }
     st[b + ST_SEQ] = seq;
     st[b + ST_BUS] = bus.busId;
     st[b + ST_TYPE] = typeId;
