@@ -48,8 +48,11 @@ export function isEventTarget(target: object): target is EventTarget {
 function listenerTable(target: EventTarget): Map<string, ListenerRoot> | undefined {
   for (const s of Object.getOwnPropertySymbols(target)) {
     if (s.description !== 'kEvents') continue;
-    const table = (target as unknown as Record<symbol, unknown>)[s];
-    if (table instanceof Map) return table as Map<string, ListenerRoot>;
+    // Node's own SafeMap: a Map whose prototype chain is cut off (not `instanceof Map`).
+    const table = (target as unknown as Record<symbol, unknown>)[s] as Partial<Map<string, ListenerRoot>> | null | undefined;
+    if (typeof table === 'object' && table !== null && typeof table.get === 'function' && typeof table.keys === 'function') {
+      return table as Map<string, ListenerRoot>;
+    }
   }
   return undefined;
 }
