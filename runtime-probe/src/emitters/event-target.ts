@@ -3,7 +3,7 @@
 // passive…) in a linked list under an own symbol of the target, and what `getEventListeners`,
 // `removeEventListener`'s matching and duplicate detection read — the record's `listener` — is never
 // changed. Only the record's `callback` (what dispatch calls) is swapped for a timing wrapper while
-// watched, and put back on dispose; so `once`, `signal`, `capture`, `passive`, `handleEvent` objects,
+// something records, and put back when recording stops and on dispose; so `once`, `signal`, `capture`, `passive`, `handleEvent` objects,
 // `stopImmediatePropagation` and `preventDefault` all run Node's own code.
 //  - Subscriptions: `addEventListener` / `removeEventListener` are wrapped and the shadow is synced
 //    with the record list after each call (and after each dispatch, for `once` records). The abort
@@ -11,7 +11,8 @@
 //  - Dispatches: `dispatchEvent` is wrapped: one branch when nobody records; while recording, a
 //    dispatch around the original call, and each record's callback reports its own timing.
 
-import { currentDispatchTracer } from '../bus/tracer';
+import { runtime } from '../bus/runtime';
+import { allBuses, currentDispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
 import { describeValue } from '../delegates/disposable';
 import {
@@ -94,10 +95,31 @@ interface Running {
   delivered: number;
 }
 
+/** A record's own callback and the timing one that stands in for it while something records. */
+interface Patch {
+  readonly original: Function;
+  readonly timed: Function;
+}
+
+/**
+ * Whether records' callbacks are the timing ones now. They are swapped in only while a dispatch
+ * tracer is installed, so with nobody recording a listener call costs exactly what it costs
+ * unwatched; the swap happens when recording starts or stops (rare), for every watched target.
+ */
+let timing = runtime.dispatchTracer !== undefined;
+runtime.copies.push((_tracer, dispatchTracer) => {
+  const on = dispatchTracer !== undefined;
+  if (on === timing) return;
+  timing = on;
+  for (const bus of allBuses()) if (bus instanceof EventTargetBus) bus.applyTiming(on);
+});
+
 /** The bus of a watched EventTarget: swaps each record's callback for a timing one, and back. */
 export class EventTargetBus extends EmitterBus {
   /** The traced `dispatchEvent` in progress on this target (seq 0: none). */
   readonly running: Running = { seq: 0, delivered: 0 };
+  /** Live `once` subscriptions: while there are some, every dispatch syncs afterwards (Node removed them). */
+  onceLive = 0;
 
   constructor(
     name: string,
@@ -111,10 +133,14 @@ export class EventTargetBus extends EmitterBus {
     return listenerTable(target);
   }
 
-  /** Sync plus callback swapping for the records that arrived. */
+  /** Sync plus timing callbacks for the records that arrived. */
   syncType(type: string, reason: 'dispose' | 'once'): void {
     const subs = this.sync(type, recordsOf(this.table, type), false, reason);
-    for (const sub of subs) if (sub.patch === undefined) this.patch(sub);
+    for (const sub of subs) {
+      if (sub.patch !== undefined) continue;
+      if (sub.once) this.onceLive++;
+      this.patch(sub);
+    }
   }
 
   /** Every type the target or the shadow knows. */
@@ -122,6 +148,17 @@ export class EventTargetBus extends EmitterBus {
     const types = new Set<string>(this.keys() as string[]);
     for (const type of this.table.keys()) types.add(type);
     for (const type of types) this.syncType(type, 'dispose');
+  }
+
+  /** Puts the timing callbacks in (`on`) or the records' own back. */
+  applyTiming(on: boolean): void {
+    for (const sub of this.tracedSubscriptions() as Iterable<ListenerSubscription>) {
+      const patch = sub.patch as Patch | null | undefined;
+      if (patch === null || patch === undefined) continue;
+      const record = sub.entry as ListenerRecord;
+      if (on && record.callback === patch.original) record.callback = patch.timed;
+      else if (!on && record.callback === patch.timed) record.callback = patch.original;
+    }
   }
 
   private patch(sub: ListenerSubscription): void {
@@ -135,10 +172,9 @@ export class EventTargetBus extends EmitterBus {
     const running = this.running;
     const bus = this;
     const timed = function (this: unknown, arg: unknown): unknown {
-      // Node removed a `once` record before calling it: the shadow follows now, traced or not.
-      if (sub.once) bus.syncType(sub.type, 'once');
       const tracer = currentDispatchTracer();
       const seq = running.seq;
+      // Not inside a traced dispatchEvent (NodeEventTarget's emit, a dispatch begun before recording).
       if (tracer === undefined || seq === 0) return Reflect.apply(original, this, arguments);
       running.delivered++;
       handlerStart(tracer, seq, sub);
@@ -153,12 +189,14 @@ export class EventTargetBus extends EmitterBus {
       handlerEnd(tracer, seq, sub);
       return result;
     };
-    sub.patch = { original, timed };
-    record.callback = timed;
+    const patch: Patch = { original, timed };
+    sub.patch = patch;
+    if (timing) record.callback = timed;
   }
 
   protected override onRetire(sub: ListenerSubscription): void {
-    const patch = sub.patch as { original: Function; timed: Function } | null | undefined;
+    if (sub.once) this.onceLive--;
+    const patch = sub.patch as Patch | null | undefined;
     if (patch === null || patch === undefined) return;
     const record = sub.entry as ListenerRecord;
     if (record.callback === patch.timed) record.callback = patch.original;
@@ -193,7 +231,15 @@ export function watchEventTarget(target: EventTarget, bus: EventTargetBus): Inst
     },
     dispatchEvent: function dispatchEvent(this: unknown, event: unknown): unknown {
       const tracer = currentDispatchTracer();
-      if (tracer === undefined || this !== target || !(event instanceof Event)) return Reflect.apply(dispatch, this, arguments);
+      if (tracer === undefined || this !== target || !(event instanceof Event)) {
+        if (bus.onceLive === 0 || this !== target || !(event instanceof Event)) return Reflect.apply(dispatch, this, arguments);
+        try {
+          return Reflect.apply(dispatch, this, arguments);
+        } finally {
+          // `once` records left before their callback ran.
+          bus.syncType(event.type, 'once');
+        }
+      }
       const type = event.type;
       if (breakRequested(tracer, bus, type, event)) {
         // Event breakpoint set from Busscope: the debugger stops here, one frame below the app's

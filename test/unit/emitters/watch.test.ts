@@ -282,9 +282,13 @@ test('watching a watched target returns another handle on the same watch; it end
 
 test('watched targets are held weakly: a dropped emitter is collected and its bus reported gone', async (t) => {
   if (typeof globalThis.gc !== 'function') return t.skip('needs --expose-gc');
-  const tracer = new RecordingTracer();
   const disposed: number[] = [];
-  tracer.busDisposed = (bus) => void disposed.push(bus.busId);
+  class NotingDisposals extends RecordingTracer {
+    override busDisposed(...args: unknown[]): void {
+      disposed.push((args[0] as { busId: number }).busId);
+    }
+  }
+  const tracer = new NotingDisposals();
   tracer.install();
   try {
     let busId = 0;
@@ -316,8 +320,12 @@ test('watched targets are held weakly: a dropped emitter is collected and its bu
 });
 
 test('event breakpoints apply to watched emitters: the break is asked for, its condition sees the payload', () => {
-  const tracer = new RecordingTracer();
-  tracer.shouldBreak = (_bus, type) => type === 'tick';
+  class BreakOnTick extends RecordingTracer {
+    override shouldBreak(...args: unknown[]): boolean {
+      return args[1] === 'tick';
+    }
+  }
+  const tracer = new BreakOnTick();
   tracer.install();
   const hook = eventBreaks();
   const seen: unknown[] = [];
@@ -339,4 +347,21 @@ test('event breakpoints apply to watched emitters: the break is asked for, its c
     setBusTracer(undefined);
     setDispatchTracer(undefined);
   }
+});
+
+test('an EventTarget listener runs with no probe frame while nobody records, and is timed while recording', async () => {
+  const target = new EventTarget();
+  const stacks: string[] = [];
+  target.addEventListener('x', () => void stacks.push(new Error().stack ?? ''));
+  const handle = probe.watch(target);
+  target.dispatchEvent(new Event('x'));
+  const records = await traced('timing-swap', () => target.dispatchEvent(new Event('x')));
+  target.dispatchEvent(new Event('x'));
+  handle.dispose();
+  const probeFrame = /emitters[\\/]event-target/;
+  assert.deepEqual(
+    stacks.map((s) => probeFrame.test(s)),
+    [false, true, false],
+  );
+  assert.equal(records.filter((r) => r.kind === 'handler').length, 1);
 });
