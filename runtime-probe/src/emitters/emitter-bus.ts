@@ -10,9 +10,10 @@
 
 import { describeValue } from '../delegates/disposable';
 import { eventBreakWanted } from '../debug/event-breaks';
-import { takeBusId } from '../bus/runtime';
+import { runtime, takeBusId } from '../bus/runtime';
 import { takeSubscriptionId } from '../bus/subscription';
 import {
+  allBuses,
   currentBusTracer,
   registerBus,
   unregisterBus,
@@ -98,6 +99,25 @@ export function classNameOf(target: object, fallback: string): string {
 }
 
 /**
+ * Whether dispatches are traced now (a dispatch tracer is installed). Adapters put their timing code
+ * in place only while this holds — an `emit` wrapper, per-listener timing callbacks — so with nobody
+ * recording a watched emitter runs its own code. The swap follows the tracer slot through the
+ * runtime's slot setters (rare: when recording starts or stops), for every watched emitter.
+ */
+let timing = runtime.dispatchTracer !== undefined;
+runtime.copies.push((_tracer, dispatchTracer) => {
+  const on = dispatchTracer !== undefined;
+  if (on === timing) return;
+  timing = on;
+  for (const bus of allBuses()) if (bus instanceof EmitterBus) bus.timingChanged(on);
+});
+
+/** See `timing` above. */
+export function timingOn(): boolean {
+  return timing;
+}
+
+/**
  * A watched emitter as a bus. The shadow lists are replaced, not mutated, when an entry leaves or is
  * inserted before others, so a traced dispatch keeps iterating the list it started with; appends
  * are done in place (a running dispatch only reads indexes below its own length).
@@ -109,6 +129,8 @@ export class EmitterBus implements TracedBus {
   private readonly names = new Map<EventKey, string>();
   private registration: WeakRef<TracedBus> | undefined;
   private closed = false;
+  /** Set by the adapter: puts its timing code in (`true`) or takes it out. */
+  onTiming: ((on: boolean) => void) | undefined = undefined;
 
   constructor(
     readonly name: string,
@@ -207,6 +229,16 @@ export class EmitterBus implements TracedBus {
     for (let i = head; i < removedEnd; i++) this.retired(old[i], reason);
     for (const sub of added) this.reportSubscribed(sub);
     return next;
+  }
+
+  /** Called when tracing starts or stops (see `timing`). */
+  timingChanged(on: boolean): void {
+    if (this.closed || this.onTiming === undefined) return;
+    try {
+      this.onTiming(on);
+    } catch (error) {
+      tracerFailed(error);
+    }
   }
 
   /** Hook for adapters that attach something to each entry (called when an entry leaves the shadow). */

@@ -11,8 +11,7 @@
 //  - Dispatches: `dispatchEvent` is wrapped: one branch when nobody records; while recording, a
 //    dispatch around the original call, and each record's callback reports its own timing.
 
-import { runtime } from '../bus/runtime';
-import { allBuses, currentDispatchTracer } from '../bus/tracer';
+import { currentDispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
 import { describeValue } from '../delegates/disposable';
 import {
@@ -23,6 +22,7 @@ import {
   handlerEnd,
   handlerError,
   handlerStart,
+  timingOn,
   type EntryKind,
   type ListenerSubscription,
 } from './emitter-bus';
@@ -101,19 +101,6 @@ interface Patch {
   readonly timed: Function;
 }
 
-/**
- * Whether records' callbacks are the timing ones now. They are swapped in only while a dispatch
- * tracer is installed, so with nobody recording a listener call costs exactly what it costs
- * unwatched; the swap happens when recording starts or stops (rare), for every watched target.
- */
-let timing = runtime.dispatchTracer !== undefined;
-runtime.copies.push((_tracer, dispatchTracer) => {
-  const on = dispatchTracer !== undefined;
-  if (on === timing) return;
-  timing = on;
-  for (const bus of allBuses()) if (bus instanceof EventTargetBus) bus.applyTiming(on);
-});
-
 /** The bus of a watched EventTarget: swaps each record's callback for a timing one, and back. */
 export class EventTargetBus extends EmitterBus {
   /** The traced `dispatchEvent` in progress on this target (seq 0: none). */
@@ -126,6 +113,7 @@ export class EventTargetBus extends EmitterBus {
     private readonly table: Map<string, ListenerRoot>,
   ) {
     super(name, EVENT_TARGET_ENTRY_KIND);
+    this.onTiming = (on) => this.applyTiming(on);
   }
 
   /** The target's listener table, or undefined when it is not a Node EventTarget. */
@@ -191,7 +179,7 @@ export class EventTargetBus extends EmitterBus {
     };
     const patch: Patch = { original, timed };
     sub.patch = patch;
-    if (timing) record.callback = timed;
+    if (timingOn()) record.callback = timed;
   }
 
   protected override onRetire(sub: ListenerSubscription): void {

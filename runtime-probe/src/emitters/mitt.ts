@@ -6,7 +6,7 @@
 
 import { currentDispatchTracer, type DispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
-import { breakRequested, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, type ListenerSubscription } from './emitter-bus';
+import { breakRequested, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, timingOn, type ListenerSubscription } from './emitter-bus';
 import { installMethods, methodOf, type InstalledMethods } from './own-methods';
 
 type Handler = (...args: unknown[]) => unknown;
@@ -54,7 +54,7 @@ export function watchMitt(target: MittLike, bus: EmitterBus): InstalledMethods {
   const on = methodOf(target, 'on');
   const off = methodOf(target, 'off');
   const emit = methodOf(target, 'emit');
-  const installed = installMethods(target, {
+  const wrappers: Record<string, Function> = {
     on: function (this: unknown, type: unknown): unknown {
       try {
         return Reflect.apply(on, this, arguments);
@@ -90,7 +90,12 @@ export function watchMitt(target: MittLike, bus: EmitterBus): InstalledMethods {
       }
       return undefined;
     },
-  });
+  };
+  // `emit` is the wrapper only while something records; otherwise the emitter's own.
+  const emitWrapper = wrappers.emit;
+  wrappers.emit = timingOn() ? emitWrapper : emit;
+  const installed = installMethods(target, wrappers);
+  bus.onTiming = (on) => installed.replace('emit', on ? emitWrapper : emit);
   bus.register();
   for (const key of target.all.keys()) syncType(bus, target, key);
   return installed;

@@ -6,7 +6,7 @@
 
 import { currentDispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
-import { breakRequested, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, payloadOf, type ListenerSubscription } from './emitter-bus';
+import { breakRequested, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, timingOn, payloadOf, type ListenerSubscription } from './emitter-bus';
 import { installMethods, methodOf, type InstalledMethods } from './own-methods';
 
 type Callback = (...args: unknown[]) => unknown;
@@ -36,7 +36,7 @@ function syncType(bus: EmitterBus, target: NanoEventsLike, type: unknown): reado
 export function watchNanoEvents(target: NanoEventsLike, bus: EmitterBus): InstalledMethods {
   const on = methodOf(target, 'on');
   const emit = methodOf(target, 'emit');
-  const installed = installMethods(target, {
+  const wrappers: Record<string, Function> = {
     on: function (this: unknown, event: unknown): unknown {
       let unbind: unknown;
       try {
@@ -93,7 +93,12 @@ export function watchNanoEvents(target: NanoEventsLike, bus: EmitterBus): Instal
       }
       return undefined;
     },
-  });
+  };
+  // `emit` is the wrapper only while something records; otherwise the emitter's own.
+  const emitWrapper = wrappers.emit;
+  wrappers.emit = timingOn() ? emitWrapper : emit;
+  const installed = installMethods(target, wrappers);
+  bus.onTiming = (on) => installed.replace('emit', on ? emitWrapper : emit);
   bus.register();
   for (const k of Reflect.ownKeys(target.events)) syncType(bus, target, k);
   return installed;

@@ -3,8 +3,8 @@
 //  - Subscriptions: the methods that add or remove listeners are wrapped; after each call the shadow
 //    is synced with the stored list (so `once` → `on`, `removeAllListeners` → `removeListener`, a
 //    `newListener` listener adding listeners, all come out right, whatever the order of calls).
-//  - Dispatches: `emit` is wrapped. With no dispatch tracer it is one branch, then the original. While
-//    recording, it runs the same steps as Node's own `emit` (events.js), timing each listener:
+//  - Dispatches: while something records, `emit` is wrapped; otherwise the instance's `emit` own
+//    property is the emitter's own `emit` (no cost at all). While recording, the wrapper runs the same steps as Node's own `emit` (events.js), timing each listener:
 //    snapshot of the stored list, listeners called with the emitter as `this`, the first throw
 //    propagating unchanged, promise results handed to `captureRejections` the way Node does. An
 //    `'error'` with no listener and any class that overrides `emit` run the original `emit` instead
@@ -25,6 +25,7 @@ import {
   handlerError,
   handlerStart,
   payloadOf,
+  timingOn,
   type EntryKind,
   type EventKey,
   type ListenerSubscription,
@@ -266,8 +267,9 @@ export function watchNodeEmitter(target: EventEmitter, bus: EmitterBus): Install
       }
     };
   }
+  const originalEmit = originals.get('emit') as Function;
   {
-    const original = originals.get('emit') as Function;
+    const original = originalEmit;
     const replicate = canReplicateEmit(original);
     wrappers.emit = function emit(this: unknown, type: unknown): unknown {
       const tracer = currentDispatchTracer();
@@ -286,7 +288,11 @@ export function watchNodeEmitter(target: EventEmitter, bus: EmitterBus): Install
       return tracedNodeEmit(tracer, bus, emitter, original, replicate, type, args);
     };
   }
+  // `emit` is the wrapper only while something records; otherwise the emitter's own `emit`.
+  const emitWrapper = wrappers.emit;
+  wrappers.emit = timingOn() ? emitWrapper : originalEmit;
   const installed = installMethods(target, wrappers);
+  bus.onTiming = (on) => installed.replace('emit', on ? emitWrapper : originalEmit);
   bus.register();
   // Listeners registered before watching: subscriptions from now on (their site is this call's).
   syncNodeAll(bus, emitter, 'dispose');

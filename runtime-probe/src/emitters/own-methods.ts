@@ -7,6 +7,11 @@ import { describeValue } from '../delegates/disposable';
 export interface InstalledMethods {
   /** Restores the own properties as they were before `installMethods`. */
   restore(): void;
+  /**
+   * Puts `value` in place of an installed method (the timing swap: the wrapper while something
+   * records, the original otherwise). Does nothing when the app has assigned its own function there.
+   */
+  replace(name: string, value: Function): void;
 }
 
 /** The function a method name resolves to on `target` now (own or inherited). */
@@ -47,18 +52,27 @@ export function installMethods(target: object, wrappers: Readonly<Record<string,
     restore(target, installed, before);
     throw error;
   }
-  return { restore: () => restore(target, installed, before, wrappers) };
+  const current = new Map<string, Function>(names.map((name) => [name, wrappers[name]]));
+  return {
+    restore: () => restore(target, installed, before, current),
+    replace: (name, value) => {
+      const now = current.get(name);
+      if (now === undefined || (target as Record<string, unknown>)[name] !== now) return;
+      (target as Record<string, unknown>)[name] = value;
+      current.set(name, value);
+    },
+  };
 }
 
 function restore(
   target: object,
   names: readonly string[],
   before: ReadonlyMap<string, PropertyDescriptor | undefined>,
-  wrappers?: Readonly<Record<string, Function>>,
+  current?: ReadonlyMap<string, Function>,
 ): void {
   for (const name of names) {
     // The app assigned its own function over the wrapper meanwhile: that is the app's to keep.
-    if (wrappers !== undefined && Object.getOwnPropertyDescriptor(target, name)?.value !== wrappers[name]) continue;
+    if (current !== undefined && Object.getOwnPropertyDescriptor(target, name)?.value !== current.get(name)) continue;
     const own = before.get(name);
     if (own === undefined) delete (target as Record<string, unknown>)[name];
     else Object.defineProperty(target, name, own);

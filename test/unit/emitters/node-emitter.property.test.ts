@@ -7,7 +7,8 @@
 // object the listener or the app threw), and after each step the same eventNames(), listenerCount(),
 // listeners() and rawListeners() (once wrappers mapped back to their listener). The watched run is
 // done twice: with the probe recording to a trace file (the traced emit path) and with the probe
-// started and nobody recording (the idle path). After each program the watch is disposed: the
+// started and nobody recording (the idle path), and a third time with tracing switched on and off by
+// the program itself, between and inside emits (the probe swaps its emit wrapper in and out). After each program the watch is disposed: the
 // emitter's own properties are exactly as before and its listeners still work.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { probe } from '../../../runtime-probe/src/index';
-import { currentDispatchTracer } from '../../../runtime-probe/src/bus/tracer';
+import { currentDispatchTracer, setDispatchTracer } from '../../../runtime-probe/src/bus/tracer';
+import { RecordingTracer } from '../demo/recording-tracer';
 import { watchedBus } from '../../../runtime-probe/src/emitters/watch';
 
 const SYM = Symbol('sym');
@@ -36,14 +38,16 @@ type Script =
   | { kind: 'add'; method: (typeof ADD_METHODS)[number]; type: TypeIndex; listener: number }
   | { kind: 'remove'; method: (typeof REMOVE_METHODS)[number]; type: TypeIndex; listener: number }
   | { kind: 'removeAll'; type: TypeIndex | undefined }
-  | { kind: 'emit'; type: TypeIndex };
+  | { kind: 'emit'; type: TypeIndex }
+  | { kind: 'toggle' };
 
 type Step =
   | { kind: 'add'; method: (typeof ADD_METHODS)[number]; type: TypeIndex; listener: number }
   | { kind: 'remove'; method: (typeof REMOVE_METHODS)[number]; type: TypeIndex; listener: number }
   | { kind: 'removeAll'; type: TypeIndex | undefined }
   | { kind: 'emit'; type: TypeIndex; args: number }
-  | { kind: 'emitError'; withObject: boolean };
+  | { kind: 'emitError'; withObject: boolean }
+  | { kind: 'toggle' };
 
 interface Program {
   readonly captureRejections: boolean;
@@ -62,6 +66,7 @@ const script: fc.Arbitrary<Script> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), method: fc.constantFrom(...REMOVE_METHODS), type: typeIndex, listener: listenerIndex }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeAll' as const), type: fc.option(typeIndex, { nil: undefined }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('emit' as const), type: typeIndex }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'toggle' as const }) },
 );
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), method: fc.constantFrom(...ADD_METHODS), type: typeIndex, listener: listenerIndex }) },
@@ -69,7 +74,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeAll' as const), type: fc.option(typeIndex, { nil: undefined }) }) },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('emit' as const), type: typeIndex, args: fc.integer({ min: 0, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('emitError' as const), withObject: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'toggle' as const }) },
 );
+
+/** Starts or stops tracing dispatches (the third test sets it; elsewhere a no-op). */
+let toggleTracing: () => void = () => undefined;
 const program: fc.Arbitrary<Program> = fc.record({
   captureRejections: fc.boolean(),
   scripts: fc.array(script, { minLength: LISTENERS, maxLength: LISTENERS }),
@@ -138,6 +147,9 @@ async function run(p: Program, ee: EventEmitter, check?: (ee: EventEmitter) => v
           if (s.type === undefined) ee.removeAllListeners();
           else ee.removeAllListeners(TYPES[s.type]);
           return undefined;
+        case 'toggle':
+          toggleTracing();
+          return undefined;
         case 'emit':
           // A nested emit; its outcome is part of the trace.
           try {
@@ -174,6 +186,10 @@ async function run(p: Program, ee: EventEmitter, check?: (ee: EventEmitter) => v
           outcome = ee.emit(TYPES[st.type], ...args);
           break;
         }
+        case 'toggle':
+          toggleTracing();
+          outcome = undefined;
+          break;
         case 'emitError': {
           const e = new Error('emitted');
           thrown.add(e);
@@ -213,7 +229,7 @@ function ownShape(o: object): unknown {
   });
 }
 
-async function checkProgram(p: Program, mode: 'recording' | 'idle'): Promise<void> {
+async function checkProgram(p: Program, mode: 'recording' | 'idle' | 'toggling'): Promise<void> {
   const reference = await run(p, new EventEmitter({ captureRejections: p.captureRejections }));
   const ee = new EventEmitter({ captureRejections: p.captureRejections });
   const shapeBefore = ownShape(ee);
@@ -221,7 +237,7 @@ async function checkProgram(p: Program, mode: 'recording' | 'idle'): Promise<voi
   const watched = await run(p, ee, shadowMatches);
   assert.deepEqual(watched, reference);
   // Still the mode we meant: a dispatch tracer exactly while recording.
-  assert.equal(currentDispatchTracer() !== undefined, mode === 'recording');
+  if (mode !== 'toggling') assert.equal(currentDispatchTracer() !== undefined, mode === 'recording');
   const rejection = (ee as unknown as Record<symbol, unknown>)[Symbol.for('nodejs.rejection')];
   handle.dispose();
   assert.deepEqual(ownShape(ee), [...(shapeBefore as unknown[]), { key: 'Symbol(nodejs.rejection)', enumerable: true, writable: true, configurable: true, isFunction: true }]);
@@ -255,3 +271,23 @@ test('a watched EventEmitter behaves exactly like a plain one with the probe sta
   }
 });
 
+
+test('a watched EventEmitter behaves exactly like a plain one while tracing starts and stops between and during emits', async () => {
+  await probe.start({ discovery: false });
+  const tracer = new RecordingTracer();
+  toggleTracing = () => setDispatchTracer(currentDispatchTracer() === undefined ? tracer : undefined);
+  try {
+    await fc.assert(
+      fc.asyncProperty(program, async (p) => {
+        setDispatchTracer(undefined);
+        await checkProgram(p, 'toggling');
+      }),
+      { numRuns: 300 },
+    );
+    assert.ok(tracer.dispatches.length > 0, 'some emits were traced');
+  } finally {
+    toggleTracing = () => undefined;
+    setDispatchTracer(undefined);
+    await probe.stop();
+  }
+});
