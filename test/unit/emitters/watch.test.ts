@@ -365,3 +365,27 @@ test('an EventTarget listener runs with no probe frame while nobody records, and
   );
   assert.equal(records.filter((r) => r.kind === 'handler').length, 1);
 });
+
+test('a class that overrides emit keeps its override; its emits are recorded whole, without per-listener timings', async () => {
+  const seen: string[] = [];
+  class Logged extends EventEmitter {
+    override emit(type: string | symbol, ...args: unknown[]): boolean {
+      seen.push(`emit ${String(type)}`);
+      return super.emit(type, ...args);
+    }
+  }
+  const ee = new Logged();
+  ee.on('x', (v) => void seen.push(`listener ${String(v)}`));
+  let handle: ReturnType<typeof probe.watch> | undefined;
+  let returned: boolean | undefined;
+  const records = await traced('override', () => {
+    handle = probe.watch(ee);
+    returned = ee.emit('x', 1);
+  });
+  assert.equal(returned, true);
+  assert.deepEqual(seen, ['emit x', 'listener 1']);
+  const d = records.filter((r) => r.kind === 'dispatch' && r.bus === handle?.busId);
+  assert.deepEqual(d.map((r) => r.kind === 'dispatch' && [r.type, r.delivered]), [['x', 1]]);
+  assert.equal(records.filter((r) => r.kind === 'handler').length, 0);
+  handle?.dispose();
+});
