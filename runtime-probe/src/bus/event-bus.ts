@@ -7,6 +7,7 @@ import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
+import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
 import {
   defaultIsOwnerAlive,
@@ -136,6 +137,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
   private lastList: ListenerList = NO_SUBSCRIBERS;
   private readonly onError: (error: unknown, info: HandlerErrorInfo) => void;
   private readonly isOwnerAlive: (owner: object) => boolean;
+  private readonly warnOnCollectedOwner: boolean;
   private readonly byType = new Map<string, ListenerList>();
   private readonly wildcard = new ListenerList();
   private count = 0;
@@ -153,7 +155,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /**
    * @param options `name` (default `'default'`), `maxDepth` (default 32), `onError` (default
-   * `console.error`), `isOwnerAlive` (default: not `disposed`/`isDisposed`), `autoFlush`.
+   * `console.error`), `isOwnerAlive` (default: not `disposed`/`isDisposed`), `autoFlush`,
+   * `warnOnCollectedOwner` (default true).
    */
   constructor(options?: EventBusOptions) {
     checkOptionsObject('new EventBus', options);
@@ -169,6 +172,10 @@ export class EventBus<E extends EventMap> implements TracedBus {
     checkFunction('new EventBus', 'options.onError', onError);
     const isOwnerAlive = options?.isOwnerAlive ?? defaultIsOwnerAlive;
     checkFunction('new EventBus', 'options.isOwnerAlive', isOwnerAlive);
+    const warnOnCollectedOwner = options?.warnOnCollectedOwner ?? true;
+    if (typeof warnOnCollectedOwner !== 'boolean') {
+      throw new TypeError(`new EventBus: options.warnOnCollectedOwner must be a boolean (got ${describeValue(warnOnCollectedOwner)})`);
+    }
     const autoFlush = options?.autoFlush ?? 'manual';
     if (autoFlush !== 'manual' && autoFlush !== 'microtask') {
       throw new TypeError(`new EventBus: options.autoFlush must be 'manual' or 'microtask' (got ${describeValue(autoFlush)})`);
@@ -180,6 +187,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     this.fastDepth = Math.min(maxDepth, contexts.length - 1);
     this.onError = onError;
     this.isOwnerAlive = isOwnerAlive;
+    this.warnOnCollectedOwner = warnOnCollectedOwner;
     this.scheduledFlush =
       autoFlush === 'microtask'
         ? () => {
@@ -796,9 +804,15 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /** The owner was garbage-collected: remove all of its subscriptions (from the registry or a dispatch). */
   private collectOwner(group: OwnerGroup): void {
+    const subs = group.subs.slice();
     let removed = 0;
-    for (const sub of group.subs.slice()) if (this.removeSubscription(sub, 'collected')) removed++;
+    for (let i = 0; i < subs.length; i++) {
+      if (this.removeSubscription(subs[i], 'collected')) subs[removed++] = subs[i];
+    }
     if (removed === 0) return;
+    subs.length = removed;
+    // Said whether or not a probe is attached: the app lost handlers it may still need.
+    if (this.warnOnCollectedOwner) warnOwnerCollected(this.name, group.description, subs);
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
       try {
