@@ -126,11 +126,26 @@ export function detectProxyCheck(): ProxyCheck | undefined {
   }
 }
 
+/**
+ * `JSON.stringify` of a string, without the native call for the usual short string that needs no
+ * escaping (keys, names, ids): a loop the JIT compiles beats the call.
+ */
+function quote(s: string): string {
+  if (s.length > 64) return stringify(s);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // control characters, '"', '\\', and surrogates (a lone one is escaped by JSON.stringify)
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return stringify(s);
+  }
+  return `"${s}"`;
+}
+
 /** Thrown (once per capture) when the budget is used up; the output so far is complete and closed. */
 const STOP = { stop: true };
 
 class BudgetedWriter {
-  private readonly parts: string[] = [];
+  /** The text so far (string concatenation: V8 builds it as a rope, cheaper than an array of parts). */
+  private out = '';
   private len = 0;
   /** Closing brackets of the open containers, innermost last; their room is always kept. */
   private readonly closers: string[] = [];
@@ -151,7 +166,7 @@ class BudgetedWriter {
   }
 
   result(): SerializedPayload {
-    let json = this.parts.join('');
+    let json = this.out;
     for (let i = this.closers.length - 1; i >= 0; i--) json += this.closers[i];
     return { json, truncated: this.truncated, visited: this.visited };
   }
@@ -169,7 +184,7 @@ class BudgetedWriter {
   /** Writes `s` whole, or stops (writing nothing) when it does not fit. */
   private put(s: string): void {
     if (s.length > this.room()) this.stop();
-    this.parts.push(s);
+    this.out += s;
     this.len += s.length;
   }
 
@@ -177,7 +192,7 @@ class BudgetedWriter {
   private putString(s: string): void {
     const room = this.room();
     if (s.length + 2 <= room) {
-      const quoted = stringify(s);
+      const quoted = quote(s);
       if (quoted.length <= room) return this.put(quoted);
     }
     const note = `… (${s.length} chars)"`;
@@ -215,32 +230,21 @@ class BudgetedWriter {
   }
 
   /**
-   * Writes entry `index` of `total` (comma, key, value) with `write`. When the budget runs out inside
-   * it, a cut that wrote no value takes back its comma and key (never `{"a":1,` or `{"a"`), and a
-   * later entry cut half-way is taken back whole for this container's "… N more" note: for a long
-   * list, how many are left says more than half a record. The first entry is kept however it ends,
-   * so a payload with one huge field still shows its beginning.
+   * The budget ran out inside entry `index` of `total`, which started at `mark` (comma, key, then
+   * the value from `valueStart`, -1 if not reached). A cut that wrote no value takes back its comma
+   * and key (never `{"a":1,` or `{"a"`), and a later entry cut half-way is taken back whole for this
+   * container's "… N more" note: for a long list, how many are left says more than half a record.
+   * The first entry is kept however it ends, so a payload with one huge field still shows its start.
    */
-  private guarded(index: number, total: number, inObject: boolean, write: (prefixEnd: () => void) => void): void {
-    const parts = this.parts.length;
-    const len = this.len;
-    const closers = this.closers.length;
-    let prefixEnd = -1;
-    try {
-      write(() => {
-        prefixEnd = this.len;
-      });
-    } catch (error) {
-      if (error !== STOP) throw error;
-      const noValue = prefixEnd === -1 || this.len === prefixEnd;
-      if (noValue || index > 0) {
-        this.parts.length = parts;
-        this.len = len;
-        this.closers.length = closers;
-        if (index > 0) this.more(index, total, inObject);
-      }
-      throw error;
+  private cutEntry(error: unknown, mark: number, closers: number, valueStart: number, index: number, total: number, inObject: boolean): never {
+    if (error !== STOP) throw error;
+    if (valueStart === -1 || this.len === valueStart || index > 0) {
+      this.out = this.out.slice(0, mark);
+      this.len = mark;
+      this.closers.length = closers;
+      if (index > 0) this.more(index, total, inObject);
     }
+    throw error;
   }
 
   /** Writes the "… N more" note for entries `index…total-1` when it fits. */
@@ -391,12 +395,16 @@ class BudgetedWriter {
     this.path.push(a);
     for (let i = 0; i < length; i++) {
       this.entry(i, length, false);
-      const d = getOwn(a, i); // undefined for a hole
-      this.guarded(i, length, false, (prefixEnd) => {
+      const mark = this.len;
+      const closers = this.closers.length;
+      let valueStart = -1;
+      try {
         if (i > 0) this.put(',');
-        prefixEnd();
-        this.property(d, nesting, true);
-      });
+        valueStart = this.len;
+        this.property(getOwn(a, i), nesting, true); // no descriptor: a hole
+      } catch (error) {
+        this.cutEntry(error, mark, closers, valueStart, i, length, false);
+      }
     }
     this.path.pop();
     this.close();
@@ -421,14 +429,18 @@ class BudgetedWriter {
       // A key that does not fit whole ends the object here, with the note of how many are left.
       if (key.length + 3 > this.room() - this.moreRoom) this.entry(written, written + n - i, true, true);
       this.entry(written, written + n - i, true);
-      const comma = written > 0;
-      this.guarded(written, written + n - i, true, (prefixEnd) => {
-        if (comma) this.put(',');
+      const mark = this.len;
+      const closers = this.closers.length;
+      let valueStart = -1;
+      try {
+        if (written > 0) this.put(',');
         this.putString(key);
         this.put(':');
-        prefixEnd();
+        valueStart = this.len;
         this.property(d, nesting, false);
-      });
+      } catch (error) {
+        this.cutEntry(error, mark, closers, valueStart, written, written + n - i, true);
+      }
       written++;
     }
     this.path.pop();
@@ -461,9 +473,12 @@ class BudgetedWriter {
       const r = call.call(next, it) as IteratorResult<unknown>;
       if (r.done === true) break;
       this.entry(i, size, false);
-      this.guarded(i, size, false, (prefixEnd) => {
+      const mark = this.len;
+      const closers = this.closers.length;
+      let valueStart = -1;
+      try {
         if (i > 0) this.put(',');
-        prefixEnd();
+        valueStart = this.len;
         if (kind === 'Map') {
           const pair = r.value as [unknown, unknown]; // an engine-made array: index reads are data reads
           this.step();
@@ -475,7 +490,9 @@ class BudgetedWriter {
         } else {
           this.value(r.value, nesting + 1);
         }
-      });
+      } catch (error) {
+        this.cutEntry(error, mark, closers, valueStart, i, size, false);
+      }
     }
     this.path.pop();
     this.close();
