@@ -140,9 +140,6 @@ function quote(s: string): string {
   return `"${s}"`;
 }
 
-/** Thrown (once per capture) when the budget is used up; the output so far is complete and closed. */
-const STOP = { stop: true };
-
 class BudgetedWriter {
   /** The text so far (string concatenation: V8 builds it as a rope, cheaper than an array of parts). */
   private out = '';
@@ -154,6 +151,11 @@ class BudgetedWriter {
   steps: number;
   visited = 0;
   truncated = false;
+  /**
+   * Set when the budget is used up: every write after it does nothing and every loop ends, so the
+   * walk unwinds by returning (a thrown marker, rethrown at each level, cost more than the walk).
+   */
+  private stopped = false;
   /** Room kept for the "… N more" note (a quarter of a small cap). */
   private readonly moreRoom: number;
 
@@ -176,20 +178,22 @@ class BudgetedWriter {
     return this.cap - this.len - this.closers.length;
   }
 
-  private stop(): never {
+  private stop(): void {
     this.truncated = true;
-    throw STOP;
+    this.stopped = true;
   }
 
   /** Writes `s` whole, or stops (writing nothing) when it does not fit. */
   private put(s: string): void {
-    if (s.length > this.room()) this.stop();
+    if (this.stopped) return;
+    if (s.length > this.room()) return this.stop();
     this.out += s;
     this.len += s.length;
   }
 
   /** A JSON string; a long one is cut to the room left, saying how long it was. */
   private putString(s: string): void {
+    if (this.stopped) return;
     const room = this.room();
     if (s.length + 2 <= room) {
       const quoted = quote(s);
@@ -197,7 +201,7 @@ class BudgetedWriter {
     }
     const note = `… (${s.length} chars)"`;
     const keep = room - 1 - note.length;
-    if (keep < 1) this.stop();
+    if (keep < 1) return this.stop();
     // Escaping can only lengthen, so escape no more than `keep` characters, then cut the escaped text.
     let head = stringify(s.slice(0, keep)).slice(0, -1);
     if (head.length > keep + 1) {
@@ -210,12 +214,15 @@ class BudgetedWriter {
   }
 
   private open(bracket: string, closer: string): void {
-    if (bracket.length + closer.length > this.room()) this.stop();
+    if (this.stopped) return;
+    if (bracket.length + closer.length > this.room()) return this.stop();
     this.put(bracket);
     this.closers.push(closer);
   }
 
+  /** Closes the innermost container; once stopped, `result()` closes what is still open. */
   private close(): void {
+    if (this.stopped) return;
     this.put(this.closers.pop() as string); // its room was reserved
   }
 
@@ -223,10 +230,12 @@ class BudgetedWriter {
    * Before entry `index` of a container with `total` entries: stops, noting what is left, when the
    * budget is out (or `full`). The caller writes the separating comma.
    */
-  private entry(index: number, total: number, inObject: boolean, full = false): void {
-    if (!full && this.steps > 0 && this.room() >= this.moreRoom) return;
+  private entry(index: number, total: number, inObject: boolean, full = false): boolean {
+    if (this.stopped) return false;
+    if (!full && this.steps > 0 && this.room() >= this.moreRoom) return true;
     this.more(index, total, inObject);
     this.stop();
+    return false;
   }
 
   /**
@@ -236,22 +245,23 @@ class BudgetedWriter {
    * container's "… N more" note: for a long list, how many are left says more than half a record.
    * The first entry is kept however it ends, so a payload with one huge field still shows its start.
    */
-  private cutEntry(error: unknown, mark: number, closers: number, valueStart: number, index: number, total: number, inObject: boolean): never {
-    if (error !== STOP) throw error;
+  private cutEntry(mark: number, closers: number, valueStart: number, index: number, total: number, inObject: boolean): void {
     if (valueStart === -1 || this.len === valueStart || index > 0) {
       this.out = this.out.slice(0, mark);
       this.len = mark;
       this.closers.length = closers;
       if (index > 0) this.more(index, total, inObject);
     }
-    throw error;
   }
 
-  /** Writes the "… N more" note for entries `index…total-1` when it fits. */
+  /** Writes the "… N more" note for entries `index…total-1` when it fits (also once stopped). */
   private more(index: number, total: number, inObject: boolean): void {
     const count = `${total - index} more`;
     const note = `${index > 0 ? ',' : ''}${inObject ? `"…":"${count}"` : `"… ${count}"`}`;
-    if (note.length <= this.room()) this.put(note);
+    if (note.length <= this.room()) {
+      this.out += note;
+      this.len += note.length;
+    }
   }
 
   private step(): void {
@@ -260,6 +270,7 @@ class BudgetedWriter {
   }
 
   value(v: unknown, nesting: number): void {
+    if (this.stopped) return;
     this.step();
     switch (typeof v) {
       case 'string':
@@ -392,18 +403,18 @@ class BudgetedWriter {
 
   private array(a: unknown[], length: number, nesting: number): void {
     this.open('[', ']');
+    if (this.stopped) return;
     this.path.push(a);
     for (let i = 0; i < length; i++) {
-      this.entry(i, length, false);
+      if (!this.entry(i, length, false)) break;
       const mark = this.len;
       const closers = this.closers.length;
-      let valueStart = -1;
-      try {
-        if (i > 0) this.put(',');
-        valueStart = this.len;
-        this.property(getOwn(a, i), nesting, true); // no descriptor: a hole
-      } catch (error) {
-        this.cutEntry(error, mark, closers, valueStart, i, length, false);
+      if (i > 0) this.put(',');
+      const valueStart = this.stopped ? -1 : this.len;
+      this.property(getOwn(a, i), nesting, true); // no descriptor: a hole
+      if (this.stopped) {
+        this.cutEntry(mark, closers, valueStart, i, length, false);
+        break;
       }
     }
     this.path.pop();
@@ -416,30 +427,29 @@ class BudgetedWriter {
     const keys = ownKeys(o);
     const n = keys.length;
     this.open('{', '}');
+    if (this.stopped) return;
     this.path.push(o);
     let written = 0;
     for (let i = 0; i < n; i++) {
       const d = getOwn(o, keys[i]);
       if (d !== undefined && 'value' in d && (d.value === undefined)) {
         this.step(); // omitted, as JSON does, but it still costs a step
-        if (this.steps <= 0) this.entry(written, written + n - i, true);
+        if (this.steps <= 0 && !this.entry(written, written + n - i, true)) break;
         continue;
       }
       const key = keys[i];
       // A key that does not fit whole ends the object here, with the note of how many are left.
-      if (key.length + 3 > this.room() - this.moreRoom) this.entry(written, written + n - i, true, true);
-      this.entry(written, written + n - i, true);
+      if (!this.entry(written, written + n - i, true, key.length + 3 > this.room() - this.moreRoom)) break;
       const mark = this.len;
       const closers = this.closers.length;
-      let valueStart = -1;
-      try {
-        if (written > 0) this.put(',');
-        this.putString(key);
-        this.put(':');
-        valueStart = this.len;
-        this.property(d, nesting, false);
-      } catch (error) {
-        this.cutEntry(error, mark, closers, valueStart, written, written + n - i, true);
+      if (written > 0) this.put(',');
+      this.putString(key);
+      this.put(':');
+      const valueStart = this.stopped ? -1 : this.len;
+      this.property(d, nesting, false);
+      if (this.stopped) {
+        this.cutEntry(mark, closers, valueStart, written, written + n - i, true);
+        break;
       }
       written++;
     }
@@ -449,6 +459,7 @@ class BudgetedWriter {
 
   /** A property's value from its descriptor: data as is, accessors described, never called. */
   private property(d: PropertyDescriptor | undefined, nesting: number, inArray: boolean): void {
+    if (this.stopped) return;
     if (d === undefined) {
       this.step();
       return this.put('null'); // an array hole
@@ -466,32 +477,31 @@ class BudgetedWriter {
     this.putString(label);
     this.put(':');
     this.open('[', ']');
+    if (this.stopped) return;
     this.path.push(o);
     const it = call.call(kind === 'Map' ? mapEntries : setValues, o) as object;
     const next = kind === 'Map' ? mapIteratorNext : setIteratorNext;
     for (let i = 0; i < size; i++) {
       const r = call.call(next, it) as IteratorResult<unknown>;
-      if (r.done === true) break;
-      this.entry(i, size, false);
+      if (r.done === true || !this.entry(i, size, false)) break;
       const mark = this.len;
       const closers = this.closers.length;
-      let valueStart = -1;
-      try {
-        if (i > 0) this.put(',');
-        valueStart = this.len;
-        if (kind === 'Map') {
-          const pair = r.value as [unknown, unknown]; // an engine-made array: index reads are data reads
-          this.step();
-          this.open('[', ']');
-          this.value(pair[0], nesting + 2);
-          this.put(',');
-          this.value(pair[1], nesting + 2);
-          this.close();
-        } else {
-          this.value(r.value, nesting + 1);
-        }
-      } catch (error) {
-        this.cutEntry(error, mark, closers, valueStart, i, size, false);
+      if (i > 0) this.put(',');
+      const valueStart = this.stopped ? -1 : this.len;
+      if (kind === 'Map') {
+        const pair = r.value as [unknown, unknown]; // an engine-made array: index reads are data reads
+        this.step();
+        this.open('[', ']');
+        this.value(pair[0], nesting + 2);
+        this.put(',');
+        this.value(pair[1], nesting + 2);
+        this.close();
+      } else {
+        this.value(r.value, nesting + 1);
+      }
+      if (this.stopped) {
+        this.cutEntry(mark, closers, valueStart, i, size, false);
+        break;
       }
     }
     this.path.pop();
@@ -507,11 +517,7 @@ class BudgetedWriter {
  */
 export function serializePayload(value: unknown, cap: number, isProxy: ProxyCheck | undefined): SerializedPayload {
   const w = new BudgetedWriter(cap, isProxy);
-  try {
-    w.value(value, 0);
-  } catch (error) {
-    if (error !== STOP) throw error;
-  }
+  w.value(value, 0);
   return w.result();
 }
 
