@@ -128,8 +128,8 @@ test('a snapshot whose subscription type is a number closes the connection with 
       onMessage: (m) => messages.push(m),
       onClose: (e) => (closedWith = e),
     });
-    const error = await client.closed;
-    assert.ok(error instanceof ProbeClientError);
+    const error = await Promise.race([client.closed, sleep(3000).then(() => 'still open after 3 s' as const)]);
+    assert.ok(error instanceof ProbeClientError, String(error));
     assert.equal(error.code, 'malformed');
     assert.match(error.message, /snapshot\.snapshot\.subscriptions\[0\]\.type must be a string/);
     assert.equal(closedWith, error);
