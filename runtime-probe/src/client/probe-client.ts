@@ -199,9 +199,12 @@ export class ProbeClient {
   /** Stops reading from the socket (the probe then skips and counts batches for this client). */
   pause(): void {
     this.socket.pause();
+    // Not the probe's fault: a frame half-read when we stop reading must not time out meanwhile.
+    this.stall.pause();
   }
 
   resume(): void {
+    this.stall.resume(this.frames.bufferedBytes);
     this.socket.resume();
   }
 

@@ -245,3 +245,51 @@ test('a probe that keeps defining names: the client table stays under its caps a
     await probe.close();
   }
 });
+
+test('a client that pauses reading in the middle of a frame is not timed out for it', async () => {
+  const frame = encodeControlFrame(validSnapshot as never);
+  let sendRest: () => void = () => undefined;
+  const probe = await hostileProbe((s) => {
+    s.write(encodeControlFrame(welcome));
+    s.write(frame.subarray(0, 10));
+    sendRest = () => s.write(frame.subarray(10));
+  });
+  try {
+    const messages: StreamMessage[] = [];
+    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 150, onMessage: (m) => messages.push(m) });
+    client.pause();
+    await sleep(400);
+    assert.equal(client.isClosed, false, 'paused on purpose: no stall');
+    sendRest();
+    client.resume();
+    for (let i = 0; i < 100 && !messages.some((m) => m.type === 'snapshot'); i++) await sleep(10);
+    assert.ok(messages.some((m) => m.type === 'snapshot'));
+    client.close();
+  } finally {
+    await probe.close();
+  }
+});
+
+test('a client whose own event loop was blocked past the timeout reads the waiting bytes before judging a stall', async () => {
+  const frame = encodeControlFrame(validSnapshot as never);
+  let sendRest: () => void = () => undefined;
+  const probe = await hostileProbe((s) => {
+    s.write(encodeControlFrame(welcome));
+    s.write(frame.subarray(0, 10));
+    sendRest = () => s.write(frame.subarray(10));
+  });
+  try {
+    const messages: StreamMessage[] = [];
+    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 100, onMessage: (m) => messages.push(m) });
+    await sleep(20); // the first 10 bytes are in: the watch is armed
+    sendRest(); // reaches this process's socket buffer at once …
+    const until = Date.now() + 300;
+    while (Date.now() < until); // … while this process is busy past the timeout
+    for (let i = 0; i < 100 && !messages.some((m) => m.type === 'snapshot'); i++) await sleep(10);
+    assert.equal(client.isClosed, false, 'the bytes were waiting: not a stall');
+    assert.ok(messages.some((m) => m.type === 'snapshot'));
+    client.close();
+  } finally {
+    await probe.close();
+  }
+});
