@@ -5,10 +5,18 @@
 // Budgets keep a delta small whatever the app does: at most `maxDispatchesPerDelta` new dispatches
 // (the newest; the rest become a `skipped` marker with their exact count), and the figures that
 // change all the time (type and subscription statistics, warnings) at most every `statsIntervalMs`.
+//
+// Caps keep what the webview receives and holds bounded whatever the app's cardinality (an app
+// dispatching `user.${id}.updated` for 100,000 ids): at most `maxTypes` types (a snapshot picks the
+// most active; deltas add new types while under the cap), the subscriptions of those types up to
+// `maxSubscriptions`, and the `maxWarnings` most severe warnings. What is left out travels as counts
+// (`omitted`), so the webview can say "N more types not shown". A delta looks only at new type
+// indices and at the types it sent, never at every type the model knows.
 
 import type { Warning } from '../analyses/warning';
 import { explainSubscription } from '../analyses/explain';
 import { HandlerFlag } from '../model/handlerRing';
+import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
 import { dispatchAt, handlerSlicesOf, rangeStatistics, type RangeStatistics } from '../model/queries';
 import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../model/views';
@@ -18,6 +26,7 @@ import type {
   HandlerColumns,
   InspectorDelta,
   InspectorSnapshot,
+  OmittedCounts,
   SelectionRef,
   SessionView,
   SiteView,
@@ -34,6 +43,12 @@ export interface FeedOptions {
   readonly maxHandlersPerDelta: number;
   /** Minimum wall-clock time between statistics/warnings updates, ms. */
   readonly statsIntervalMs: number;
+  /** Event types sent at most (the webview never holds more); the rest are counted in `omitted`. */
+  readonly maxTypes: number;
+  /** Subscriptions sent at most (only those of types sent). */
+  readonly maxSubscriptions: number;
+  /** Warnings sent at most (errors first, then warnings, then infos). */
+  readonly maxWarnings: number;
 }
 
 export const DEFAULT_FEED_OPTIONS: FeedOptions = {
@@ -41,6 +56,9 @@ export const DEFAULT_FEED_OPTIONS: FeedOptions = {
   maxDispatchesPerDelta: 20_000,
   maxHandlersPerDelta: 20_000,
   statsIntervalMs: 250,
+  maxTypes: 2_000,
+  maxSubscriptions: 50_000,
+  maxWarnings: 2_000,
 };
 
 interface SentSub {
@@ -85,6 +103,13 @@ export class InspectorFeed {
   private readonly sentSites = new Set<number>();
   private sentWarnings = new Map<string, string>();
   private droppedRecords = 0;
+  /** Type indices below this were either sent or counted as omitted (indices only grow). */
+  private typeCursor = 0;
+  private readonly omittedTypesByBus = new Map<number, number>();
+  private omittedTypes = 0;
+  private omittedWarnings = 0;
+  /** `omitted` as last sent (JSON), so a delta carries it only when it changed. */
+  private sentOmitted = '';
   /** Dispatches known to contain a throwing handler / a refused nested dispatch (recent, bounded). */
   private readonly threwSeqs = new Set<number>();
   private readonly depthSeqs = new Set<number>();
@@ -107,17 +132,34 @@ export class InspectorFeed {
     this.sentSites.clear();
     this.threwSeqs.clear();
     this.depthSeqs.clear();
-    const buses = [...m.buses.values()].map(busView);
+    this.omittedTypesByBus.clear();
+    this.omittedTypes = 0;
+    const maxTypes = this.options.maxTypes;
+    const buses = [...m.buses.values()].map((b) => busView(b, maxTypes));
     for (const b of buses) this.sentBuses.set(b.id, b.name);
-    const types = m.allTypes().map((t) => typeView(t, m.now));
+    const sentWarnings = this.pickWarnings(warnings);
+    const picked = this.pickTypes(sentWarnings);
+    const types = picked.map((t) => typeView(t, m.now));
     for (const t of types) this.sentTypes.set(t.index, sentType(t));
+    this.typeCursor = m.typeCount;
+    if (picked.length < m.typeCount) {
+      const sentByBus = new Map<number, number>();
+      for (const t of picked) sentByBus.set(t.bus, (sentByBus.get(t.bus) ?? 0) + 1);
+      for (const b of m.buses.values()) {
+        const left = b.types.size - (sentByBus.get(b.id) ?? 0);
+        if (left > 0) this.omittedTypesByBus.set(b.id, left);
+      }
+      this.omittedTypes = m.typeCount - picked.length;
+    }
     const subscriptions: SubscriptionView[] = [];
+    const maxSubs = this.options.maxSubscriptions;
     for (const s of m.subscriptions.values()) {
+      if (subscriptions.length >= maxSubs || !this.sentTypes.has(s.type.index)) continue;
       const v = subscriptionView(s);
       subscriptions.push(v);
       this.sentSubs.set(v.id, sentSub(v, s.depthErrors));
     }
-    this.sentWarnings = new Map(warnings.map((w) => [w.id, JSON.stringify(w)]));
+    this.sentWarnings = new Map(sentWarnings.map((w) => [w.id, JSON.stringify(w)]));
     this.droppedRecords = m.drops.records;
     // Newest handler slices first, so the dispatches' error flags are known.
     const handlers = this.collectHandlers(Math.min(m.handlerSlices.size, this.options.snapshotDispatches));
@@ -128,9 +170,12 @@ export class InspectorFeed {
     const skipped = m.timeline.size - columns.count;
     if (skipped > 0 && columns.count > 0) markers.push({ kind: 'skipped', at: columns.start[0], count: skipped });
     if (m.drops.records > 0) markers.push({ kind: 'drop', at: m.now, count: m.drops.records });
-    for (const t of m.allTypes()) if (t.depthLimitHits > 0) markers.push({ kind: 'depth-limit', at: t.lastDepthLimitAt, type: t.index, seq: 0 });
+    for (const t of picked) if (t.depthLimitHits > 0) markers.push({ kind: 'depth-limit', at: t.lastDepthLimitAt, type: t.index, seq: 0 });
     this.lastStatsAt = this.wallClock();
-    return { session, now: m.now, buses, types, subscriptions, warnings: [...warnings], sites, dispatches: columns, handlers, markers };
+    const omitted = this.omittedCounts();
+    this.sentOmitted = JSON.stringify(omitted);
+    const snapshot: InspectorSnapshot = { session, now: m.now, buses, types, subscriptions, warnings: [...sentWarnings], sites, dispatches: columns, handlers, markers };
+    return isNothingOmitted(omitted) ? snapshot : { ...snapshot, omitted };
   }
 
   /**
@@ -148,16 +193,35 @@ export class InspectorFeed {
     const buses = [];
     for (const b of m.buses.values()) {
       if (this.sentBuses.get(b.id) !== b.name) {
-        buses.push(busView(b));
+        buses.push(busView(b, this.options.maxTypes));
         this.sentBuses.set(b.id, b.name);
       }
     }
     if (buses.length) out.buses = buses;
     const fullTypes: TypeView[] = [];
     const stats = typeStatsColumns();
-    for (const t of m.allTypes()) {
-      const prev = this.sentTypes.get(t.index);
-      const changedShape = !prev || prev.sites !== t.dispatchSites.length || prev.depthLimitHits !== t.depthLimitHits || prev.maxDepth !== t.maxDepth;
+    // New types (type indices only grow): sent while under the cap, counted beyond it.
+    const all = m.allTypes();
+    if (this.typeCursor > all.length) this.typeCursor = all.length;
+    for (let i = this.typeCursor; i < all.length; i++) {
+      const t = all[i];
+      if (this.sentTypes.size < this.options.maxTypes) {
+        const v = typeView(t, m.now);
+        fullTypes.push(v);
+        this.sentTypes.set(t.index, sentType(v));
+      } else {
+        this.omittedTypes++;
+        this.omittedTypesByBus.set(t.bus, (this.omittedTypesByBus.get(t.bus) ?? 0) + 1);
+      }
+    }
+    const firstNew = this.typeCursor;
+    this.typeCursor = all.length;
+    // Types already sent: only these are compared (at most `maxTypes`).
+    for (const [index, prev] of this.sentTypes) {
+      if (index >= firstNew) continue;
+      const t = all[index];
+      if (t === undefined) continue;
+      const changedShape = prev.sites !== t.dispatchSites.length || prev.depthLimitHits !== t.depthLimitHits || prev.maxDepth !== t.maxDepth;
       if (changedShape) {
         const v = typeView(t, m.now);
         fullTypes.push(v);
@@ -184,8 +248,11 @@ export class InspectorFeed {
 
     const subs: SubscriptionView[] = [];
     const subStats = subscriptionStatsColumns();
+    const maxSubs = this.options.maxSubscriptions;
     for (const s of m.subscriptions.values()) {
       const prev = this.sentSubs.get(s.id);
+      // Subscriptions of types not sent (or beyond the cap) stay counted in `omitted`.
+      if (!prev && (this.sentSubs.size >= maxSubs || !this.sentTypes.has(s.type.index))) continue;
       if (!prev || prev.active !== s.active) {
         const v = subscriptionView(s);
         subs.push(v);
@@ -227,7 +294,7 @@ export class InspectorFeed {
     if (statsDue) {
       const next = new Map<string, string>();
       const changed: Warning[] = [];
-      for (const w of warnings) {
+      for (const w of this.pickWarnings(warnings)) {
         const fp = JSON.stringify(w);
         next.set(w.id, fp);
         if (this.sentWarnings.get(w.id) !== fp) changed.push(w);
@@ -267,6 +334,12 @@ export class InspectorFeed {
       }
     }
     if (markers.length) out.markers = markers;
+    const omitted = this.omittedCounts();
+    const omittedText = JSON.stringify(omitted);
+    if (omittedText !== this.sentOmitted) {
+      this.sentOmitted = omittedText;
+      out.omitted = omitted;
+    }
 
     for (const k of Object.keys(out)) if (k !== 'seq' && k !== 'now') any = true;
     if (!any) return null;
@@ -298,6 +371,58 @@ export class InspectorFeed {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /**
+   * The types a snapshot sends: all of them within the cap, else the most active ones — those a
+   * warning names first, then by rate, live subscriptions and dispatches — in first-seen order.
+   */
+  private pickTypes(warnings: readonly Warning[]): EventTypeState[] {
+    const m = this.model;
+    const all = m.allTypes();
+    const max = this.options.maxTypes;
+    if (all.length <= max) return all.slice();
+    const warned = new Set<string>();
+    for (const w of warnings) for (const t of w.subjects.types) warned.add(`${t.bus}\u0000${t.type}`);
+    const n = all.length;
+    const score = new Float64Array(n);
+    const live = new Float64Array(n);
+    const dispatches = new Float64Array(n);
+    const order = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const t = all[i];
+      score[i] = (warned.size > 0 && warned.has(`${t.bus}\u0000${t.name}`) ? 1e15 : 0) + t.rate.ratePerSecond(m.now);
+      live[i] = t.live.size;
+      dispatches[i] = t.dispatches;
+      order[i] = i;
+    }
+    order.sort((a, b) => score[b] - score[a] || live[b] - live[a] || dispatches[b] - dispatches[a] || a - b);
+    const keep = order.slice(0, max).sort((a, b) => a - b);
+    return keep.map((i) => all[i]);
+  }
+
+  /** At most `maxWarnings`, the most severe first (in their order within a severity). */
+  private pickWarnings(warnings: readonly Warning[]): readonly Warning[] {
+    const max = this.options.maxWarnings;
+    if (warnings.length <= max) {
+      this.omittedWarnings = 0;
+      return warnings;
+    }
+    const out: Warning[] = [];
+    for (const severity of ['error', 'warning', 'info'] as const) {
+      for (const w of warnings) {
+        if (out.length >= max) break;
+        if (w.severity === severity) out.push(w);
+      }
+    }
+    this.omittedWarnings = warnings.length - out.length;
+    return out;
+  }
+
+  private omittedCounts(): OmittedCounts {
+    const typesByBus = [...this.omittedTypesByBus].map(([bus, count]) => ({ bus, count }));
+    // Sent subscriptions the model forgot are forgotten here too (see `delta`): a subset.
+    return { types: this.omittedTypes, typesByBus, subscriptions: Math.max(0, this.model.subscriptions.size - this.sentSubs.size), warnings: this.omittedWarnings };
+  }
 
   private rememberSeq(set: Set<number>, seq: number): void {
     set.add(seq);
@@ -374,6 +499,10 @@ export class InspectorFeed {
     });
     return { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null };
   }
+}
+
+function isNothingOmitted(o: OmittedCounts): boolean {
+  return o.types === 0 && o.subscriptions === 0 && o.warnings === 0;
 }
 
 /** Times travel as JSON: µs precision (starts) and 0.1 µs (durations) keep them short. */
