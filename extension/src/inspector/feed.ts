@@ -18,6 +18,7 @@ import { explainSubscription } from '../analyses/explain';
 import { HandlerFlag } from '../model/handlerRing';
 import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
+import { topIndices } from '../model/ranking';
 import { dispatchAt, handlerSlicesOf, rangeStatistics, type RangeStatistics } from '../model/queries';
 import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../model/views';
 import type {
@@ -387,17 +388,14 @@ export class InspectorFeed {
     const score = new Float64Array(n);
     const live = new Float64Array(n);
     const dispatches = new Float64Array(n);
-    const order = new Array<number>(n);
     for (let i = 0; i < n; i++) {
       const t = all[i];
-      score[i] = (warned.size > 0 && warned.has(`${t.bus}\u0000${t.name}`) ? 1e15 : 0) + t.rate.ratePerSecond(m.now);
+      score[i] = (warned.size > 0 && warned.has(`${t.bus}\u0000${t.name}`) ? 1e15 : 0) + (t.lastDispatchAt >= m.now - t.rate.windowMs ? t.rate.ratePerSecond(m.now) : 0);
       live[i] = t.live.size;
       dispatches[i] = t.dispatches;
-      order[i] = i;
     }
-    order.sort((a, b) => score[b] - score[a] || live[b] - live[a] || dispatches[b] - dispatches[a] || a - b);
-    const keep = order.slice(0, max).sort((a, b) => a - b);
-    return keep.map((i) => all[i]);
+    const keep = topIndices(n, max, (a, b) => score[b] - score[a] || live[b] - live[a] || dispatches[b] - dispatches[a] || a - b);
+    return keep.sort((a, b) => a - b).map((i) => all[i]);
   }
 
   /** At most `maxWarnings`, the most severe first (in their order within a severity). */

@@ -67,9 +67,9 @@ export class SubscriptionsTree extends ThrottledTree {
     const bus = session.model.buses.get(busId);
     if (bus === undefined) return [];
     const key = `${session.id}\u0000${busId}`;
-    const page = typePage(bus, offset, () => {
+    const page = typePage(bus, offset, (count) => {
       let r = this.rankings.get(key);
-      if (r === undefined) this.rankings.set(key, (r = rankTypes(bus, session.model.now)));
+      if (r === undefined || r.length < count) this.rankings.set(key, (r = rankTypes(bus, session.model.now, count)));
       return r;
     });
     const nodes: BusscopeNode[] = page.types.map((t) => ({ kind: 'type', sessionId: session.id, bus: busId, type: t.name }));

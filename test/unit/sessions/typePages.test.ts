@@ -33,9 +33,9 @@ describe('Subscriptions tree: types of a bus', () => {
     const m = model(TYPES);
     const bus = m.buses.get(1)!;
     let rankings = 0;
-    const ranked = () => {
+    const ranked = (count: number) => {
       rankings++;
-      return rankTypes(bus, m.now);
+      return rankTypes(bus, m.now, count);
     };
     const first = typePage(bus, 0, ranked);
     assert.equal(first.types.length, TYPE_PAGE_SIZE);
@@ -46,8 +46,11 @@ describe('Subscriptions tree: types of a bus', () => {
     assert.deepEqual(names, [...names].sort(), 'a page lists its types by name');
     assert.equal(rankings, 1);
 
-    // Paging through the "more" nodes reaches every type once.
+    // The bounded ranking agrees with the full one.
     const ranking = rankTypes(bus, m.now);
+    assert.deepEqual(rankTypes(bus, m.now, 1234).map((t) => t.name), ranking.slice(0, 1234).map((t) => t.name));
+    assert.deepEqual(ranking.slice(0, 2).map((t) => t.name).sort(), ['zz.score', 'zz.tick']);
+    // Paging through the "more" nodes reaches every type once.
     const seen = new Set<string>(names);
     let page = first;
     let pages = 1;

@@ -81,7 +81,11 @@ export function layoutLanes(store: InspectorStore, include: (type: number) => bo
   }
   entries.sort((a, b) => a.busName.localeCompare(b.busName) || a.bus - b.bus || a.name.localeCompare(b.name) || a.type - b.type);
   const lanes: Lane[] = [];
-  const byType: (Lane | undefined)[] = [];
+  // Preallocated: filling a sparse array at type index 99,999 first would turn it into a slow
+  // dictionary, and the timeline looks a lane up per dispatch drawn.
+  let maxType = -1;
+  for (const type of depth.keys()) if (type > maxType) maxType = type;
+  const byType = new Array<Lane | undefined>(maxType + 1).fill(undefined);
   let top = 0;
   let colour = -1;
   let lastBus: number | null = null;
