@@ -205,6 +205,11 @@ export interface InspectorDelta {
   readonly buses?: readonly BusView[];
   /** New types and types whose non-figure fields changed (full records). */
   readonly types?: readonly TypeView[];
+  /**
+   * Types the host stopped sending (by index): over its type cap, a type that became busy takes the
+   * place of a quiet one. The webview forgets them (their subscriptions come in `forgetSubscriptions`).
+   */
+  readonly forgetTypes?: readonly number[];
   readonly typeStats?: TypeStatsColumns;
   /** New subscriptions and ones that ended (full records). */
   readonly subscriptions?: readonly SubscriptionView[];

@@ -11,7 +11,8 @@
 // most active; deltas add new types while under the cap), the subscriptions of those types up to
 // `maxSubscriptions`, and the `maxWarnings` most severe warnings. What is left out travels as counts
 // (`omitted`), so the webview can say "N more types not shown". A delta looks only at new type
-// indices and at the types it sent, never at every type the model knows.
+// indices and at the types it sent; every `rerankIntervalMs` (only while types are left out) the
+// types are ranked again and up to `maxTypeSwaps` busy newcomers replace quiet ones (`forgetTypes`).
 
 import type { Warning } from '../analyses/warning';
 import { explainSubscription } from '../analyses/explain';
@@ -50,6 +51,10 @@ export interface FeedOptions {
   readonly maxSubscriptions: number;
   /** Warnings sent at most (errors first, then warnings, then infos). */
   readonly maxWarnings: number;
+  /** Least wall-clock time between re-rankings of the types sent (only while some are left out), ms. */
+  readonly rerankIntervalMs: number;
+  /** Types replaced per re-ranking at most. */
+  readonly maxTypeSwaps: number;
 }
 
 export const DEFAULT_FEED_OPTIONS: FeedOptions = {
@@ -60,6 +65,8 @@ export const DEFAULT_FEED_OPTIONS: FeedOptions = {
   maxTypes: 2_000,
   maxSubscriptions: 50_000,
   maxWarnings: 2_000,
+  rerankIntervalMs: 2_000,
+  maxTypeSwaps: 200,
 };
 
 interface SentSub {
@@ -111,6 +118,7 @@ export class InspectorFeed {
   private omittedWarnings = 0;
   /** `omitted` as last sent (JSON), so a delta carries it only when it changed. */
   private sentOmitted = '';
+  private lastRerankAt = -Infinity;
   /** Dispatches known to contain a throwing handler / a refused nested dispatch (recent, bounded). */
   private readonly threwSeqs = new Set<number>();
   private readonly depthSeqs = new Set<number>();
@@ -139,7 +147,7 @@ export class InspectorFeed {
     const buses = [...m.buses.values()].map((b) => busView(b, maxTypes));
     for (const b of buses) this.sentBuses.set(b.id, b.name);
     const sentWarnings = this.pickWarnings(warnings);
-    const picked = this.pickTypes(sentWarnings);
+    const picked = this.pickTypes(sentWarnings, false).sort((a, b) => a.index - b.index);
     const types = picked.map((t) => typeView(t, m.now));
     for (const t of types) this.sentTypes.set(t.index, sentType(t));
     this.typeCursor = m.typeCount;
@@ -173,6 +181,7 @@ export class InspectorFeed {
     if (m.drops.records > 0) markers.push({ kind: 'drop', at: m.now, count: m.drops.records });
     for (const t of picked) if (t.depthLimitHits > 0) markers.push({ kind: 'depth-limit', at: t.lastDepthLimitAt, type: t.index, seq: 0 });
     this.lastStatsAt = this.wallClock();
+    this.lastRerankAt = this.lastStatsAt;
     const omitted = this.omittedCounts();
     this.sentOmitted = JSON.stringify(omitted);
     const snapshot: InspectorSnapshot = { session, now: m.now, buses, types, subscriptions, warnings: [...sentWarnings], sites, dispatches: columns, handlers, markers };
@@ -244,16 +253,28 @@ export class InspectorFeed {
         Object.assign(prev, { dispatches: t.dispatches, live: t.live.size, unheard: t.unheard, consumed: t.consumed, errors: t.handlerErrors, rate });
       }
     }
+    if (this.omittedTypes > 0 && wall - this.lastRerankAt >= this.options.rerankIntervalMs) {
+      this.lastRerankAt = wall;
+      const forgetTypes = this.rerank(warnings, fullTypes);
+      if (forgetTypes.length) out.forgetTypes = forgetTypes;
+    }
     if (fullTypes.length) out.types = fullTypes;
     if (stats.count) out.typeStats = stats;
 
     const subs: SubscriptionView[] = [];
     const subStats = subscriptionStatsColumns();
+    const forget: number[] = [];
     const maxSubs = this.options.maxSubscriptions;
     for (const s of m.subscriptions.values()) {
       const prev = this.sentSubs.get(s.id);
       // Subscriptions of types not sent (or beyond the cap) stay counted in `omitted`.
       if (!prev && (this.sentSubs.size >= maxSubs || !this.sentTypes.has(s.type.index))) continue;
+      if (prev && !this.sentTypes.has(s.type.index)) {
+        // Its type was replaced by a busier one: the webview forgets it with its type.
+        forget.push(s.id);
+        this.sentSubs.delete(s.id);
+        continue;
+      }
       if (!prev || prev.active !== s.active) {
         const v = subscriptionView(s);
         subs.push(v);
@@ -281,7 +302,6 @@ export class InspectorFeed {
         Object.assign(prev, { calls: s.calls, consumed: s.consumed, errors: s.errors, timed });
       }
     }
-    const forget: number[] = [];
     for (const id of this.sentSubs.keys()) {
       if (!m.subscriptions.has(id)) {
         forget.push(id);
@@ -377,7 +397,7 @@ export class InspectorFeed {
    * The types a snapshot sends: all of them within the cap, else the most active ones — those a
    * warning names first, then by rate, live subscriptions and dispatches — in first-seen order.
    */
-  private pickTypes(warnings: readonly Warning[]): EventTypeState[] {
+  private pickTypes(warnings: readonly Warning[], preferSent: boolean): EventTypeState[] {
     const m = this.model;
     const all = m.allTypes();
     const max = this.options.maxTypes;
@@ -390,12 +410,46 @@ export class InspectorFeed {
     const dispatches = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const t = all[i];
-      score[i] = (warned.size > 0 && warned.has(`${t.bus}\u0000${t.name}`) ? 1e15 : 0) + (t.lastDispatchAt >= m.now - t.rate.windowMs ? t.rate.ratePerSecond(m.now) : 0);
+      const rate = t.lastDispatchAt >= m.now - t.rate.windowMs ? t.rate.ratePerSecond(m.now) : 0;
+      // Re-ranking favours the types already shown, so types near the cut do not flap in and out.
+      const sticky = preferSent && this.sentTypes.has(t.index);
+      score[i] = (warned.size > 0 && warned.has(`${t.bus}\u0000${t.name}`) ? 1e15 : 0) + (sticky ? rate * 1.5 + 1 : rate);
       live[i] = t.live.size;
       dispatches[i] = t.dispatches;
     }
-    const keep = topIndices(n, max, (a, b) => score[b] - score[a] || live[b] - live[a] || dispatches[b] - dispatches[a] || a - b);
-    return keep.sort((a, b) => a - b).map((i) => all[i]);
+    return topIndices(n, max, (a, b) => score[b] - score[a] || live[b] - live[a] || dispatches[b] - dispatches[a] || a - b).map((i) => all[i]);
+  }
+
+  /**
+   * Over the type cap: the types now ranked into the top that are not sent replace sent ones that
+   * fell out (at most `maxTypeSwaps`). Adds the newcomers to `fullTypes`; returns the indices dropped.
+   */
+  private rerank(warnings: readonly Warning[], fullTypes: TypeView[]): number[] {
+    const m = this.model;
+    const desired = this.pickTypes(this.pickWarnings(warnings), true);
+    const wanted = new Set<number>();
+    for (const t of desired) wanted.add(t.index);
+    const incoming = desired.filter((t) => !this.sentTypes.has(t.index));
+    if (incoming.length === 0) return [];
+    const outgoing: number[] = [];
+    for (const index of this.sentTypes.keys()) if (!wanted.has(index)) outgoing.push(index);
+    const swaps = Math.min(incoming.length, outgoing.length, this.options.maxTypeSwaps);
+    const byBus = this.omittedTypesByBus;
+    const dropped = outgoing.slice(0, swaps);
+    for (const index of dropped) {
+      this.sentTypes.delete(index);
+      const bus = m.typeAt(index)?.bus;
+      if (bus !== undefined) byBus.set(bus, (byBus.get(bus) ?? 0) + 1);
+    }
+    for (const t of incoming.slice(0, swaps)) {
+      const v = typeView(t, m.now);
+      fullTypes.push(v);
+      this.sentTypes.set(t.index, sentType(v));
+      const left = (byBus.get(t.bus) ?? 0) - 1;
+      if (left > 0) byBus.set(t.bus, left);
+      else byBus.delete(t.bus);
+    }
+    return dropped;
   }
 
   /** At most `maxWarnings`, the most severe first (in their order within a severity). */

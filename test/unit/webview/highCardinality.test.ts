@@ -126,6 +126,42 @@ describe('100,000 event types: the inspector feed', () => {
     assert.equal(feed.delta([], true), null);
   });
 
+  test('over the cap, a type that becomes busy replaces a quiet one (and the webview follows)', () => {
+    seq = 0;
+    subId = 0;
+    const m = new Model();
+    m.applyRecords([{ kind: 'bus-created', time: 0, bus: USERS, name: 'users' }, ...userTypes(0, 5_000, 0)]);
+    let wall = 0;
+    const f = new InspectorFeed(m, { maxTypes: 1_000 }, () => wall);
+    const s = f.snapshot(session, []);
+    const store = new InspectorStore();
+    store.applySnapshot(JSON.parse(JSON.stringify(s)) as InspectorSnapshot);
+    const hot = 'user.4999.updated';
+    assert.ok(!s.types.some((t) => t.type === hot), 'a quiet type at first');
+    const rs: BusRecord[] = [subscribe(USERS, hot, 5)];
+    for (let k = 0; k < 500; k++) rs.push(dispatch(USERS, hot, 5 + k * 0.01, 1));
+    m.applyRecords(rs);
+    // Within the re-ranking interval nothing moves; after it, the busy type comes in.
+    wall = 1_000;
+    const early = f.delta([], true)!;
+    assert.equal(early.forgetTypes, undefined);
+    assert.ok(!early.types?.some((t) => t.type === hot));
+    assert.equal(store.applyDelta(JSON.parse(JSON.stringify(early))), 'applied');
+    wall = 2_500;
+    const d = f.delta([], true)!;
+    assert.ok(d.types?.some((t) => t.type === hot), 'the busy type is sent');
+    assert.equal(d.forgetTypes?.length, 1, 'one quiet type makes room');
+    assert.ok(d.subscriptions?.some((x) => x.type === hot), "and the busy type's subscription");
+    assert.equal(d.omitted?.types ?? s.omitted!.types, 5_000 - 1_000, 'the counts stay right');
+    assert.equal(store.applyDelta(JSON.parse(JSON.stringify(d))), 'applied');
+    assert.equal(store.types.size, 1_000);
+    assert.ok(store.typeIndexOf(USERS, hot) >= 0);
+    assert.ok(!store.types.has(d.forgetTypes![0]));
+    // Stable: the next re-ranking changes nothing.
+    wall = 5_000;
+    assert.equal(f.delta([], true)?.forgetTypes, undefined);
+  });
+
   test('a feed that started small takes new types only up to the cap', () => {
     seq = 0;
     subId = 0;

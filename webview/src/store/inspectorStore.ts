@@ -145,6 +145,13 @@ export class InspectorStore {
       if (!old || old.name !== b.name) structure = true;
       this.buses.set(b.id, b);
     }
+    for (const index of d.forgetTypes ?? []) {
+      const t = this.types.get(index);
+      if (t === undefined) continue;
+      this.types.delete(index);
+      if (this.typeIndexByKey.get(typeKey(t.bus, t.type)) === index) this.typeIndexByKey.delete(typeKey(t.bus, t.type));
+      structure = true;
+    }
     for (const t of d.types ?? []) {
       if (this.putType(t)) structure = true;
     }
