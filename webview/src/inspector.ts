@@ -364,8 +364,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       }
     }
     let lanesChanged = false;
-    if (graphChanged || store.timeline.version !== lanesVersion) {
-      lanesVersion = store.timeline.version;
+    if (graphChanged || store.timeline.laneVersion !== lanesVersion) {
+      lanesVersion = store.timeline.laneVersion;
       timeline.setLanes(layoutLanes(store, laneFilter()));
       lanesChanged = true;
     }
