@@ -55,9 +55,11 @@ export interface AnalysisProgress {
   /** Types whose near-miss search the analyses needed in this run, and how many of them are complete. */
   readonly typesToCheck: number;
   readonly typesChecked: number;
+  /** Near-miss work units spent in this run (names tokenised, pairs compared): at most the budget, plus one. */
+  readonly work: number;
 }
 
-export const COMPLETE_PROGRESS: AnalysisProgress = { partial: false, typesToCheck: 0, typesChecked: 0 };
+export const COMPLETE_PROGRESS: AnalysisProgress = { partial: false, typesToCheck: 0, typesChecked: 0, work: 0 };
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -160,7 +162,7 @@ export class Analyzer {
     this.current = next;
     this.sorted = [...next.values()].map((e) => e.warning).sort(compareWarnings);
     const search = this.state.nearMisses.progress;
-    this.lastProgress = search.searched === 0 ? COMPLETE_PROGRESS : { partial: search.complete < search.searched, typesToCheck: search.searched, typesChecked: search.complete };
+    this.lastProgress = { partial: search.complete < search.searched, typesToCheck: search.searched, typesChecked: search.complete, work: search.work };
     return { warnings: this.sorted, added, changed, removed, progress: this.lastProgress };
   }
 }

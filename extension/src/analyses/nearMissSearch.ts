@@ -24,8 +24,13 @@ export const POOL_ACCEPTS: Readonly<Record<NearMissPoolKind, (t: EventTypeState)
   dispatched: (t) => t.dispatches > 0,
 };
 
-/** Default work units per analyzer run (one unit ≈ one name compared or indexed, ~0.1–1 µs). */
-export const DEFAULT_NEAR_MISS_BUDGET = 40_000;
+/**
+ * Default work units per analyzer run: one unit is one name tokenised or one pair compared (about
+ * 0.3–1 µs each), so a run spends at most ~10–20 ms on the search.
+ */
+export const DEFAULT_NEAR_MISS_BUDGET = 20_000;
+
+const NO_MATCHES: readonly NearMissMatch[] = [];
 
 /**
  * Matches kept per searched type, best scores first: only the top few are shown, and a name with
@@ -65,11 +70,22 @@ class Pool {
   readonly byName = new Map<string, number[]>();
   readonly byWords = new Map<string, number[]>();
   readonly bySortedWords = new Map<string, number[]>();
-  readonly byLength = new Map<number, number[]>();
+  /** Lower-cased names too short to cut into `pieces` pieces, by length. */
+  readonly shortByLength = new Map<number, number[]>();
+  /** `length:piece:text` → positions (see `pieceBounds`). */
+  readonly byPiece = new Map<string, number[]>();
   readonly subjects = new Map<number, SubjectProgress>();
   syncedRun = -1;
+  /** 2K + 1 for edit distance K: K edits break at most 2K pieces (a transposition may break two). */
+  readonly pieces: number;
 
-  constructor(readonly kind: NearMissPoolKind) {}
+  constructor(
+    readonly kind: NearMissPoolKind,
+    /** The largest edit distance searched for (0: none). */
+    readonly maxEdits: number,
+  ) {
+    this.pieces = 2 * maxEdits + 1;
+  }
 
   /** Adds every type that qualifies now and has not joined yet: O(types), no tokenising. */
   sync(types: readonly EventTypeState[]): void {
@@ -87,6 +103,15 @@ class Pool {
       this.members.push(i);
     }
   }
+}
+
+/**
+ * Piece `i` of `pieces` of a name of `length` characters: [start, end). If two names are within K
+ * edits (transpositions included), one of the 2K + 1 pieces of one of them occurs unchanged in the
+ * other, shifted by at most K: that is what the piece index looks up.
+ */
+function pieceBounds(length: number, pieces: number, i: number): [number, number] {
+  return [Math.floor((i * length) / pieces), Math.floor(((i + 1) * length) / pieces)];
 }
 
 function push(map: Map<string | number, number[]>, key: string | number, position: number): void {
@@ -109,7 +134,7 @@ function lowerBound(list: readonly number[], value: number): number {
 
 export class NearMissSearch {
   private readonly keys: (NameKey | undefined)[] = [];
-  private readonly pools: Record<NearMissPoolKind, Pool> = { listened: new Pool('listened'), dispatched: new Pool('dispatched') };
+  private pools: Record<NearMissPoolKind, Pool> = { listened: new Pool('listened', 2), dispatched: new Pool('dispatched', 2) };
   private optionsKey = '';
   private run = 0;
   private budget = Infinity;
@@ -137,10 +162,11 @@ export class NearMissSearch {
   search(model: Model, t: EventTypeState, kind: NearMissPoolKind, maxDistance: number, minScore: number): readonly NearMissMatch[] {
     const optionsKey = `${maxDistance}|${minScore}`;
     if (optionsKey !== this.optionsKey) {
-      // New thresholds: what was matched under the old ones no longer holds. Keys and pools stay.
+      // New thresholds: what was matched under the old ones no longer holds, and the piece index
+      // depends on the distance. Name keys stay.
       this.optionsKey = optionsKey;
-      this.pools.listened.subjects.clear();
-      this.pools.dispatched.subjects.clear();
+      const maxEdits = Math.max(0, Math.floor(maxDistance));
+      this.pools = { listened: new Pool('listened', maxEdits), dispatched: new Pool('dispatched', maxEdits) };
     }
     const types = model.allTypes();
     const pool = this.pools[kind];
@@ -148,14 +174,20 @@ export class NearMissSearch {
       pool.sync(types);
       pool.syncedRun = this.run;
     }
+    this.searched++;
+    if (pool.members.length === 0) {
+      this.complete++;
+      return NO_MATCHES;
+    }
     this.indexMembers(pool, types);
     let subject = pool.subjects.get(t.index);
     if (subject === undefined) {
+      // Out of budget: not even tokenised; a later run starts it.
+      if (this.work >= this.budget) return NO_MATCHES;
       subject = { checkedUpTo: 0, matches: [] };
       pool.subjects.set(t.index, subject);
     }
-    this.searched++;
-    if (subject.checkedUpTo < pool.indexed) this.compare(pool, subject, t, types, maxDistance, minScore);
+    if (subject.checkedUpTo < pool.indexed && this.work < this.budget) this.compare(pool, subject, t, types, maxDistance, minScore);
     if (subject.checkedUpTo === pool.members.length) this.complete++;
     return subject.matches;
   }
@@ -176,50 +208,73 @@ export class NearMissSearch {
       const t = types[pool.members[position]];
       push(pool.byName, t.name, position);
       const key = this.keyOf(t);
-      if (key.comparable) {
-        if (key.words !== '') push(pool.byWords, key.words, position);
-        if (key.sortedWords !== null) push(pool.bySortedWords, key.sortedWords, position);
-        push(pool.byLength, key.lower.length, position);
+      if (!key.comparable) continue;
+      if (key.words !== '') push(pool.byWords, key.words, position);
+      if (key.sortedWords !== null) push(pool.bySortedWords, key.sortedWords, position);
+      if (pool.maxEdits === 0) continue;
+      const length = key.lower.length;
+      if (length < pool.pieces) {
+        push(pool.shortByLength, length, position);
+        continue;
+      }
+      for (let i = 0; i < pool.pieces; i++) {
+        const [start, end] = pieceBounds(length, pool.pieces, i);
+        push(pool.byPiece, `${length}:${i}:${key.lower.slice(start, end)}`, position);
       }
     }
   }
 
-  /** Compares `t` with the indexed pool members from `subject.checkedUpTo` on, in position order, within the budget. */
+  /**
+   * Compares `t` with the indexed pool members from `subject.checkedUpTo` on that the buckets name,
+   * in position order, within the budget (always at least one, so every search moves on).
+   */
   private compare(pool: Pool, subject: SubjectProgress, t: EventTypeState, types: readonly EventTypeState[], maxDistance: number, minScore: number): void {
     const key = this.keyOf(t);
     const from = subject.checkedUpTo;
     const to = pool.indexed;
-    // The buckets that can hold a match; each is ascending, so merging them visits positions in order.
-    const lists: (readonly number[])[] = [];
-    const add = (list: readonly number[] | undefined): void => {
-      if (list !== undefined && list.length > 0 && list[list.length - 1] >= from) lists.push(list);
+    const candidates: number[] = [];
+    let lookups = 0;
+    const collect = (list: readonly number[] | undefined): void => {
+      lookups++;
+      if (list === undefined || list[list.length - 1] < from) return;
+      for (let i = lowerBound(list, from); i < list.length && list[i] < to; i++) candidates.push(list[i]);
     };
-    add(pool.byName.get(t.name));
+    collect(pool.byName.get(t.name));
     if (key.comparable) {
-      if (key.words !== '') add(pool.byWords.get(key.words));
-      if (key.sortedWords !== null) add(pool.bySortedWords.get(key.sortedWords));
-      const span = Math.floor(maxDistance);
-      const length = key.lower.length;
-      for (let l = Math.max(0, length - span); l <= length + span; l++) add(pool.byLength.get(l));
+      if (key.words !== '') collect(pool.byWords.get(key.words));
+      if (key.sortedWords !== null) collect(pool.bySortedWords.get(key.sortedWords));
+      const k = pool.maxEdits;
+      const a = key.lower;
+      // Edit distance needs the longer name to have at least 4 characters (one edit per four).
+      const shortest = Math.max(1, a.length >= 4 ? a.length - k : 4);
+      for (let length = shortest; k > 0 && length <= a.length + k; length++) {
+        if (length < pool.pieces) {
+          collect(pool.shortByLength.get(length));
+          continue;
+        }
+        for (let i = 0; i < pool.pieces; i++) {
+          const [start, end] = pieceBounds(length, pool.pieces, i);
+          for (let shift = -k; shift <= k; shift++) {
+            if (start + shift < 0 || end + shift > a.length) continue;
+            collect(pool.byPiece.get(`${length}:${i}:${a.slice(start + shift, end + shift)}`));
+          }
+        }
+      }
     }
-    const heads = lists.map((list) => lowerBound(list, from));
-    for (;;) {
-      let next = to;
-      for (let k = 0; k < lists.length; k++) {
-        const h = heads[k];
-        if (h < lists[k].length && lists[k][h] < next) next = lists[k][h];
-      }
-      if (next >= to) {
-        subject.checkedUpTo = to;
+    // Looking up and gathering cost too (about an eighth of a comparison each).
+    this.work += Math.ceil((lookups + candidates.length) / 8);
+    candidates.sort((x, y) => x - y);
+    let previous = -1;
+    for (let c = 0; c < candidates.length; c++) {
+      const position = candidates[c];
+      if (position === previous) continue;
+      previous = position;
+      if (this.work >= this.budget && c > 0) {
+        subject.checkedUpTo = position;
         return;
       }
-      if (this.work >= this.budget) {
-        subject.checkedUpTo = next;
-        return;
-      }
-      for (let k = 0; k < lists.length; k++) if (heads[k] < lists[k].length && lists[k][heads[k]] === next) heads[k]++;
       this.work++;
-      const index = pool.members[next];
+      const index = pool.members[position];
       const other = types[index];
       if (other === t) continue;
       if (other.name === t.name) {
@@ -229,6 +284,7 @@ export class NearMissSearch {
       const m = nearMissOfKeys(key, this.keyOf(other), maxDistance, minScore);
       if (m !== undefined) keep(subject.matches, { index, reason: m.reason, score: other.bus === t.bus ? m.score : m.score * 0.9 });
     }
+    subject.checkedUpTo = to;
   }
 }
 
