@@ -55,7 +55,10 @@ export interface AnalysisProgress {
   /** Types whose near-miss search the analyses needed in this run, and how many of them are complete. */
   readonly typesToCheck: number;
   readonly typesChecked: number;
-  /** Near-miss work units spent in this run (names tokenised, pairs compared): at most the budget, plus one. */
+  /**
+   * Near-miss work units spent in this run (names tokenised, pairs compared, index look-ups at 1/8):
+   * the budget, plus at most the look-ups of the one search that crossed it.
+   */
   readonly work: number;
 }
 

@@ -243,6 +243,9 @@ export class Session {
   private runUpdate(): void {
     this.analyzer.run();
     this.updated.fire(this);
+    // The near-miss search ran out of its budget: carry on at the next throttle tick, even if the
+    // app is quiet or the session has ended (a trace), until the results are complete.
+    if (this.analyzer.progress.partial) this.throttle.schedule();
   }
 
   private tick(): void {

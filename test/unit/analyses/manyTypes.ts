@@ -1,7 +1,7 @@
 // Models with many event types, for the near-miss search's bounded-work tests and the analyses
 // bench. Records go straight to `Model.apply` as decoded `records` messages (the encoder's string
 // table is not what these measure). Times are ms since the time origin.
-import type { BusRecord, SubscriptionSnapshot } from '../../../runtime-probe/src/protocol/index';
+import type { BusRecord, StreamMessage, SubscriptionSnapshot } from '../../../runtime-probe/src/protocol/index';
 import { Model } from '../../../extension/src/model/index';
 import { StreamBuilder, TIME_ORIGIN } from '../model/streamBuilder';
 
@@ -55,9 +55,17 @@ function ordinary(records: BusRecord[], firstSub: number, time: number): number 
 /** A model with about `n` event types in `scenario`, judged 10 s after the last record (past every grace period). */
 export function manyTypesModel(scenario: ManyTypesScenario, n: number, seed = 17): Model {
   const model = new Model();
+  for (const m of manyTypesMessages(scenario, n, seed)) model.apply(m);
+  model.advanceTime(model.now + 10_000);
+  return model;
+}
+
+/** The stream behind `manyTypesModel` (welcome, bus, snapshot or records), for a Session to ingest. */
+export function manyTypesMessages(scenario: ManyTypesScenario, n: number, seed = 17): StreamMessage[] {
+  const out: StreamMessage[] = [];
   const s = new StreamBuilder().welcome();
   s.busCreated(1, 'app', 0);
-  s.into(model);
+  out.push(...s.take());
   const records: BusRecord[] = [];
   let seq = 1000;
   let sub = 1000;
@@ -84,7 +92,7 @@ export function manyTypesModel(scenario: ManyTypesScenario, n: number, seed = 17
         types: subs.map((x) => ({ bus: 1, type: x.type, listeners: 1, dispatches: 0 })),
         subscriptions: subs,
       });
-      snap.into(model);
+      out.push(...snap.take());
       break;
     }
     case 'random-names': {
@@ -107,7 +115,6 @@ export function manyTypesModel(scenario: ManyTypesScenario, n: number, seed = 17
       throw new TypeError(`unknown scenario ${String(never)}`);
     }
   }
-  for (let i = 0; i < records.length; i += 10_000) model.apply({ type: 'records', records: records.slice(i, i + 10_000) });
-  model.advanceTime(model.now + 10_000);
-  return model;
+  for (let i = 0; i < records.length; i += 10_000) out.push({ type: 'records', records: records.slice(i, i + 10_000) });
+  return out;
 }
