@@ -224,6 +224,31 @@ export class NearMissSearch {
     }
   }
 
+  /** The buckets that can hold a match of `t`: same name, same words, sorted words, and pieces within K edits. */
+  private gather(pool: Pool, t: EventTypeState, key: NameKey, collect: (list: readonly number[] | undefined) => void): void {
+    collect(pool.byName.get(t.name));
+    if (!key.comparable) return;
+    if (key.words !== '') collect(pool.byWords.get(key.words));
+    if (key.sortedWords !== null) collect(pool.bySortedWords.get(key.sortedWords));
+    const k = pool.maxEdits;
+    const a = key.lower;
+    // Edit distance needs the longer name to have at least 4 characters (one edit per four).
+    const shortest = Math.max(1, a.length >= 4 ? a.length - k : 4);
+    for (let length = shortest; k > 0 && length <= a.length + k; length++) {
+      if (length < pool.pieces) {
+        collect(pool.shortByLength.get(length));
+        continue;
+      }
+      for (let i = 0; i < pool.pieces; i++) {
+        const [start, end] = pieceBounds(length, pool.pieces, i);
+        for (let shift = -k; shift <= k; shift++) {
+          if (start + shift < 0 || end + shift > a.length) continue;
+          collect(pool.byPiece.get(`${length}:${i}:${a.slice(start + shift, end + shift)}`));
+        }
+      }
+    }
+  }
+
   /**
    * Compares `t` with the indexed pool members from `subject.checkedUpTo` on that the buckets name,
    * in position order, within the budget (always at least one, so every search moves on).
@@ -239,27 +264,12 @@ export class NearMissSearch {
       if (list === undefined || list[list.length - 1] < from) return;
       for (let i = lowerBound(list, from); i < list.length && list[i] < to; i++) candidates.push(list[i]);
     };
-    collect(pool.byName.get(t.name));
-    if (key.comparable) {
-      if (key.words !== '') collect(pool.byWords.get(key.words));
-      if (key.sortedWords !== null) collect(pool.bySortedWords.get(key.sortedWords));
-      const k = pool.maxEdits;
-      const a = key.lower;
-      // Edit distance needs the longer name to have at least 4 characters (one edit per four).
-      const shortest = Math.max(1, a.length >= 4 ? a.length - k : 4);
-      for (let length = shortest; k > 0 && length <= a.length + k; length++) {
-        if (length < pool.pieces) {
-          collect(pool.shortByLength.get(length));
-          continue;
-        }
-        for (let i = 0; i < pool.pieces; i++) {
-          const [start, end] = pieceBounds(length, pool.pieces, i);
-          for (let shift = -k; shift <= k; shift++) {
-            if (start + shift < 0 || end + shift > a.length) continue;
-            collect(pool.byPiece.get(`${length}:${i}:${a.slice(start + shift, end + shift)}`));
-          }
-        }
-      }
+    // A few unchecked members (a small pool, or the ones new since the last run) are cheaper to
+    // compare outright than to look up in (2K + 1)³ piece buckets.
+    if (to - from <= (2 * pool.maxEdits + 1) ** 3) {
+      for (let position = from; position < to; position++) candidates.push(position);
+    } else {
+      this.gather(pool, t, key, collect);
     }
     // Looking up and gathering cost too (about an eighth of a comparison each).
     this.work += Math.ceil((lookups + candidates.length) / 8);

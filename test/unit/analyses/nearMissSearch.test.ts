@@ -116,11 +116,29 @@ test('the indexed search finds the same near misses as comparing every pair', ()
     }),
     { numRuns: 150 },
   );
+  // Pools larger than (2K + 1)³ go through the piece index rather than a plain scan.
+  fc.assert(
+    fc.property(fc.array(fc.tuple(nameArb, fc.constantFrom('dispatch', 'subscribe', 'both'), fc.constantFrom(1, 2)), { minLength: 300, maxLength: 400 }), (events) => {
+      const model = new Model();
+      const s = new StreamBuilder().welcome();
+      s.busCreated(1, 'one', 0).busCreated(2, 'two', 0);
+      let id = 1;
+      for (const [name, what, bus] of events) {
+        if (what !== 'dispatch') s.subscribe({ id: id++, type: `${name}${id % 7}`, bus });
+        if (what !== 'subscribe') s.dispatch({ type: `${name}${id % 5}`, bus });
+      }
+      s.into(model);
+      model.advanceTime(model.now + 10_000);
+      const warnings = new Analyzer(model, { nearMissBudget: Infinity }).run().warnings;
+      for (const kind of ['unheard-dispatch', 'never-dispatched'] as const) assert.deepEqual(nearMissSummary(warnings, kind), naiveNearMisses(model, kind));
+    }),
+    { numRuns: 8 },
+  );
 });
 
 test('one run over 10,000 user.<id>.updated types does bounded work, then later runs finish the search and equal the uncapped answer', { timeout: 120_000 }, () => {
   const model = manyTypesModel('user-updates', 10_000);
-  const budget = 2_000;
+  const budget = 5_000;
   const analyzer = new Analyzer(model, { nearMissBudget: budget });
   const first = analyzer.run();
   assert.equal(first.progress.partial, true);
