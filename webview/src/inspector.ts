@@ -13,7 +13,7 @@ import type {
   SiteInfo,
   WhyReport,
 } from './messages';
-import { assertNever, INSPECTOR_MESSAGES_VERSION, isHostToWebview, sameSelection } from './messages';
+import { analysisPartialText, assertNever, INSPECTOR_MESSAGES_VERSION, isHostToWebview, sameSelection } from './messages';
 import { DetailsView } from './details/detailsView';
 import { buildGraph, type GraphModel, type GraphNode } from './graph/graphModel';
 import { GraphView } from './graph/graphView';
@@ -395,7 +395,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       rangeView.render(store, rangeStats, origin());
     }
     // Only when the warnings (or the focused one) changed: the list updates its elements in place.
-    const warningsKey = `${store.warningsVersion}:${store.hasSnapshot}:${focusedWarning}`;
+    const warningsKey = `${store.warningsVersion}:${store.hasSnapshot}:${focusedWarning}:${analysisPartialText(store.session.analysis)}`;
     if (parts.has('warnings') || warningsKey !== warningsShown) {
       warningsShown = warningsKey;
       warnings.setFocused(focusedWarning);

@@ -117,6 +117,22 @@ export interface SessionSummary {
   readonly phase: SessionPhase;
 }
 
+/**
+ * How complete the analyses' last run was: the near-miss name search has a work budget per run and
+ * finishes over later runs, so until then some "did you mean…?" warnings may be missing.
+ */
+export interface AnalysisProgressView {
+  readonly partial: boolean;
+  readonly typesChecked: number;
+  readonly typesToCheck: number;
+}
+
+/** The one wording of a partial analysis, for the Warnings tree and the inspector alike ('' when complete). */
+export function analysisPartialText(progress: AnalysisProgressView | undefined): string {
+  if (progress === undefined || !progress.partial) return '';
+  return `Analysis partial: ${progress.typesChecked.toLocaleString('en-US')} of ${progress.typesToCheck.toLocaleString('en-US')} types checked for similar names so far; more warnings may follow.`;
+}
+
 export interface SessionView {
   readonly phase: SessionPhase;
   /** '' when phase is 'empty'. */
@@ -130,6 +146,8 @@ export interface SessionView {
   readonly offline: boolean;
   /** Every session the inspector could show, for a picker. */
   readonly sessions: readonly SessionSummary[];
+  /** The analyses' last run, when the host knows it (absent: complete). */
+  readonly analysis?: AnalysisProgressView;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -184,7 +184,10 @@ export class InspectorConnection {
     const sessions = this.source.sessions().map((s) => ({ id: s.id, label: s.label, phase: s.phase }));
     const s = this.session();
     if (!s) return emptySession(sessions);
-    return { phase: s.phase, sessionId: s.id, label: s.label, detail: s.detail, droppedRecords: s.model.drops.records, offline: s.offline, sessions };
+    const view: SessionView = { phase: s.phase, sessionId: s.id, label: s.label, detail: s.detail, droppedRecords: s.model.drops.records, offline: s.offline, sessions };
+    // Only while partial (and only the counts), so a complete session's view stays the same text.
+    const progress = s.analysisProgress?.();
+    return progress?.partial === true ? { ...view, analysis: { partial: true, typesChecked: progress.typesChecked, typesToCheck: progress.typesToCheck } } : view;
   }
 
   private sendSnapshot(): void {

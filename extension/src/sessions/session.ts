@@ -284,6 +284,9 @@ export class Session {
       this.reportOnce('analysis', `Busscope: analysing ${this.description} failed; its warnings may be stale`, error);
     }
     this.updated.fire(this);
+    // The near-miss search ran out of its budget: carry on at the next throttle tick, even if the
+    // app is quiet or the session has ended (a trace), until the results are complete.
+    if (this.analyzer.progress.partial) this.throttle.schedule();
   }
 
   private reportOnce(kind: 'analysis' | 'listener', message: string, error: unknown): void {

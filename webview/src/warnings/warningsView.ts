@@ -2,7 +2,7 @@
 // evidence, source links and a Focus toggle that highlights its subjects in the graph and timeline.
 // Keyboard: Tab reaches the list, ↑/↓ move between warnings, Enter or Space toggles focus.
 
-import type { Severity, SiteInfo, Warning, WarningKind } from '../messages';
+import { analysisPartialText, type Severity, type SiteInfo, type Warning, type WarningKind } from '../messages';
 import type { InspectorStore } from '../store/inspectorStore';
 import { h, isActivation } from '../ui/dom';
 import { plural } from '../ui/format';
@@ -56,6 +56,8 @@ export class WarningsView {
   private readonly list: HTMLElement;
   private readonly heading: HTMLElement;
   private readonly emptyNote: HTMLElement;
+  /** "Analysis partial: …" while the host's near-miss search is still catching up. */
+  private readonly partialNote: HTMLElement;
   private readonly collapsedKinds = new Set<WarningKind>();
   // Keyed by warning id / kind: a live session re-renders the list often, and replacing elements
   // would lose a press between mousedown and mouseup, hover, focus and the scroll position.
@@ -71,7 +73,9 @@ export class WarningsView {
     this.heading = h(doc, 'h2', { class: 'section-title' }, 'Warnings');
     this.list = h(doc, 'div', { class: 'warnings-list', 'data-testid': 'warnings' });
     this.emptyNote = h(doc, 'p', { class: 'empty-note' });
-    this.element = h(doc, 'section', { class: 'warnings', 'aria-label': 'Warnings' }, this.heading, this.list);
+    this.partialNote = h(doc, 'p', { class: 'partial-note', 'data-testid': 'analysis-partial', role: 'status' });
+    this.partialNote.hidden = true;
+    this.element = h(doc, 'section', { class: 'warnings', 'aria-label': 'Warnings' }, this.heading, this.partialNote, this.list);
     this.list.addEventListener('keydown', (e) => this.onKey(e));
   }
 
@@ -88,6 +92,9 @@ export class WarningsView {
       g.push(w);
     }
     setText(this.heading, `Warnings (${store.warnings.size})`);
+    const partial = analysisPartialText(store.session.analysis);
+    setText(this.partialNote, partial);
+    this.partialNote.hidden = partial === '';
     if (groups.size === 0) {
       for (const g of this.groups.values()) g.el.remove();
       this.groups.clear();
