@@ -83,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
   };
   const debugging = registerDebugging(context, { sessions, subscriptions, log });
   // The inspector toggles event breakpoints in the same store as the command and the tree.
-  const inspector = registerInspector(context, inspectorSource(sessions, selectedSessionId, debugging.breakpoints));
+  const inspector = registerInspector(context, inspectorSource(sessions, selectedSessionId, debugging.breakpoints), (line) => log.warn(line));
 
   const setContext = (key: string, value: boolean): void => void vscode.commands.executeCommand('setContext', key, value);
   const updateContextKeys = (): void => {
