@@ -197,6 +197,52 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
     }
   });
 
+  test('live, subscriptions without sites (made before probe.start): "why didn\u2019t it run?" answers within a few frames of the click', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'nosites', theme: 'dark' });
+    try {
+      // The app streams (~10 deltas a second) and the page counts its frames.
+      await page.evaluate(() => {
+        const w = window as unknown as PageWindow & { liveTimer: number; frames: number };
+        w.frames = 0;
+        const tick = (): void => {
+          w.frames++;
+          requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+        w.liveTimer = window.setInterval(() => w.harness.run(15), 100);
+      });
+      await page.waitForFunction(() => (window as unknown as PageWindow).busscopeInspector.store.lastDeltaSeq >= 5);
+      const pt = await page.evaluate(() => {
+        const ins = (window as unknown as PageWindow).busscopeInspector;
+        const node = ins.graphModel()!.nodes.find((n) => n.label === 'DebugLogger')!;
+        ins.graphView.reveal(node.key);
+        ins.flush();
+        // The frame count when the click lands, and when the answer is in the page.
+        const w = window as unknown as { frames: number; clickFrame: number; answerFrame: number };
+        w.clickFrame = -1;
+        w.answerFrame = -1;
+        document.querySelector('[data-testid=graph-canvas]')!.addEventListener('click', () => (w.clickFrame = w.frames), { once: true });
+        new MutationObserver(() => {
+          if (w.answerFrame < 0 && document.querySelector('[data-testid=why] .why-headline')) w.answerFrame = w.frames;
+        }).observe(document.querySelector('[data-testid=details]')!, { childList: true, subtree: true });
+        return ins.graphView.clientPointOf(node.key)!;
+      });
+      await page.mouse.click(pt.x, pt.y);
+      await page.waitForFunction(() => (window as unknown as { answerFrame: number }).answerFrame >= 0, undefined, { timeout: 10_000 });
+      const { clickFrame, answerFrame } = await page.evaluate(() => {
+        const w = window as unknown as { clickFrame: number; answerFrame: number };
+        return { clickFrame: w.clickFrame, answerFrame: w.answerFrame };
+      });
+      figures.whyAnswerFrames = answerFrame - clickFrame;
+      assert.ok(clickFrame >= 0);
+      assert.ok(answerFrame - clickFrame <= 3, `answered ${answerFrame - clickFrame} frames after the click`);
+      assert.match((await page.locator('[data-testid=why] .why-headline').textContent())!, /consumed before its turn, mostly by Shield/);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('live: new dispatches arrive as deltas and the view follows them', async () => {
     const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
     try {
