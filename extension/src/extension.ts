@@ -52,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
     analyzerOptions: () => settings.analyzer,
     autoReattach: () => settings.autoReattach,
     capturePayloads: () => settings.capturePayloads,
+    onSessionError: (message, error) => log.error(`${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
   const demo = new DemoRunner();
   active = { sessions, demo };

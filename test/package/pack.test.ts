@@ -200,6 +200,44 @@ test('ESM: the browser entry busscope-probe/bus works on its own', () => {
   assert.doesNotMatch(bundle, /from\s*["'](node:|fs|net|os|path|child_process)["']|require\(["']node:/, 'dist/bus.mjs imports no Node built-ins');
 });
 
+test('an ESM app with a CommonJS dependency and busscope-probe/bus has one probe and one id space', () => {
+  // The dependency requires the package (the CJS build); the app imports it (the ESM build).
+  writeFileSync(
+    path.join(consumer, 'dep.cjs'),
+    `const { EventBus, probe } = require('busscope-probe');
+const bus = new EventBus({ name: 'dependency' });
+bus.subscribe('ready', () => undefined, { label: 'dep' });
+module.exports = { bus, probe };
+`,
+  );
+  const got = runScript(
+    'mixed.mjs',
+    `import { EventBus, probe } from 'busscope-probe';
+import { EventBus as BrowserBus } from 'busscope-probe/bus';
+import dep from './dep.cjs';
+const app = new EventBus({ name: 'app' });
+app.subscribe('ready', () => undefined, { label: 'app' });
+const browser = new BrowserBus({ name: 'browser-entry' });
+browser.subscribe('ready', () => undefined, { label: 'browser' });
+const [a, b] = await Promise.all([probe.start({ discovery: false }), dep.probe.start({ discovery: false })]);
+const snap = probe.snapshot();
+console.log(JSON.stringify({
+  sameProbe: probe === dep.probe,
+  samePort: a.port > 0 && a.port === b.port,
+  buses: snap.buses.map((x) => x.name),
+  busIds: snap.buses.map((x) => x.id),
+  subIds: snap.subscriptions.map((x) => x.id),
+}));
+await probe.stop();
+`,
+  ) as { sameProbe: boolean; samePort: boolean; buses: string[]; busIds: number[]; subIds: number[] };
+  assert.equal(got.sameProbe, true, 'one probe object');
+  assert.equal(got.samePort, true, 'one server');
+  assert.deepEqual(got.buses, ['dependency', 'app', 'browser-entry']);
+  assert.equal(new Set(got.busIds).size, 3, `distinct bus ids ${got.busIds.join(', ')}`);
+  assert.equal(new Set(got.subIds).size, 3, `distinct subscription ids ${got.subIds.join(', ')}`);
+});
+
 // ------------------------------------------------------------------------------------------------
 // Type-checking against the shipped declarations. Two tsc programs (tsc is the slow part): a Node
 // consumer (node16 resolution; a CommonJS file, an ES module file and every README sample) and a

@@ -367,8 +367,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       }
     }
     let lanesChanged = false;
-    if (graphChanged || store.timeline.version !== lanesVersion) {
-      lanesVersion = store.timeline.version;
+    if (graphChanged || store.timeline.laneVersion !== lanesVersion) {
+      lanesVersion = store.timeline.laneVersion;
       timeline.setLanes(layoutLanes(store, laneFilter()));
       lanesChanged = true;
     }
@@ -382,7 +382,11 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     toolbar.setBuses([...store.buses.values()].map((b) => b.name), busFilter);
     if (model) {
       const hidden = store.hiddenSubscriptions ? ` · ${fmtInt(store.hiddenSubscriptions)} not shown (cap)` : '';
-      toolbar.setCounts(`${fmtInt(store.buses.size)} buses · ${fmtInt(model.typeCount)} of ${fmtInt(store.types.size)} types · ${fmtInt(model.subscriptionCount)} subscriptions${hidden}`);
+      // The host sends at most its cap of types (the most active): say how many it left out.
+      const unsent = store.omitted?.types ?? 0;
+      const allTypes = store.types.size + unsent;
+      const notSent = unsent > 0 ? ` · ${fmtInt(unsent)} more types not shown` : '';
+      toolbar.setCounts(`${fmtInt(store.buses.size)} buses · ${fmtInt(model.typeCount)} of ${fmtInt(allTypes)} types · ${fmtInt(model.subscriptionCount)} subscriptions${hidden}${notSent}`);
     }
     if (graphChanged || parts.has('graph')) graphView.render();
     if (graphChanged || parts.has('outline')) {

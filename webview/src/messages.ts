@@ -139,6 +139,21 @@ export interface SessionView {
 // ---------------------------------------------------------------------------------------------
 // Snapshot and deltas
 
+/**
+ * What the host left out so the webview stays bounded whatever the app's cardinality (100,000
+ * event types): the webview says "N more types not shown" where it truncates. Absent: nothing.
+ */
+export interface OmittedCounts {
+  /** Event types the model knows that the webview was not sent. */
+  readonly types: number;
+  /** The same, per bus (only buses with some left out). */
+  readonly typesByBus: readonly { readonly bus: number; readonly count: number }[];
+  /** Subscriptions (live or retained ended) not sent: of types not sent, or beyond the cap. */
+  readonly subscriptions: number;
+  /** Warnings not sent (the least severe beyond the cap). */
+  readonly warnings: number;
+}
+
 export interface InspectorSnapshot {
   readonly session: SessionView;
   /** Record time (ms) of the newest record the model has seen. */
@@ -153,6 +168,8 @@ export interface InspectorSnapshot {
   readonly dispatches: DispatchColumns;
   readonly handlers: HandlerColumns;
   readonly markers: readonly TimelineMarker[];
+  /** Set when the host capped types, subscriptions or warnings (see FeedOptions). */
+  readonly omitted?: OmittedCounts;
 }
 
 /** Type figures that change all the time, sent only for types whose figures changed. */
@@ -192,6 +209,11 @@ export interface InspectorDelta {
   readonly buses?: readonly BusView[];
   /** New types and types whose non-figure fields changed (full records). */
   readonly types?: readonly TypeView[];
+  /**
+   * Types the host stopped sending (by index): over its type cap, a type that became busy takes the
+   * place of a quiet one. The webview forgets them (their subscriptions come in `forgetSubscriptions`).
+   */
+  readonly forgetTypes?: readonly number[];
   readonly typeStats?: TypeStatsColumns;
   /** New subscriptions and ones that ended (full records). */
   readonly subscriptions?: readonly SubscriptionView[];
@@ -206,6 +228,8 @@ export interface InspectorDelta {
   readonly dispatches?: DispatchColumns;
   readonly handlers?: HandlerColumns;
   readonly markers?: readonly TimelineMarker[];
+  /** The new totals of what the host leaves out, when they changed. */
+  readonly omitted?: OmittedCounts;
 }
 
 // ---------------------------------------------------------------------------------------------

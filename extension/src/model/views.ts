@@ -68,8 +68,10 @@ export interface BusView {
   readonly flushes: number;
   readonly depthLimitHits: number;
   readonly ownersCollected: number;
-  /** Type names on this bus, in first-seen order. */
+  /** Type names on this bus, in first-seen order (the inspector feed sends at most its type cap). */
   readonly types: readonly string[];
+  /** How many types the bus has (`types` may be cut short). */
+  readonly typeCount?: number;
 }
 
 export interface OwnerView {
@@ -146,9 +148,14 @@ export function typeView(t: EventTypeState, now: number): TypeView {
   };
 }
 
-export function busView(b: BusState): BusView {
+/** `maxTypeNames` cuts `types` short (a bus of 100,000 types need not carry every name). */
+export function busView(b: BusState, maxTypeNames = Infinity): BusView {
   let live = 0;
-  for (const t of b.types.values()) live += t.live.size;
+  const names: string[] = [];
+  for (const t of b.types.values()) {
+    live += t.live.size;
+    if (names.length < maxTypeNames) names.push(t.name);
+  }
   return {
     id: b.id,
     name: b.name,
@@ -160,7 +167,8 @@ export function busView(b: BusState): BusView {
     flushes: b.flushes,
     depthLimitHits: b.depthLimitHits,
     ownersCollected: b.ownersCollected,
-    types: [...b.types.keys()],
+    types: names,
+    typeCount: b.types.size,
   };
 }
 

@@ -11,6 +11,7 @@ import { formatCount, formatMs, formatRate, plural } from './format';
 import { nodeId, type BusscopeNode } from './nodes';
 import { siteText } from './sites';
 import { ThrottledTree } from './treeBase';
+import { rankTypes, typePage } from './typePages';
 
 export const SUBSCRIPTIONS_VIEW = 'busscope.subscriptions';
 
@@ -43,6 +44,8 @@ function severityIcon(warnings: readonly Warning[] | undefined): vscode.ThemeIco
 
 export class SubscriptionsTree extends ThrottledTree {
   private readonly warningIndex = new Map<string, WarningIndex>();
+  /** Types of a big bus by activity (session id + bus id → ranking), until the next refresh. */
+  private readonly rankings = new Map<string, EventTypeState[]>();
   /** Appended to a type's description (event breakpoints; set by extension/src/debugging). */
   typeBadge: ((type: string) => string | undefined) | undefined;
 
@@ -56,6 +59,22 @@ export class SubscriptionsTree extends ThrottledTree {
 
   protected override onRefresh(): void {
     this.warningIndex.clear();
+    this.rankings.clear();
+  }
+
+  /** A page of a bus's types and, when more follow, the node that opens them. */
+  private typeNodes(session: Session, busId: number, offset: number): BusscopeNode[] {
+    const bus = session.model.buses.get(busId);
+    if (bus === undefined) return [];
+    const key = `${session.id}\u0000${busId}`;
+    const page = typePage(bus, offset, (count) => {
+      let r = this.rankings.get(key);
+      if (r === undefined || r.length < count) this.rankings.set(key, (r = rankTypes(bus, session.model.now, count)));
+      return r;
+    });
+    const nodes: BusscopeNode[] = page.types.map((t) => ({ kind: 'type', sessionId: session.id, bus: busId, type: t.name }));
+    if (page.rest > 0) nodes.push({ kind: 'more-types', sessionId: session.id, bus: busId, offset: page.next, rest: page.rest });
+    return nodes;
   }
 
   private index(session: Session): WarningIndex {
@@ -77,13 +96,10 @@ export class SubscriptionsTree extends ThrottledTree {
         return this.busesOf(session);
       case 'debug':
         return debugChildren(session, node);
-      case 'bus': {
-        const bus = session.model.buses.get(node.bus);
-        if (bus === undefined) return [];
-        return [...bus.types.values()]
-          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-          .map((t) => ({ kind: 'type', sessionId: session.id, bus: node.bus, type: t.name }));
-      }
+      case 'bus':
+        return this.typeNodes(session, node.bus, 0);
+      case 'more-types':
+        return this.typeNodes(session, node.bus, node.offset);
       case 'type': {
         const t = session.model.findType(node.bus, node.type);
         if (t === undefined) return [];
@@ -137,6 +153,14 @@ export class SubscriptionsTree extends ThrottledTree {
         item.tooltip = `Bus "${bus.name}" (id ${bus.id})${bus.disposedAt !== null ? ', disposed' : ''}\n${formatCount(bus.dispatches)} dispatches, ${listeners} live subscriptions`;
         item.iconPath = new vscode.ThemeIcon('symbol-namespace');
         item.contextValue = 'busscope.bus';
+        return item;
+      }
+      case 'more-types': {
+        const item = new vscode.TreeItem(`${formatCount(node.rest)} more types…`, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = nodeId(node);
+        item.description = 'less active';
+        item.tooltip = `${node.rest} more event types on this bus, the least active (by live listeners, then dispatch rate). Expand to list the next ones.`;
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
         return item;
       }
       case 'type': {

@@ -2,6 +2,7 @@
 // tracer reads are the same object, which keeps memory per subscription low.
 import { disposeSymbol } from '../delegates/disposable';
 import type { DispatchContextImpl } from './dispatch-context';
+import { runtime } from './runtime';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
 
@@ -30,9 +31,8 @@ export class OwnerGroup {
   }
 }
 
-/** Owner object → its id. Weak: an id outlives nothing but the object it names. */
-const ownerIds = new WeakMap<object, number>();
-let nextOwnerId = 1;
+/** Owner object → its id. Weak: an id outlives nothing but the object it names. Shared by every copy of the package. */
+const ownerIds = runtime.ownerIds;
 
 /**
  * @internal A positive id per owner object, unique per process and never reused: the same object
@@ -42,16 +42,15 @@ export function ownerIdOf(owner: object | undefined): number {
   if (owner === undefined) return 0;
   let id = ownerIds.get(owner);
   if (id === undefined) {
-    id = nextOwnerId++;
+    id = runtime.nextOwnerId++;
     ownerIds.set(owner, id);
   }
   return id;
 }
 
-let nextSubscriptionId = 1;
-/** @internal Process-wide, positive, never reused. */
+/** @internal Process-wide (every copy of the package), positive, never reused. */
 export function takeSubscriptionId(): number {
-  return nextSubscriptionId++;
+  return runtime.nextSubscriptionId++;
 }
 
 const released: StoredHandler = () => undefined;

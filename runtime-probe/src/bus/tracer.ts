@@ -5,6 +5,10 @@
 //    the only thing `dispatch` looks at.
 // Every tracer call receives primitives or objects that already exist, so a recording tracer can
 // write into a preallocated buffer without allocating per dispatch.
+// Every copy of the package in a process shares these (runtime.ts): bump RUNTIME_VERSION when an
+// interface here changes incompatibly.
+
+import { runtime, setTracers } from './runtime';
 
 /** Why a subscription ended. `clear` also covers `bus.dispose()`. */
 export type UnsubscribeReason = 'dispose' | 'once' | 'signal' | 'owner' | 'dead-owner' | 'collected' | 'clear';
@@ -78,17 +82,23 @@ export interface DispatchTracer {
   shouldBreak(bus: TracedBus, type: string): boolean;
 }
 
-let tracer: BusTracer | undefined;
-let dispatchTracer: DispatchTracer | undefined;
-const liveBuses = new Set<WeakRef<TracedBus>>();
-
-/** @internal Installed by the probe; `undefined` detaches. */
-export function setBusTracer(t: BusTracer | undefined): void {
+// This copy's hot-path slots. They mirror the process-wide runtime (runtime.ts): a probe in any copy
+// of the package installs its tracer in every copy, and every copy's buses are in one registry.
+let tracer: BusTracer | undefined = runtime.tracer;
+let dispatchTracer: DispatchTracer | undefined = runtime.dispatchTracer;
+runtime.copies.push((t, d) => {
   tracer = t;
+  dispatchTracer = d;
+});
+const liveBuses = runtime.buses;
+
+/** @internal Installed by the probe; `undefined` detaches. Applies to every copy of the package. */
+export function setBusTracer(t: BusTracer | undefined): void {
+  setTracers(t, runtime.dispatchTracer);
 }
-/** @internal Installed by the probe while a client or trace file records. */
+/** @internal Installed by the probe while a client or trace file records. Applies to every copy. */
 export function setDispatchTracer(t: DispatchTracer | undefined): void {
-  dispatchTracer = t;
+  setTracers(runtime.tracer, t);
 }
 /** @internal */
 export function currentBusTracer(): BusTracer | undefined {
@@ -109,7 +119,7 @@ export function registerBus(bus: TracedBus): WeakRef<TracedBus> {
 export function unregisterBus(ref: WeakRef<TracedBus>): void {
   liveBuses.delete(ref);
 }
-/** @internal Buses alive now, in creation order. */
+/** @internal Buses alive now (of every copy of the package), in creation order. */
 export function* allBuses(): IterableIterator<TracedBus> {
   for (const ref of liveBuses) {
     const bus = ref.deref();

@@ -1,4 +1,5 @@
 // Command line and environment of the demo app.
+import { parseSwitch } from '../probe/environment';
 
 export interface DemoArgs {
   /** Seconds to run; undefined runs until killed. */
@@ -31,7 +32,9 @@ function positiveNumber(flag: string, raw: string | undefined): number {
 /** Parses argv (without node and script) and the environment; throws TypeError on bad input. */
 export function parseDemoArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}): DemoArgs {
   let durationSeconds: number | undefined;
-  let quiet = env.BUSSCOPE_DEMO_QUIET === '1';
+  const quietSwitch = parseSwitch('BUSSCOPE_DEMO_QUIET', env.BUSSCOPE_DEMO_QUIET, 'the demo does not start');
+  if (!quietSwitch.ok) throw new TypeError(quietSwitch.problem);
+  let quiet = quietSwitch.value;
   let seed: number | undefined;
   let help = false;
   if (env.BUSSCOPE_DEMO_DURATION !== undefined && env.BUSSCOPE_DEMO_DURATION !== '') {

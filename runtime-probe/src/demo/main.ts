@@ -12,6 +12,7 @@
 import './app-name';
 import path from 'node:path';
 import { probe, type ProbeInfo } from '../index';
+import { readProbeEnvironment } from '../probe/environment';
 import { USAGE, parseDemoArgs, type DemoArgs } from './args';
 import { runInRealTime } from './loop';
 import { DemoWorld, type HandlerErrorReport } from './world';
@@ -58,11 +59,11 @@ async function main(): Promise<void> {
   const world = new DemoWorld({ ...(args.seed !== undefined ? { seed: args.seed } : {}), onHandlerError: errorPrinter(args) });
   const loop = runInRealTime(world);
 
-  const probeOn = process.env.BUSSCOPE === '1' || process.env.BUSSCOPE === 'true';
-  // Same promise as the package's own start from the environment (start() is idempotent).
-  const info = probeOn ? await probe.start() : undefined;
-  const record = process.env.BUSSCOPE_RECORD;
-  console.log(startLine(info, record ? path.resolve(record) : undefined));
+  // The package already acted on the environment (and warned about bad values) when it loaded; the
+  // same parse says what it did. Same options, same promise: start() is idempotent.
+  const wanted = readProbeEnvironment(process.env);
+  const info = wanted.start !== undefined ? await probe.start(wanted.start) : undefined;
+  console.log(startLine(info, wanted.record !== undefined ? path.resolve(wanted.record.file) : undefined));
 
   let stopping = false;
   const shutdown = async (why: string): Promise<void> => {

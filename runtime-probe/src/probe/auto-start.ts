@@ -1,30 +1,22 @@
-// Environment switches read when the package loads:
-//   BUSSCOPE=1              start the probe server (BUSSCOPE_NAME, BUSSCOPE_PORT, BUSSCOPE_HOST optional;
-//                           a non-loopback BUSSCOPE_HOST also needs BUSSCOPE_ALLOW_REMOTE=1)
-//   BUSSCOPE_RECORD=<file>  record a trace to <file> (no socket needed)
+// Acting on the environment when the package loads (the variables are in environment.ts). Once per
+// process, whichever copy of the package loads first: the ESM and the CJS build in one process must
+// not start two probes or open the same trace file twice.
 
+import { runtime } from '../bus/runtime';
+import { readProbeEnvironment } from './environment';
 import { probe } from './probe';
-import { reportProbeFailure } from './report';
-
-let done = false;
+import { reportProbeFailure, reportProbeWarning } from './report';
 
 export function autoStartFromEnvironment(env: NodeJS.ProcessEnv = process.env): void {
-  if (done) return;
-  done = true;
+  if (runtime.environmentRead) return;
+  runtime.environmentRead = true;
   try {
-    const record = env.BUSSCOPE_RECORD;
-    if (record !== undefined && record !== '') probe.record(record);
-    const on = env.BUSSCOPE;
-    if (on === '1' || on === 'true') {
-      const port = env.BUSSCOPE_PORT === undefined ? undefined : Number(env.BUSSCOPE_PORT);
-      void probe.start({
-        name: env.BUSSCOPE_NAME || undefined,
-        host: env.BUSSCOPE_HOST || undefined,
-        allowRemote: env.BUSSCOPE_ALLOW_REMOTE === '1' || env.BUSSCOPE_ALLOW_REMOTE === 'true',
-        port: port !== undefined && Number.isInteger(port) ? port : undefined,
-      });
-    }
+    const wanted = readProbeEnvironment(env);
+    for (const problem of wanted.problems) reportProbeWarning(problem);
+    if (wanted.record !== undefined) probe.record(wanted.record.file, wanted.record.options);
+    if (wanted.start !== undefined) void probe.start(wanted.start);
   } catch (error) {
+    // The parser already turned every bad value into a warning: what is left is unexpected.
     reportProbeFailure('starting from the environment (BUSSCOPE / BUSSCOPE_RECORD)', error);
   }
 }

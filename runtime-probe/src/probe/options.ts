@@ -1,5 +1,7 @@
-// `probe.start()` options, validated up front: bad arguments are the caller's bug and throw a precise
-// TypeError; everything that fails later (ports, files) is reported, never thrown.
+// `probe.start()` options, validated up front: options passed in code are the caller's bug and throw a
+// precise TypeError at the call (synchronously, like every other check in the API); everything that
+// fails later (ports, files) is reported, never thrown. Bad *environment* values are not programmer
+// errors: environment.ts turns them into one warning each and leaves the probe off.
 
 import { DETAIL_LEVELS, MAX_PAYLOAD_CAP_BYTES, type DetailLevel } from '../protocol/index';
 import type { PayloadSanitizer } from '../recorder/payload';
@@ -80,11 +82,34 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
+/** Every option `probe.start()` and `probe.record()` know. */
+const OPTION_NAMES: ReadonlySet<string> = new Set<keyof ProbeStartOptions>([
+  'name',
+  'host',
+  'allowRemote',
+  'port',
+  'discovery',
+  'captureStacks',
+  'capturePayloads',
+  'sanitize',
+  'maxBufferedRecords',
+  'maxClientBufferBytes',
+  'detail',
+  'dispatchSiteEvery',
+  'payloadSizeCap',
+]);
+
 export function resolveStartOptions(where: string, options: ProbeStartOptions | undefined): ResolvedStartOptions {
-  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+  if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
     throw new TypeError(`${where}: options must be an object (got ${describe(options)})`);
   }
   const o = options ?? {};
+  // A misspelt option (`captureStack`, `allowremote`) would otherwise be a silent default.
+  for (const key of Object.keys(o)) {
+    if (!OPTION_NAMES.has(key)) {
+      throw new TypeError(`${where}: options.${key} is not an option (known: ${[...OPTION_NAMES].join(', ')})`);
+    }
+  }
   if (o.name !== undefined && (typeof o.name !== 'string' || o.name.length === 0)) {
     throw new TypeError(`${where}: options.name must be a non-empty string (got ${describe(o.name)})`);
   }

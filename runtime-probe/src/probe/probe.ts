@@ -5,6 +5,7 @@
 
 import inspector from 'node:inspector';
 import path from 'node:path';
+import { runtime } from '../bus/runtime';
 import { setBusTracer, currentBusTracer } from '../bus/tracer';
 import { onProcessExit, removeDiscoveryFile, writeDiscoveryFile } from '../discovery/index';
 import { PROTOCOL_VERSION, encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type WelcomeMessage } from '../protocol/index';
@@ -280,8 +281,21 @@ export class Probe {
   }
 }
 
-/** The process-wide probe. */
-export const probe = new Probe();
+/**
+ * The process-wide probe: one per process, shared by every copy of the package (the ESM and CJS
+ * builds, other installs of the same runtime version — see bus/runtime.ts). The first copy loaded
+ * creates it; `probe.start()` from any copy starts that one.
+ */
+export const probe: Probe = sharedProbe();
+
+function sharedProbe(): Probe {
+  // Same RUNTIME_VERSION means the same Probe API, whichever copy built the object.
+  const existing = runtime.probe as Probe | undefined;
+  if (existing !== undefined) return existing;
+  const own = new Probe();
+  runtime.probe = own;
+  return own;
+}
 
 /**
  * Where a debugger finds the probe while the app is paused (the socket cannot answer then):

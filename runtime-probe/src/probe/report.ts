@@ -1,7 +1,10 @@
 // The probe never throws into the app: failures are caught where they happen and reported once per
 // place (a failing socket on every dispatch must not flood the console).
 
-const reported = new Set<string>();
+import { runtime } from '../bus/runtime';
+
+/** Shared by every copy of the package, so each is reported once per process. */
+const reported = runtime.reported;
 
 export function reportProbeFailure(where: string, error: unknown): void {
   if (reported.has(where)) return;

@@ -29,7 +29,8 @@ import {
 } from '../protocol/index';
 import { watchInspector } from '../debug/inspector-gate';
 import { reportProbeFailure } from '../probe/report';
-import { capturePayload, type PayloadSanitizer } from './payload';
+import { types as utilTypes } from 'node:util';
+import { capturePayload, type PayloadSanitizer, type ProxyCheck } from './payload';
 import type { RecordSink } from './sink';
 import { captureSite } from './sites';
 import { SiteTable, StringTable, type SiteEntry } from './tables';
@@ -74,6 +75,11 @@ export interface RecorderOptions {
   readonly maxBufferedRecords: number;
   readonly config: RecordingConfig;
   readonly sanitize: PayloadSanitizer | undefined;
+  /**
+   * Tells Proxies apart, so payload capture describes them instead of running their traps. Default:
+   * Node's `util.types.isProxy` (the recorder runs under Node; the serialiser itself needs none).
+   */
+  readonly isProxy?: ProxyCheck;
 }
 
 export const DEFAULT_RECORDING_CONFIG: RecordingConfig = Object.freeze({
@@ -104,6 +110,7 @@ export class Recorder implements BusTracer, DispatchTracer {
   private detail: number;
   private siteEvery: number;
   private sanitize: PayloadSanitizer | undefined;
+  private readonly isProxy: ProxyCheck;
   private readonly skipLines = new Map<string, number>();
 
   // --- sinks and recording state
@@ -166,6 +173,7 @@ export class Recorder implements BusTracer, DispatchTracer {
     this.capacity = this.nextCapacity = options.maxBufferedRecords;
     this.highWater = Math.max(1, Math.floor(options.maxBufferedRecords * 0.75));
     this.sanitize = options.sanitize;
+    this.isProxy = options.isProxy ?? utilTypes.isProxy;
     this.cfg = options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteEvery = this.cfg.dispatchSiteEvery;
@@ -344,6 +352,12 @@ export class Recorder implements BusTracer, DispatchTracer {
     if (top >= this.stackCap) this.growStack();
     const st = this.stack;
     const b = top * ST;
+    if (parentSeq === 0 && top > 0) {
+      // A bus of another copy of the package (ESM vs CJS build) is dispatching around this one: each
+      // copy counts only its own depth, so the enclosing dispatch comes from this stack.
+      parentSeq = st[b - ST + ST_SEQ];
+      depth = st[b - ST + ST_DEPTH] + 1;
+    }
     st[b + ST_SEQ] = seq;
     st[b + ST_BUS] = bus.busId;
     st[b + ST_TYPE] = typeId;
@@ -500,7 +514,7 @@ export class Recorder implements BusTracer, DispatchTracer {
   }
 
   private recordPayload(seq: number, bus: TracedBus, type: string, payload: unknown): void {
-    const captured = capturePayload(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap);
+    const captured = capturePayload(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap, this.isProxy);
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;

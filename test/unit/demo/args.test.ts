@@ -25,3 +25,10 @@ test('demo args: bad input is a TypeError naming the flag', () => {
   assert.throws(() => parseDemoArgs(['--fast']), { name: 'TypeError', message: /--fast/ });
   assert.throws(() => parseDemoArgs([], { BUSSCOPE_DEMO_DURATION: 'x' }), { name: 'TypeError', message: /BUSSCOPE_DEMO_DURATION/ });
 });
+
+test('demo args: BUSSCOPE_DEMO_QUIET takes the same on/off spellings as BUSSCOPE; another value is a usage error', () => {
+  assert.equal(parseDemoArgs([], { BUSSCOPE_DEMO_QUIET: 'yes' }).quiet, true);
+  assert.equal(parseDemoArgs([], { BUSSCOPE_DEMO_QUIET: 'On' }).quiet, true);
+  assert.equal(parseDemoArgs([], { BUSSCOPE_DEMO_QUIET: 'off' }).quiet, false);
+  assert.throws(() => parseDemoArgs([], { BUSSCOPE_DEMO_QUIET: 'loud' }), /^TypeError: BUSSCOPE_DEMO_QUIET="loud" is not accepted \(use 1, true, yes, on/);
+});

@@ -18,6 +18,19 @@ test('bad options are TypeErrors naming the option', () => {
   assert.equal(probe.info, undefined, 'nothing started by the failed calls');
 });
 
+test('options passed in code are programmer errors: a misspelt option or an array is a TypeError at the call', () => {
+  // Before, these were silently ignored: `captureStack: false` still captured stacks.
+  assert.throws(
+    () => probe.start({ captureStack: false } as unknown as Parameters<typeof probe.start>[0]),
+    (e: unknown) =>
+      e instanceof TypeError &&
+      /^probe\.start: options\.captureStack is not an option \(known: name, host, allowRemote, port, discovery, captureStacks, /.test(e.message),
+  );
+  assert.throws(() => probe.start([] as unknown as object), /^TypeError: probe\.start: options must be an object \(got an array\)$/);
+  assert.throws(() => probe.record('never.bustrace', { prot: 1 } as unknown as object), /^TypeError: probe\.record: options\.prot is not an option/);
+  assert.equal(probe.info, undefined, 'nothing started by the failed calls');
+});
+
 test('start is idempotent; the dispatch tracer is installed only while a client records', async () => {
   const bus = new EventBus<{ e: void }>({ name: 'api' });
   bus.subscribe('e', () => undefined);

@@ -135,9 +135,9 @@ export class NodeList {
   }
 
   private updateRow(rec: RowRecord, n: GraphNode, i: number): void {
-    const level = n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' ? 2 : 3;
+    const level = n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' || n.column === 1 ? 2 : 3;
     const kindLabel =
-      n.kind === 'group' ? (n.count > 1 ? `${n.count} subscriptions` : 'subscription') : n.kind === 'more' ? (n.column === 0 ? 'more dispatch sites' : 'more subscriptions') : n.kind === 'site' ? 'dispatch site' : n.kind;
+      n.kind === 'group' ? (n.count > 1 ? `${n.count} subscriptions` : 'subscription') : n.kind === 'more' ? (n.column === 0 ? 'more dispatch sites' : n.column === 1 ? 'more types' : 'more subscriptions') : n.kind === 'site' ? 'dispatch site' : n.kind;
     const attrs: Record<string, string | null> = {
       id: rowId(n),
       class: `node-row kind-${n.kind} tone-${n.tone} level-${level}${n.key === this.selectedKey ? ' selected' : ''}${i === this.active ? ' active' : ''}`,

@@ -1,0 +1,139 @@
+// One runtime per process, however many copies of the package are loaded: the ESM and the CJS build
+// (an ESM app with a CJS dependency), the bus-only entry (`busscope-probe/bus`), or two installs in
+// different node_modules. Without it each copy had its own bus registry, id counters, tracer slot
+// and probe: two probes on two ports for one pid, colliding ids, buses the probe never saw.
+//
+// The first copy loaded publishes a versioned object at `globalThis[Symbol.for('busscope.runtime')]`;
+// later copies with the same RUNTIME_VERSION use it. A copy that finds another version there warns
+// (once per process) and runs apart from it: its buses and its probe are its own. The slot is read once, when this module loads;
+// the dispatch hot path never touches it (each copy keeps its own tracer variables, which
+// `setTracers` updates in every copy at once).
+// No Node built-ins here: the bus-only (browser) entry includes this file.
+
+import { PROBE_VERSION as THIS_COPY } from '../probe/version';
+import type { BusTracer, DispatchTracer, TracedBus } from './tracer';
+
+/**
+ * Bump when anything a copy relies on in another copy changes incompatibly: this object's shape, the
+ * tracer interfaces and the TracedBus/TracedSubscription fields (tracer.ts), or the public API of the
+ * probe object shared through `probe` (probe.ts).
+ */
+export const RUNTIME_VERSION = 1;
+
+export const RUNTIME_GLOBAL_KEY = Symbol.for('busscope.runtime');
+
+/** Sets one copy's own tracer variables (its hot-path slots). */
+export type TracerSlots = (tracer: BusTracer | undefined, dispatchTracer: DispatchTracer | undefined) => void;
+
+/** @internal What every compatible copy in the process shares. Version 1. */
+export interface SharedRuntime {
+  readonly version: typeof RUNTIME_VERSION;
+  /** Package version of the copy that created it (for messages). */
+  readonly createdBy: string;
+  tracer: BusTracer | undefined;
+  dispatchTracer: DispatchTracer | undefined;
+  /** Every copy's slot setter; `setTracers` calls them all. */
+  readonly copies: TracerSlots[];
+  /** Every live bus of every copy, in creation order. */
+  readonly buses: Set<WeakRef<TracedBus>>;
+  nextBusId: number;
+  nextSubscriptionId: number;
+  nextOwnerId: number;
+  readonly ownerIds: WeakMap<object, number>;
+  /** The one probe (a `Probe` of the copy that first loaded the probe; the bus-only entry has none). */
+  probe: object | undefined;
+  /** BUSSCOPE / BUSSCOPE_RECORD were acted on (by whichever copy with a probe loaded first). */
+  environmentRead: boolean;
+  /** Probe failures and warnings already reported (each is reported once per process). */
+  readonly reported: Set<string>;
+}
+
+function createRuntime(): SharedRuntime {
+  return {
+    version: RUNTIME_VERSION,
+    createdBy: THIS_COPY,
+    tracer: undefined,
+    dispatchTracer: undefined,
+    copies: [],
+    buses: new Set(),
+    nextBusId: 1,
+    nextSubscriptionId: 1,
+    nextOwnerId: 1,
+    ownerIds: new WeakMap(),
+    probe: undefined,
+    environmentRead: false,
+    reported: new Set(),
+  };
+}
+
+function describeForeign(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return `a ${value === null ? 'null' : typeof value}`;
+  const v = value as { version?: unknown; createdBy?: unknown };
+  const by = typeof v.createdBy === 'string' ? ` from busscope-probe ${v.createdBy}` : '';
+  return `runtime version ${String(v.version)}${by}`;
+}
+
+/** Reported through process.emitWarning where there is one (Node), else console.warn (browsers). */
+function warnIncompatible(found: unknown): void {
+  const message =
+    `busscope-probe ${THIS_COPY} (runtime version ${RUNTIME_VERSION}) found ${describeForeign(found)} already loaded in this process; ` +
+    'this version runs on its own: its buses are not seen by the other version\'s probe, and its probe (if started) is a second one. ' +
+    'Install one version of busscope-probe (npm ls busscope-probe lists them).';
+  try {
+    const p = (globalThis as { process?: { emitWarning?: (m: string, o: { type: string; code: string }) => void } }).process;
+    if (typeof p?.emitWarning === 'function') p.emitWarning(message, { type: 'BusscopeWarning', code: 'BUSSCOPE_RUNTIME_MISMATCH' });
+    else console.warn(`[busscope] ${message}`);
+  } catch {
+    // nothing left to tell
+  }
+}
+
+/** Publishes `value` at `key` unless something is there; returns what is there afterwards. */
+function publish(g: Record<symbol, unknown>, key: symbol, value: SharedRuntime): unknown {
+  const existing = g[key];
+  if (existing !== undefined) return existing;
+  try {
+    // Not enumerable, not writable: nothing replaces it by accident after copies started using it.
+    Object.defineProperty(g, key, { value, configurable: true, enumerable: false, writable: false });
+  } catch {
+    // a frozen global: this copy works on its own
+  }
+  return value;
+}
+
+function isCompatible(value: unknown): value is SharedRuntime {
+  return typeof value === 'object' && value !== null && (value as { version?: unknown }).version === RUNTIME_VERSION;
+}
+
+function claimRuntime(): SharedRuntime {
+  const g = globalThis as unknown as Record<symbol, unknown>;
+  try {
+    const own = createRuntime();
+    const main = publish(g, RUNTIME_GLOBAL_KEY, own);
+    if (isCompatible(main)) return main;
+    // Another version got there first. Copies of this version still share one runtime among
+    // themselves (so the ESM and CJS builds of this version make one probe, not two), under a
+    // versioned key; the first of them to get here warns, once for the process.
+    const mine = publish(g, Symbol.for(`busscope.runtime@${RUNTIME_VERSION}`), own);
+    if (mine === own) warnIncompatible(main);
+    return isCompatible(mine) ? mine : own;
+  } catch {
+    // a hostile global (a throwing getter): work alone
+    return createRuntime();
+  }
+}
+
+/** @internal This process's runtime (or this copy's private one, see above). */
+export const runtime: SharedRuntime = claimRuntime();
+
+/** @internal Installs the tracers in every copy sharing the runtime. */
+export function setTracers(tracer: BusTracer | undefined, dispatchTracer: DispatchTracer | undefined): void {
+  runtime.tracer = tracer;
+  runtime.dispatchTracer = dispatchTracer;
+  for (const set of runtime.copies) set(tracer, dispatchTracer);
+}
+
+/** @internal Process-wide, positive, never reused. */
+export function takeBusId(): number {
+  return runtime.nextBusId++;
+}
