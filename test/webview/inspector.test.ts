@@ -221,7 +221,15 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
         const w = window as unknown as { frames: number; clickFrame: number; answerFrame: number };
         w.clickFrame = -1;
         w.answerFrame = -1;
-        document.querySelector('[data-testid=graph-canvas]')!.addEventListener('click', () => (w.clickFrame = w.frames), { once: true });
+        const hw = window as unknown as { clickAt: number; harness: { fromHost: { type: string }[] } };
+        document.querySelector('[data-testid=graph-canvas]')!.addEventListener(
+          'click',
+          () => {
+            w.clickFrame = w.frames;
+            hw.clickAt = hw.harness.fromHost.length;
+          },
+          { once: true },
+        );
         new MutationObserver(() => {
           if (w.answerFrame < 0 && document.querySelector('[data-testid=why] .why-headline')) w.answerFrame = w.frames;
         }).observe(document.querySelector('[data-testid=details]')!, { childList: true, subtree: true });
@@ -229,14 +237,18 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
       });
       await page.mouse.click(pt.x, pt.y);
       await page.waitForFunction(() => (window as unknown as { answerFrame: number }).answerFrame >= 0, undefined, { timeout: 10_000 });
-      const { clickFrame, answerFrame } = await page.evaluate(() => {
-        const w = window as unknown as { clickFrame: number; answerFrame: number };
-        return { clickFrame: w.clickFrame, answerFrame: w.answerFrame };
+      const { clickFrame, answerFrame, ahead } = await page.evaluate(() => {
+        const w = window as unknown as { clickFrame: number; answerFrame: number; clickAt: number; harness: { fromHost: { type: string }[] } };
+        const after = w.harness.fromHost.slice(w.clickAt).map((m) => m.type);
+        return { clickFrame: w.clickFrame, answerFrame: w.answerFrame, ahead: after.slice(0, after.indexOf('details')) };
       });
       figures.whyAnswerFrames = answerFrame - clickFrame;
       assert.ok(clickFrame >= 0);
-      // Two async hops (page → host → page) and one render: measured 3 frame ticks here (the counter ticks in the answer's own frame).
-      assert.ok(answerFrame - clickFrame <= 4, `answered ${answerFrame - clickFrame} frames after the click`);
+      // Measured in messages: the answer is posted at once, behind at most the deltas already in flight.
+      assert.ok(ahead.filter((t) => t === 'delta').length <= 2, `posted behind ${ahead.join(', ')}`);
+      // And in frames: two async hops (page → host → page) and one render; 3–5 ticks of the page's
+      // frame counter here on two busy cores. A generous ceiling (a backlog would be dozens).
+      assert.ok(answerFrame - clickFrame <= 10, `answered ${answerFrame - clickFrame} frames after the click`);
       assert.match((await page.locator('[data-testid=why] .why-headline').textContent())!, /consumed before its turn, mostly by Shield/);
       assert.deepEqual(errors, []);
     } finally {
