@@ -16,6 +16,10 @@
 //                   details), `rangeStats`, `exported`
 // A delta whose `seq` is not the previous one + 1 means the webview missed data: it sends
 // `requestSnapshot` and ignores deltas until the next snapshot arrives.
+// Flow control: the webview answers each delta it applied with `applied`; the host keeps at most a
+// couple of deltas unanswered, so an answer (`details`) never queues behind a backlog of deltas a
+// slow page has not read yet. A host message the webview drops (fails the guard, stale, arrives
+// while it waits for a snapshot) is reported back with `dropped`, and the host logs it.
 //
 // Entities are the model's own views (BusView, TypeView, SubscriptionView, Warning, WhyReport,
 // RangeStatistics): this module adds only what is about the conversation — timeline columns,
@@ -341,7 +345,15 @@ export type WebviewToHost =
   | { readonly type: 'exportRangeStats'; readonly from: number; readonly to: number }
   | { readonly type: 'runCommand'; readonly command: InspectorCommand }
   /** Add or remove the event breakpoint "break when `eventType` is dispatched" (every bus). */
-  | { readonly type: 'toggleBreakpoint'; readonly eventType: string };
+  | { readonly type: 'toggleBreakpoint'; readonly eventType: string }
+  /** The webview applied the delta with this `seq` (flow control: the host sends the next ones). */
+  | { readonly type: 'applied'; readonly seq: number }
+  /** The webview dropped a host message: its `type` (as received, cut short) and why, for the host's log. */
+  | { readonly type: 'dropped'; readonly message: string; readonly reason: string };
+
+/** Longest `message` / `reason` a `dropped` report may carry. */
+export const MAX_DROPPED_MESSAGE_LENGTH = 64;
+export const MAX_DROPPED_REASON_LENGTH = 300;
 
 /** Longest event type name a `toggleBreakpoint` may carry (the probe's own limit). */
 export const MAX_BREAKPOINT_TYPE_LENGTH = 1024;
@@ -372,6 +384,8 @@ const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewToHost['type']>([
   'exportRangeStats',
   'runCommand',
   'toggleBreakpoint',
+  'applied',
+  'dropped',
 ]);
 
 function hasType(value: unknown, types: ReadonlySet<string>): boolean {
@@ -409,6 +423,10 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
       return m.reason === 'gap' || m.reason === 'user';
     case 'toggleBreakpoint':
       return typeof m.eventType === 'string' && m.eventType.length > 0 && m.eventType.length <= MAX_BREAKPOINT_TYPE_LENGTH;
+    case 'applied':
+      return Number.isSafeInteger(m.seq) && m.seq >= 1;
+    case 'dropped':
+      return typeof m.message === 'string' && m.message.length <= MAX_DROPPED_MESSAGE_LENGTH && typeof m.reason === 'string' && m.reason.length <= MAX_DROPPED_REASON_LENGTH;
     default:
       return assertNever(m);
   }
@@ -435,6 +453,14 @@ function isSelectionRef(value: unknown): value is SelectionRef {
     default:
       return false;
   }
+}
+
+/** What a rejected message was, for a log line: its `type` when it has a string one (cut short), else its kind. */
+export function describeMessage(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return value === null ? 'null' : typeof value;
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') return 'an object without a type';
+  return JSON.stringify(type.length > 40 ? `${type.slice(0, 40)}…` : type);
 }
 
 export function assertNever(value: never): never {

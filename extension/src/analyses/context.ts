@@ -52,6 +52,11 @@ export function siteText(site: SiteInfo | null): string {
   return `${file}:${site.line}${site.functionName ? ` (${site.functionName})` : ''}`;
 }
 
+/** A subscription's site, or why it has none when it was made before the probe started. */
+export function subscriptionSiteText(s: { readonly site: SiteInfo | null; readonly beforeProbe: boolean }): string {
+  return s.site === null && s.beforeProbe ? 'subscribed before the probe started' : siteText(s.site);
+}
+
 export function ms(n: number): string {
   if (n >= 1000) return `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)} s`;
   if (n >= 10) return `${Math.round(n)} ms`;

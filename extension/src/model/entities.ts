@@ -292,6 +292,8 @@ export class SubscriptionState {
   typeDispatchesAtStart = 0;
   /** Dispatches of its type consumed by subscriptions running before it, when observation began. */
   consumedAheadAtStart = 0;
+  /** Made before the probe started (the snapshot says so): why it has no site, with capture on. */
+  beforeProbe = false;
 
   constructor(
     readonly id: number,

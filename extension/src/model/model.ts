@@ -773,7 +773,8 @@ export class Model {
         if (ss.calls > known.calls) known.calls = ss.calls;
         continue;
       }
-      this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls, ss.ownerId ?? null);
+      const sub = this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls, ss.ownerId ?? null);
+      if (ss.beforeProbe === true && ss.site === null) sub.beforeProbe = true;
     }
     // A complete snapshot is the truth at its point in the stream: subscriptions it lacks ended
     // while records were dropped.

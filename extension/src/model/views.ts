@@ -17,6 +17,8 @@ export interface SubscriptionView {
   readonly createdAt: number;
   readonly observedFrom: number;
   readonly fromSnapshot: boolean;
+  /** Made before the probe started: no site could be captured. Absent when false. */
+  readonly beforeProbe?: boolean;
   readonly active: boolean;
   readonly endedAt: number | null;
   readonly endReason: EndReason | null;
@@ -107,6 +109,7 @@ export function subscriptionView(s: SubscriptionState): SubscriptionView {
     createdAt: s.createdAt,
     observedFrom: s.observedFrom,
     fromSnapshot: s.fromSnapshot,
+    ...(s.beforeProbe ? { beforeProbe: true } : {}),
     active: s.active,
     endedAt: s.endedAt,
     endReason: s.endReason,

@@ -225,6 +225,7 @@ function subscriptionDescription(s: SubscriptionState): string {
   if (s.errors > 0) parts.push(plural(s.errors, 'error'));
   if (s.consumed > 0) parts.push(`consumed ${formatCount(s.consumed)}`);
   if (s.once) parts.push('once');
+  if (s.beforeProbe) parts.push('subscribed before the probe started');
   return parts.join(' · ');
 }
 
@@ -234,6 +235,7 @@ function subscriptionTooltip(s: SubscriptionState, warnings: readonly Warning[] 
   if (s.owner !== null) md.appendMarkdown(`owner ${escape(s.owner)}  \n`);
   md.appendMarkdown(`priority ${s.priority}${s.once ? ', once' : ''}  \n`);
   if (s.site !== null) md.appendMarkdown(`subscribed at \`${escape(siteText(s.site))}\`${s.site.functionName !== null ? ` in ${escape(s.site.functionName)}` : ''}  \n`);
+  else if (s.beforeProbe) md.appendMarkdown('subscribed before the probe started: no subscribe site (start the probe first, or run the app with `BUSSCOPE=1`)  \n');
   md.appendMarkdown(`${s.calls} calls`);
   const h = s.durations;
   if (h !== null && h.count > 0) md.appendMarkdown(`; mean ${formatMs(h.mean)}, p95 ${formatMs(h.quantile(0.95))}, max ${formatMs(h.max)}`);

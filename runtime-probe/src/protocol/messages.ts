@@ -84,6 +84,11 @@ export interface SubscriptionSnapshot {
   readonly calls: number;
   /** Epoch ms. */
   readonly createdAt: number;
+  /**
+   * True when it was made before the probe started (no probe saw the call, so `site` is null
+   * whatever `captureStacks` says). Absent otherwise, and from probes that predate it.
+   */
+  readonly beforeProbe?: boolean;
 }
 
 /** A dispatch in progress (outermost first in `ProbeSnapshot.dispatching`). */

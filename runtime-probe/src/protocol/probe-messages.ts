@@ -132,7 +132,9 @@ function snapshot(s: JsonObject): ProbeSnapshot {
     };
     const rest = { once: bool(o, ws, 'once'), site: site(o, ws), calls: int(o, ws, 'calls'), createdAt: num(o, ws, 'createdAt') };
     // `ownerId` is absent from probes that predate it: keep it absent rather than invent a null.
-    subscriptions[i] = 'ownerId' in o ? { ...base, ownerId: optInt(o, ws, 'ownerId', 1), ...rest } : { ...base, ...rest };
+    const sub: SubscriptionSnapshot = 'ownerId' in o ? { ...base, ownerId: optInt(o, ws, 'ownerId', 1), ...rest } : { ...base, ...rest };
+    // `beforeProbe` (made before the probe started) is present only when true.
+    subscriptions[i] = 'beforeProbe' in o ? { ...sub, beforeProbe: bool(o, ws, 'beforeProbe') } : sub;
   }
   const frameItems = arr(s, w, 'dispatching', ANY);
   const dispatching: DispatchFrameSnapshot[] = new Array<DispatchFrameSnapshot>(frameItems.length);

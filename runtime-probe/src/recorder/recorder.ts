@@ -99,6 +99,12 @@ export class Recorder implements BusTracer, DispatchTracer {
   readonly sites = new SiteTable(this.strings);
   /** Epoch ms of time 0 of every record. */
   readonly timeOrigin = perf.timeOrigin;
+  /**
+   * The first subscription this recorder saw made (as bus tracer) since it was installed; 0 until
+   * one is. Subscription ids only grow, so a smaller id without a site was made before the probe
+   * watched: `SubscriptionSnapshot.beforeProbe`.
+   */
+  firstTracedSubscriptionId = 0;
 
   private cfg: RecordingConfig;
   private detail: number;
@@ -543,7 +549,13 @@ export class Recorder implements BusTracer, DispatchTracer {
     r[b + 2] = bus.busId;
   }
 
+  /** Installed as the bus tracer (again): subscriptions made before now were not seen. */
+  tracingStarted(): void {
+    this.firstTracedSubscriptionId = 0;
+  }
+
   subscribed(bus: TracedBus, sub: TracedSubscription): void {
+    if (this.firstTracedSubscriptionId === 0) this.firstTracedSubscriptionId = sub.id;
     let site: SiteEntry | undefined;
     if (this.cfg.captureStacks) {
       try {

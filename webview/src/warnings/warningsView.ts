@@ -4,7 +4,8 @@
 
 import { analysisPartialText, type Severity, type SiteInfo, type Warning, type WarningKind } from '../messages';
 import type { InspectorStore } from '../store/inspectorStore';
-import { h, isActivation } from '../ui/dom';
+import { h, isActivation, setText } from '../ui/dom';
+import { visibleText } from '../visibleText';
 import { plural } from '../ui/format';
 import { evidenceLines, KIND_TITLES } from './evidence';
 
@@ -179,7 +180,7 @@ export class WarningsView {
       rec.shown = shown;
       rec.el.className = `warning sev-${w.severity}${focused ? ' focused' : ''}`;
       rec.el.setAttribute('data-kind', w.kind);
-      rec.el.setAttribute('aria-label', `${w.severity}: ${w.title}`);
+      rec.el.setAttribute('aria-label', visibleText(`${w.severity}: ${w.title}`));
       rec.icon.className = `sev-icon sev-${w.severity}`;
       setText(rec.icon, SEVERITY_ICON[w.severity]);
       setData(rec.title, w.title);
@@ -275,10 +276,6 @@ export class WarningsView {
     const w = this.store?.warnings.get(item.getAttribute('data-warning-id') ?? '');
     if (w) this.events.focus(w.id === this.focusedId ? null : w);
   }
-}
-
-function setText(el: HTMLElement, text: string): void {
-  if (el.textContent !== text) el.textContent = text;
 }
 
 function setData(node: Text, text: string): void {
