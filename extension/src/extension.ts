@@ -10,6 +10,7 @@ import { registerSessionCommands } from './commands/sessionCommands';
 import { registerTraceCommands } from './commands/traceCommands';
 import { DemoRunner } from './demo/demoRunner';
 import { WarningDiagnostics } from './diagnostics/warningDiagnostics';
+import { withVisibleText } from './views/visibleTreeItems';
 import { registerInspector, type InspectorController } from './inspector/index';
 import { inspectorSource } from './sessions/inspectorSource';
 import { SessionManager } from './sessions/sessionManager';
@@ -51,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
     analyzerOptions: () => settings.analyzer,
     autoReattach: () => settings.autoReattach,
     capturePayloads: () => settings.capturePayloads,
+    onSessionError: (message, error) => log.error(`${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
   const demo = new DemoRunner();
   active = { sessions, demo };
@@ -68,7 +70,8 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
   ];
   const treeViews: vscode.TreeView<BusscopeNode>[] = [];
   for (const [id, provider] of views) {
-    const view = vscode.window.createTreeView<BusscopeNode>(id, { treeDataProvider: provider, showCollapseAll: id !== APPS_VIEW });
+    // Names from the app show bidi controls escaped, in every tree (as in the inspector).
+    const view = vscode.window.createTreeView<BusscopeNode>(id, { treeDataProvider: withVisibleText(provider), showCollapseAll: id !== APPS_VIEW });
     provider.bindView(view);
     treeViews.push(view);
     context.subscriptions.push(view, provider);
@@ -83,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
   };
   const debugging = registerDebugging(context, { sessions, subscriptions, log });
   // The inspector toggles event breakpoints in the same store as the command and the tree.
-  const inspector = registerInspector(context, inspectorSource(sessions, selectedSessionId, debugging.breakpoints));
+  const inspector = registerInspector(context, inspectorSource(sessions, selectedSessionId, debugging.breakpoints), (line) => log.warn(line));
 
   const setContext = (key: string, value: boolean): void => void vscode.commands.executeCommand('setContext', key, value);
   const updateContextKeys = (): void => {

@@ -258,6 +258,7 @@ new EventBus<GameEvents>({
   name: 'ui',
   maxDepth: 8,
   autoFlush: 'microtask',
+  warnOnCollectedOwner: false,
   onError: (error, info) => {
     type _error = Expect<Equal<typeof error, unknown>>;
     type _info = Expect<Equal<typeof info, HandlerErrorInfo>>;
@@ -271,6 +272,8 @@ new EventBus<GameEvents>({
 });
 // @ts-expect-error maxDepth is a number
 new EventBus<GameEvents>({ maxDepth: '8' });
+// @ts-expect-error warnOnCollectedOwner is a boolean
+new EventBus<GameEvents>({ warnOnCollectedOwner: 'no' });
 // @ts-expect-error autoFlush is 'manual' or 'microtask'
 new EventBus<GameEvents>({ autoFlush: 'idle' });
 // @ts-expect-error unknown option

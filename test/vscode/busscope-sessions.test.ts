@@ -178,6 +178,13 @@ describe('Busscope sessions, views and commands', function () {
     assert.ok(editor);
     assert.equal(editor.document.uri.fsPath, uri.fsPath);
     assert.equal(editor.selection.active.line, site.line - 1);
+
+    // The same rule as the inspector's: a site naming a network share or a URL is never opened.
+    for (const file of ['//attacker/share/x.ts', '\\\\attacker\\share\\x.ts', 'https://evil.example/x.ts']) {
+      const refused = await vscode.commands.executeCommand<boolean>('busscope.openSite', { file, line: 1, column: 1, functionName: null });
+      assert.equal(refused, false, `refused: ${file}`);
+      assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, uri.fsPath, 'the editor did not change');
+    }
   });
 
   it('exports a valid Chrome trace of the session', async () => {

@@ -197,6 +197,65 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
     }
   });
 
+  test('live, subscriptions without sites (made before probe.start): "why didn\u2019t it run?" answers within a few frames of the click', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'nosites', theme: 'dark' });
+    try {
+      // The app streams (~10 deltas a second) and the page counts its frames.
+      await page.evaluate(() => {
+        const w = window as unknown as PageWindow & { liveTimer: number; frames: number };
+        w.frames = 0;
+        const tick = (): void => {
+          w.frames++;
+          requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+        w.liveTimer = window.setInterval(() => w.harness.run(15), 100);
+      });
+      await page.waitForFunction(() => (window as unknown as PageWindow).busscopeInspector.store.lastDeltaSeq >= 5);
+      const pt = await page.evaluate(() => {
+        const ins = (window as unknown as PageWindow).busscopeInspector;
+        const node = ins.graphModel()!.nodes.find((n) => n.label === 'DebugLogger')!;
+        ins.graphView.reveal(node.key);
+        ins.flush();
+        // The frame count when the click lands, and when the answer is in the page.
+        const w = window as unknown as { frames: number; clickFrame: number; answerFrame: number };
+        w.clickFrame = -1;
+        w.answerFrame = -1;
+        const hw = window as unknown as { clickAt: number; harness: { fromHost: { type: string }[] } };
+        document.querySelector('[data-testid=graph-canvas]')!.addEventListener(
+          'click',
+          () => {
+            w.clickFrame = w.frames;
+            hw.clickAt = hw.harness.fromHost.length;
+          },
+          { once: true },
+        );
+        new MutationObserver(() => {
+          if (w.answerFrame < 0 && document.querySelector('[data-testid=why] .why-headline')) w.answerFrame = w.frames;
+        }).observe(document.querySelector('[data-testid=details]')!, { childList: true, subtree: true });
+        return ins.graphView.clientPointOf(node.key)!;
+      });
+      await page.mouse.click(pt.x, pt.y);
+      await page.waitForFunction(() => (window as unknown as { answerFrame: number }).answerFrame >= 0, undefined, { timeout: 10_000 });
+      const { clickFrame, answerFrame, ahead } = await page.evaluate(() => {
+        const w = window as unknown as { clickFrame: number; answerFrame: number; clickAt: number; harness: { fromHost: { type: string }[] } };
+        const after = w.harness.fromHost.slice(w.clickAt).map((m) => m.type);
+        return { clickFrame: w.clickFrame, answerFrame: w.answerFrame, ahead: after.slice(0, after.indexOf('details')) };
+      });
+      figures.whyAnswerFrames = answerFrame - clickFrame;
+      assert.ok(clickFrame >= 0);
+      // Measured in messages: the answer is posted at once, behind at most the deltas already in flight.
+      assert.ok(ahead.filter((t) => t === 'delta').length <= 2, `posted behind ${ahead.join(', ')}`);
+      // And in frames: two async hops (page → host → page) and one render; 3–5 ticks of the page's
+      // frame counter here on two busy cores. A generous ceiling (a backlog would be dozens).
+      assert.ok(answerFrame - clickFrame <= 10, `answered ${answerFrame - clickFrame} frames after the click`);
+      assert.match((await page.locator('[data-testid=why] .why-headline').textContent())!, /consumed before its turn, mostly by Shield/);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('live: new dispatches arrive as deltas and the view follows them', async () => {
     const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
     try {

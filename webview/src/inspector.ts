@@ -13,7 +13,7 @@ import type {
   SiteInfo,
   WhyReport,
 } from './messages';
-import { assertNever, INSPECTOR_MESSAGES_VERSION, isHostToWebview, sameSelection } from './messages';
+import { analysisPartialText, assertNever, describeMessage, INSPECTOR_MESSAGES_VERSION, isHostToWebview, MAX_DROPPED_MESSAGE_LENGTH, MAX_DROPPED_REASON_LENGTH, sameSelection } from './messages';
 import { DetailsView } from './details/detailsView';
 import { buildGraph, type GraphModel, type GraphNode } from './graph/graphModel';
 import { GraphView } from './graph/graphView';
@@ -128,6 +128,9 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   let subToNode = new Map<number, string>();
   let disposed = false;
   let stateTimer: number | null = null;
+  /** Drops not yet reported to the host (by message and reason), and the timer that reports them. */
+  const drops = new Map<string, { message: string; reason: string; count: number }>();
+  let dropsTimer: number | null = null;
 
   // Created first: the parts below ask for renders from their constructors (restored state).
   const scheduler = new Scheduler(win, (parts) => render(parts));
@@ -364,8 +367,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       }
     }
     let lanesChanged = false;
-    if (graphChanged || store.timeline.version !== lanesVersion) {
-      lanesVersion = store.timeline.version;
+    if (graphChanged || store.timeline.laneVersion !== lanesVersion) {
+      lanesVersion = store.timeline.laneVersion;
       timeline.setLanes(layoutLanes(store, laneFilter()));
       lanesChanged = true;
     }
@@ -379,7 +382,11 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     toolbar.setBuses([...store.buses.values()].map((b) => b.name), busFilter);
     if (model) {
       const hidden = store.hiddenSubscriptions ? ` · ${fmtInt(store.hiddenSubscriptions)} not shown (cap)` : '';
-      toolbar.setCounts(`${fmtInt(store.buses.size)} buses · ${fmtInt(model.typeCount)} of ${fmtInt(store.types.size)} types · ${fmtInt(model.subscriptionCount)} subscriptions${hidden}`);
+      // The host sends at most its cap of types (the most active): say how many it left out.
+      const unsent = store.omitted?.types ?? 0;
+      const allTypes = store.types.size + unsent;
+      const notSent = unsent > 0 ? ` · ${fmtInt(unsent)} more types not shown` : '';
+      toolbar.setCounts(`${fmtInt(store.buses.size)} buses · ${fmtInt(model.typeCount)} of ${fmtInt(allTypes)} types · ${fmtInt(model.subscriptionCount)} subscriptions${hidden}${notSent}`);
     }
     if (graphChanged || parts.has('graph')) graphView.render();
     if (graphChanged || parts.has('outline')) {
@@ -391,7 +398,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       rangeView.render(store, rangeStats, origin());
     }
     // Only when the warnings (or the focused one) changed: the list updates its elements in place.
-    const warningsKey = `${store.warningsVersion}:${store.hasSnapshot}:${focusedWarning}`;
+    const warningsKey = `${store.warningsVersion}:${store.hasSnapshot}:${focusedWarning}:${analysisPartialText(store.session.analysis)}`;
     if (parts.has('warnings') || warningsKey !== warningsShown) {
       warningsShown = warningsKey;
       warnings.setFocused(focusedWarning);
@@ -549,8 +556,38 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   }
 
   // --- messages ----------------------------------------------------------------------------
+  /**
+   * Tells the host (which logs it) that a message was dropped. The first of a kind goes at once;
+   * repeats within the next second are counted and go as one line.
+   */
+  function reportDropped(message: string, reason: string): void {
+    const key = `${message}\u0000${reason}`;
+    const d = drops.get(key);
+    if (d) {
+      d.count++;
+      return;
+    }
+    drops.set(key, { message, reason, count: 0 });
+    postDropped(message, reason);
+    if (dropsTimer === null) dropsTimer = win!.setTimeout(flushDrops, 1000);
+  }
+
+  function flushDrops(): void {
+    dropsTimer = null;
+    for (const d of drops.values()) if (d.count > 0) postDropped(d.message, `${d.reason} (${d.count} more times)`);
+    drops.clear();
+  }
+
+  function postDropped(message: string, reason: string): void {
+    port.postMessage({ type: 'dropped', message: message.slice(0, MAX_DROPPED_MESSAGE_LENGTH), reason: reason.slice(0, MAX_DROPPED_REASON_LENGTH) });
+  }
+
   function onMessage(msg: HostToWebview): void {
-    if (disposed || !isHostToWebview(msg)) return;
+    if (disposed) return;
+    if (!isHostToWebview(msg)) {
+      reportDropped(describeMessage(msg), 'not a message this inspector page knows (or of another version)');
+      return;
+    }
     switch (msg.type) {
       case 'snapshot': {
         const t0 = performance.now();
@@ -583,15 +620,24 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
         break;
       }
       case 'delta': {
-        if (awaitingSnapshot) return;
+        if (awaitingSnapshot) {
+          reportDropped('delta', 'waiting for the snapshot asked for after a gap in the delta sequence');
+          return;
+        }
         const result = store.applyDelta(msg.delta);
         if (result === 'gap') {
           awaitingSnapshot = true;
+          reportDropped('delta', `delta ${msg.delta.seq} does not follow delta ${store.lastDeltaSeq}: asked for a snapshot`);
           port.postMessage({ type: 'requestSnapshot', reason: 'gap' });
           scheduler.invalidate('banner');
           return;
         }
-        if (result === 'stale') return;
+        if (result === 'stale') {
+          reportDropped('delta', `delta ${msg.delta.seq} is older than the snapshot it follows`);
+          return;
+        }
+        // Flow control: the host sends more once the page has read this one.
+        port.postMessage({ type: 'applied', seq: msg.delta.seq });
         const parts: Part[] = ['timeline'];
         if (msg.delta.warnings || msg.delta.clearedWarnings) parts.push('warnings');
         // The details' figures follow the graph's rebuilds (≤ 2/s for figures alone), not every delta:
@@ -613,7 +659,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
         if (msg.requestId === rangeRequestId && rangeStats) {
           rangeStats = { from: rangeStats.from, to: rangeStats.to, stats: msg.stats };
           scheduler.invalidate('timeline');
-        }
+        } else reportDropped('rangeStats', `answer to request ${msg.requestId}, superseded by request ${rangeRequestId} or a cleared brush`);
         break;
       case 'exported':
         rangeView.setNote(msg.message);
@@ -679,6 +725,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       resize?.disconnect();
       scheduler.dispose();
       if (stateTimer !== null) win.clearTimeout(stateTimer);
+      if (dropsTimer !== null) win.clearTimeout(dropsTimer);
       if (figuresTimer !== null) win.clearTimeout(figuresTimer);
       stateListeners.clear();
       shell.remove();

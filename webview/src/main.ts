@@ -5,7 +5,6 @@
 import './styles.css';
 import { createInspector, type Inspector } from './inspector';
 import type { HostToWebview, InspectorPort, PersistedViewState, WebviewToHost } from './messages';
-import { isHostToWebview } from './messages';
 
 interface VsCodeApi {
   postMessage(msg: WebviewToHost): void;
@@ -24,9 +23,9 @@ function start(): Inspector {
   const port: InspectorPort = {
     postMessage: (msg) => vscode.postMessage(msg),
     onMessage(listener: (msg: HostToWebview) => void) {
-      const handler = (e: MessageEvent): void => {
-        if (isHostToWebview(e.data)) listener(e.data);
-      };
+      // Only the host posts to this frame; the renderer checks every message (isHostToWebview)
+      // and reports the ones it drops back to the host, which logs them.
+      const handler = (e: MessageEvent): void => listener(e.data as HostToWebview);
       window.addEventListener('message', handler);
       return { dispose: () => window.removeEventListener('message', handler) };
     },

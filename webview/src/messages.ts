@@ -16,6 +16,10 @@
 //                   details), `rangeStats`, `exported`
 // A delta whose `seq` is not the previous one + 1 means the webview missed data: it sends
 // `requestSnapshot` and ignores deltas until the next snapshot arrives.
+// Flow control: the webview answers each delta it applied with `applied`; the host keeps at most a
+// couple of deltas unanswered, so an answer (`details`) never queues behind a backlog of deltas a
+// slow page has not read yet. A host message the webview drops (fails the guard, stale, arrives
+// while it waits for a snapshot) is reported back with `dropped`, and the host logs it.
 //
 // Entities are the model's own views (BusView, TypeView, SubscriptionView, Warning, WhyReport,
 // RangeStatistics): this module adds only what is about the conversation — timeline columns,
@@ -117,6 +121,22 @@ export interface SessionSummary {
   readonly phase: SessionPhase;
 }
 
+/**
+ * How complete the analyses' last run was: the near-miss name search has a work budget per run and
+ * finishes over later runs, so until then some "did you mean…?" warnings may be missing.
+ */
+export interface AnalysisProgressView {
+  readonly partial: boolean;
+  readonly typesChecked: number;
+  readonly typesToCheck: number;
+}
+
+/** The one wording of a partial analysis, for the Warnings tree and the inspector alike ('' when complete). */
+export function analysisPartialText(progress: AnalysisProgressView | undefined): string {
+  if (progress === undefined || !progress.partial) return '';
+  return `Analysis partial: ${progress.typesChecked.toLocaleString('en-US')} of ${progress.typesToCheck.toLocaleString('en-US')} types checked for similar names so far; more warnings may follow.`;
+}
+
 export interface SessionView {
   readonly phase: SessionPhase;
   /** '' when phase is 'empty'. */
@@ -130,10 +150,27 @@ export interface SessionView {
   readonly offline: boolean;
   /** Every session the inspector could show, for a picker. */
   readonly sessions: readonly SessionSummary[];
+  /** The analyses' last run, when the host knows it (absent: complete). */
+  readonly analysis?: AnalysisProgressView;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Snapshot and deltas
+
+/**
+ * What the host left out so the webview stays bounded whatever the app's cardinality (100,000
+ * event types): the webview says "N more types not shown" where it truncates. Absent: nothing.
+ */
+export interface OmittedCounts {
+  /** Event types the model knows that the webview was not sent. */
+  readonly types: number;
+  /** The same, per bus (only buses with some left out). */
+  readonly typesByBus: readonly { readonly bus: number; readonly count: number }[];
+  /** Subscriptions (live or retained ended) not sent: of types not sent, or beyond the cap. */
+  readonly subscriptions: number;
+  /** Warnings not sent (the least severe beyond the cap). */
+  readonly warnings: number;
+}
 
 export interface InspectorSnapshot {
   readonly session: SessionView;
@@ -149,6 +186,8 @@ export interface InspectorSnapshot {
   readonly dispatches: DispatchColumns;
   readonly handlers: HandlerColumns;
   readonly markers: readonly TimelineMarker[];
+  /** Set when the host capped types, subscriptions or warnings (see FeedOptions). */
+  readonly omitted?: OmittedCounts;
 }
 
 /** Type figures that change all the time, sent only for types whose figures changed. */
@@ -188,6 +227,11 @@ export interface InspectorDelta {
   readonly buses?: readonly BusView[];
   /** New types and types whose non-figure fields changed (full records). */
   readonly types?: readonly TypeView[];
+  /**
+   * Types the host stopped sending (by index): over its type cap, a type that became busy takes the
+   * place of a quiet one. The webview forgets them (their subscriptions come in `forgetSubscriptions`).
+   */
+  readonly forgetTypes?: readonly number[];
   readonly typeStats?: TypeStatsColumns;
   /** New subscriptions and ones that ended (full records). */
   readonly subscriptions?: readonly SubscriptionView[];
@@ -202,6 +246,8 @@ export interface InspectorDelta {
   readonly dispatches?: DispatchColumns;
   readonly handlers?: HandlerColumns;
   readonly markers?: readonly TimelineMarker[];
+  /** The new totals of what the host leaves out, when they changed. */
+  readonly omitted?: OmittedCounts;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -299,7 +345,15 @@ export type WebviewToHost =
   | { readonly type: 'exportRangeStats'; readonly from: number; readonly to: number }
   | { readonly type: 'runCommand'; readonly command: InspectorCommand }
   /** Add or remove the event breakpoint "break when `eventType` is dispatched" (every bus). */
-  | { readonly type: 'toggleBreakpoint'; readonly eventType: string };
+  | { readonly type: 'toggleBreakpoint'; readonly eventType: string }
+  /** The webview applied the delta with this `seq` (flow control: the host sends the next ones). */
+  | { readonly type: 'applied'; readonly seq: number }
+  /** The webview dropped a host message: its `type` (as received, cut short) and why, for the host's log. */
+  | { readonly type: 'dropped'; readonly message: string; readonly reason: string };
+
+/** Longest `message` / `reason` a `dropped` report may carry. */
+export const MAX_DROPPED_MESSAGE_LENGTH = 64;
+export const MAX_DROPPED_REASON_LENGTH = 300;
 
 /** Longest event type name a `toggleBreakpoint` may carry (the probe's own limit). */
 export const MAX_BREAKPOINT_TYPE_LENGTH = 1024;
@@ -330,6 +384,8 @@ const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewToHost['type']>([
   'exportRangeStats',
   'runCommand',
   'toggleBreakpoint',
+  'applied',
+  'dropped',
 ]);
 
 function hasType(value: unknown, types: ReadonlySet<string>): boolean {
@@ -367,6 +423,10 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
       return m.reason === 'gap' || m.reason === 'user';
     case 'toggleBreakpoint':
       return typeof m.eventType === 'string' && m.eventType.length > 0 && m.eventType.length <= MAX_BREAKPOINT_TYPE_LENGTH;
+    case 'applied':
+      return Number.isSafeInteger(m.seq) && m.seq >= 1;
+    case 'dropped':
+      return typeof m.message === 'string' && m.message.length <= MAX_DROPPED_MESSAGE_LENGTH && typeof m.reason === 'string' && m.reason.length <= MAX_DROPPED_REASON_LENGTH;
     default:
       return assertNever(m);
   }
@@ -393,6 +453,14 @@ function isSelectionRef(value: unknown): value is SelectionRef {
     default:
       return false;
   }
+}
+
+/** What a rejected message was, for a log line: its `type` when it has a string one (cut short), else its kind. */
+export function describeMessage(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return value === null ? 'null' : typeof value;
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') return 'an object without a type';
+  return JSON.stringify(type.length > 40 ? `${type.slice(0, 40)}…` : type);
 }
 
 export function assertNever(value: never): never {

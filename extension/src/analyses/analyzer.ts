@@ -1,13 +1,16 @@
 // Runs the analyses over the model and keeps the current warning set: each run says what was
 // added, what changed (new evidence, re-armed growth) and what no longer holds (removed). Cheap
 // enough to run on every throttled model change: each analysis is linear in types, live
-// subscriptions or sites, never in dispatches.
+// subscriptions or sites, never in dispatches; the near-miss name search (the one part that compares
+// types with each other) has a work budget per run and carries the rest over, and says so in
+// `progress` until it has caught up.
 import type { Model } from '../model/model';
 import { emptyAnalysisState, type Analysis, type AnalysisContext, type AnalysisState } from './context';
 import { analyzeChurn } from './churn';
 import { analyzeDeadOwners } from './deadOwners';
 import { analyzeDepthLimit } from './depthLimit';
 import { analyzeListenerGrowth } from './listenerGrowth';
+import { DEFAULT_NEAR_MISS_BUDGET } from './nearMissSearch';
 import { analyzeNeverDispatched } from './neverDispatched';
 import { resolveAnalysisOptions, type AnalysisOptions, type AnalysisOptionsInput } from './options';
 import { analyzeOwnerGone } from './ownerGone';
@@ -38,7 +41,28 @@ export interface AnalysisUpdate {
   readonly changed: readonly Warning[];
   /** Warnings that no longer hold. */
   readonly removed: readonly Warning[];
+  readonly progress: AnalysisProgress;
 }
+
+/**
+ * How complete the last run was. The near-miss search ("did you mean…?") has a work budget per
+ * run; when it runs out, the types not yet compared with every candidate are checked in the next
+ * runs, and until then their warnings may be missing or name a weaker near miss.
+ */
+export interface AnalysisProgress {
+  /** True while some type's near-miss search is unfinished (the session runs again soon). */
+  readonly partial: boolean;
+  /** Types whose near-miss search the analyses needed in this run, and how many of them are complete. */
+  readonly typesToCheck: number;
+  readonly typesChecked: number;
+  /**
+   * Near-miss work units spent in this run (names tokenised, pairs compared, index look-ups at 1/8):
+   * the budget, plus at most the look-ups of the one search that crossed it.
+   */
+  readonly work: number;
+}
+
+export const COMPLETE_PROGRESS: AnalysisProgress = { partial: false, typesToCheck: 0, typesChecked: 0, work: 0 };
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -58,6 +82,11 @@ export interface AnalyzerOptions {
   readonly thresholds?: AnalysisOptionsInput;
   /** Kinds to run; default all. */
   readonly kinds?: readonly WarningKind[];
+  /**
+   * Work units the near-miss search may spend per run (about one name compared or indexed each);
+   * the rest carries over to the next run. Default DEFAULT_NEAR_MISS_BUDGET; Infinity for no cap.
+   */
+  readonly nearMissBudget?: number;
 }
 
 export class Analyzer {
@@ -67,6 +96,8 @@ export class Analyzer {
   private state: AnalysisState = emptyAnalysisState();
   private sorted: readonly Warning[] = [];
   private generation: number;
+  private nearMissBudget: number;
+  private lastProgress: AnalysisProgress = COMPLETE_PROGRESS;
 
   constructor(
     readonly model: Model,
@@ -74,7 +105,13 @@ export class Analyzer {
   ) {
     this.options = resolveAnalysisOptions(options.thresholds);
     this.kinds = checkKinds(options.kinds ?? WARNING_KINDS);
+    this.nearMissBudget = checkBudget(options.nearMissBudget ?? DEFAULT_NEAR_MISS_BUDGET);
     this.generation = model.generation;
+  }
+
+  /** How complete the last run was (complete before the first). */
+  get progress(): AnalysisProgress {
+    return this.lastProgress;
   }
 
   get warnings(): readonly Warning[] {
@@ -89,6 +126,7 @@ export class Analyzer {
   configure(options: AnalyzerOptions): void {
     if (options.thresholds !== undefined) this.options = resolveAnalysisOptions(options.thresholds);
     if (options.kinds !== undefined) this.kinds = checkKinds(options.kinds);
+    if (options.nearMissBudget !== undefined) this.nearMissBudget = checkBudget(options.nearMissBudget);
   }
 
   /** Forgets every warning and all re-arming state (`run` also resets the state by itself after `model.clear()`). */
@@ -96,6 +134,7 @@ export class Analyzer {
     this.current.clear();
     this.state = emptyAnalysisState();
     this.sorted = [];
+    this.lastProgress = COMPLETE_PROGRESS;
   }
 
   run(): AnalysisUpdate {
@@ -106,6 +145,7 @@ export class Analyzer {
       this.state = emptyAnalysisState();
     }
     const now = this.model.now;
+    this.state.nearMisses.beginRun(this.nearMissBudget);
     const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state };
     const next = new Map<string, { warning: Warning; fingerprint: string }>();
     const added: Warning[] = [];
@@ -124,7 +164,9 @@ export class Analyzer {
     for (const [id, prev] of this.current) if (!next.has(id)) removed.push(prev.warning);
     this.current = next;
     this.sorted = [...next.values()].map((e) => e.warning).sort(compareWarnings);
-    return { warnings: this.sorted, added, changed, removed };
+    const search = this.state.nearMisses.progress;
+    this.lastProgress = { partial: search.complete < search.searched, typesToCheck: search.searched, typesChecked: search.complete, work: search.work };
+    return { warnings: this.sorted, added, changed, removed, progress: this.lastProgress };
   }
 }
 
@@ -133,7 +175,12 @@ function checkKinds(kinds: readonly WarningKind[]): readonly WarningKind[] {
   return [...kinds];
 }
 
-/** One-shot: the warnings that hold for `model` now. */
+function checkBudget(budget: number): number {
+  if (typeof budget !== 'number' || !(budget >= 1)) throw new TypeError(`Analyzer: nearMissBudget must be a number ≥ 1 (or Infinity), got ${String(budget)}`);
+  return budget;
+}
+
+/** One-shot: the warnings that hold for `model` now (complete: no near-miss budget unless one is given). */
 export function analyze(model: Model, options: AnalyzerOptions = {}): readonly Warning[] {
-  return new Analyzer(model, options).run().warnings;
+  return new Analyzer(model, { nearMissBudget: Infinity, ...options }).run().warnings;
 }

@@ -4,24 +4,18 @@ import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
 import type { LeakMonitor } from './leakMonitor';
 import type { AnalysisOptions } from './options';
-import { nearMiss } from './similarity';
+import { NearMissSearch, POOL_ACCEPTS, type NearMissPoolKind } from './nearMissSearch';
 import type { NearMissEvidence, TypeRef, WarningDraft } from './warning';
-
-/** Near-miss names of one type, against the types with index < `checkedUpTo`. */
-export interface NearMissCacheEntry {
-  checkedUpTo: number;
-  readonly matches: { readonly index: number; readonly reason: NearMissEvidence['reason']; readonly score: number }[];
-}
 
 /** State an analysis keeps between runs (the analyzer owns it; `reset` empties it). */
 export interface AnalysisState {
   readonly leakMonitors: Map<string, LeakMonitor>;
-  /** Names never change: each pair of types is compared once (by type index). */
-  readonly nearMisses: Map<number, NearMissCacheEntry>;
+  /** Names never change: tokens, pools and what each type was compared with carry over between runs. */
+  readonly nearMisses: NearMissSearch;
 }
 
 export function emptyAnalysisState(): AnalysisState {
-  return { leakMonitors: new Map(), nearMisses: new Map() };
+  return { leakMonitors: new Map(), nearMisses: new NearMissSearch() };
 }
 
 export interface AnalysisContext {
@@ -58,6 +52,11 @@ export function siteText(site: SiteInfo | null): string {
   return `${file}:${site.line}${site.functionName ? ` (${site.functionName})` : ''}`;
 }
 
+/** A subscription's site, or why it has none when it was made before the probe started. */
+export function subscriptionSiteText(s: { readonly site: SiteInfo | null; readonly beforeProbe: boolean }): string {
+  return s.site === null && s.beforeProbe ? 'subscribed before the probe started' : siteText(s.site);
+}
+
 export function ms(n: number): string {
   if (n >= 1000) return `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)} s`;
   if (n >= 10) return `${Math.round(n)} ms`;
@@ -90,38 +89,19 @@ export function uniqueSites(sites: Iterable<SiteInfo | null>, max = 5): SiteInfo
 }
 
 /**
- * Types similar to `t` that satisfy `accept` (e.g. "has listeners", "was dispatched"): similar
- * names on the same bus, and the same name on another bus. Best first, at most `max`.
+ * Types similar to `t` from `pool` that count now ("has listeners" / "was dispatched"): similar
+ * names on the same bus, and the same name on another bus. Best first, at most `max`. Within a
+ * capped run this may be what was found so far (see NearMissSearch).
  */
-export function findNearMisses(
-  ctx: AnalysisContext,
-  t: EventTypeState,
-  accept: (other: EventTypeState) => boolean,
-  max = 3,
-): NearMissEvidence[] {
+export function findNearMisses(ctx: AnalysisContext, t: EventTypeState, pool: NearMissPoolKind, max = 3): NearMissEvidence[] {
   const { model, options, state } = ctx;
+  const o = options.unheardDispatch;
+  const matches = state.nearMisses.search(model, t, pool, o.nearMissMaxDistance, o.nearMissMinScore);
+  const accepts = POOL_ACCEPTS[pool];
   const out: NearMissEvidence[] = [];
-  const nmOptions = { maxDistance: options.unheardDispatch.nearMissMaxDistance, minScore: options.unheardDispatch.nearMissMinScore };
-  const types = model.allTypes();
-  let cache = state.nearMisses.get(t.index);
-  if (cache === undefined || cache.checkedUpTo > types.length) {
-    cache = { checkedUpTo: 0, matches: [] };
-    state.nearMisses.set(t.index, cache);
-  }
-  for (let i = cache.checkedUpTo; i < types.length; i++) {
-    const other = types[i];
-    if (other === t || other.isWildcard) continue;
-    if (other.name === t.name) {
-      cache.matches.push({ index: i, reason: 'other-bus', score: 1 });
-      continue;
-    }
-    const m = nearMiss(t.name, other.name, nmOptions);
-    if (m !== undefined) cache.matches.push({ index: i, reason: m.reason, score: other.bus === t.bus ? m.score : m.score * 0.9 });
-  }
-  cache.checkedUpTo = types.length;
-  for (const { index, reason, score } of cache.matches) {
-    const other = types[index];
-    if (!accept(other)) continue;
+  for (const { index, reason, score } of matches) {
+    const other = model.typeAt(index);
+    if (other === undefined || !accepts(other)) continue;
     out.push({
       bus: other.bus,
       busName: busName(model, other.bus),

@@ -126,7 +126,7 @@ export function explainSubscription(model: Model, id: number, options: AnalysisO
           sinceMs: Math.round(observed),
         });
       }
-      const nearMisses = findNearMisses(ctx, t, (other) => other.dispatches > 0);
+      const nearMisses = findNearMisses(ctx, t, 'dispatched');
       if (nearMisses.length > 0) {
         reasons.push({
           kind: 'near-miss-dispatched',

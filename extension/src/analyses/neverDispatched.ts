@@ -22,7 +22,7 @@ export function analyzeNeverDispatched(ctx: AnalysisContext): WarningDraft[] {
     if (waiting.length === 0) continue;
     waiting.sort((a, b) => a.createdAt - b.createdAt);
     const oldest = waiting[0];
-    const nearMisses = findNearMisses(ctx, t, (other) => other.dispatches > 0);
+    const nearMisses = findNearMisses(ctx, t, 'dispatched');
     const best = nearMisses[0];
     const waited = (oldest.endedAt ?? now) - oldest.observedFrom;
     const ended = t.busState.disposedAt !== null && t.live.size === 0;

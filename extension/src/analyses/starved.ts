@@ -3,7 +3,7 @@
 // the type since it subscribed. Counted from dispatch records alone (`consumedBy`), so it works
 // without handler timing.
 import { runsBefore } from '../model/entities';
-import { plural, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
+import { plural, subName, subscriptionSiteText, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import type { WarningDraft } from './warning';
 
 export function analyzeStarved(ctx: AnalysisContext): WarningDraft[] {
@@ -33,7 +33,7 @@ export function analyzeStarved(ctx: AnalysisContext): WarningDraft[] {
         severity: 'warning',
         title: `${subName(s)} never runs: ${topName} consumes "${t.name}" first`,
         explanation:
-          `${subName(s)} (priority ${s.priority}, ${siteText(s.site)}) subscribes to ${typeName(model, t)}, which was dispatched ` +
+          `${subName(s)} (priority ${s.priority}, ${subscriptionSiteText(s)}) subscribes to ${typeName(model, t)}, which was dispatched ` +
           `${plural(since, 'time')} since — and every one of those dispatches was consumed before its turn` +
           (top ? ` by ${topName} (priority ${top.priority}, ${plural(top.consumed, 'dispatch', 'dispatches')} consumed)` : '') +
           `. Handlers run by priority and consuming stops the rest. Either the consumer should consume only ` +

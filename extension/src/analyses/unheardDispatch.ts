@@ -12,7 +12,7 @@ export function analyzeUnheardDispatch(ctx: AnalysisContext): WarningDraft[] {
     if (t.isWildcard || t.unheard < Math.max(1, o.minUnheard)) continue;
     // Holds while the latest dispatch of the type went unheard.
     if (t.lastUnheardAt < t.lastHeardAt) continue;
-    const nearMisses = findNearMisses(ctx, t, (other) => other.registeredCount > 0);
+    const nearMisses = findNearMisses(ctx, t, 'listened');
     if (nearMisses.length === 0 && !o.reportWithoutNearMiss) continue;
     const best = nearMisses[0];
     const listenerSites = best === undefined ? [] : [...(model.findType(best.bus, best.type)?.registered() ?? [])].map((s) => s.site);

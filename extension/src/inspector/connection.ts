@@ -1,9 +1,12 @@
 // The host's side of the conversation with one inspector webview, without `vscode`: which session
-// it shows, the ready handshake, snapshot then paced deltas (only while visible), answers to the
-// webview's requests. The VS Code panel (panel.ts) supplies the effects; tests supply their own.
+// it shows, the ready handshake, snapshot then paced deltas (only while visible, and at most
+// `maxDeltasInFlight` the page has not applied yet), answers to the webview's requests. The VS Code
+// panel (panel.ts) supplies the effects; tests supply their own. Whatever is dropped or rejected on
+// either side ends up in `effects.log` (the Busscope output channel).
 
 import type { RangeStatistics } from '../model/queries';
 import type {
+  DetailsView,
   HostToWebview,
   InspectorSnapshot,
   PersistedViewState,
@@ -11,7 +14,7 @@ import type {
   SessionView,
   WebviewToHost,
 } from '../../../webview/src/messages';
-import { assertNever, emptyDispatchColumns, emptyHandlerColumns, emptySession, INSPECTOR_MESSAGES_VERSION, isWebviewToHost } from '../../../webview/src/messages';
+import { assertNever, describeMessage, emptyDispatchColumns, emptyHandlerColumns, emptySession, INSPECTOR_MESSAGES_VERSION, isWebviewToHost } from '../../../webview/src/messages';
 import { InspectorFeed, type FeedOptions } from './feed';
 import { DeltaPump, SYSTEM_CLOCK, type PumpClock } from './pump';
 import { DEFAULT_COMMANDS, type InspectorSessionInfo, type InspectorSource } from './source';
@@ -24,6 +27,8 @@ export interface HostEffects {
   exportRangeStats(stats: RangeStatistics, suggestedName: string): Promise<string | null>;
   /** For problems the user should hear about (a webview of another version). */
   showError(message: string): void;
+  /** For what the user may need to know later: messages dropped or rejected on either side (the output channel). */
+  log?(line: string): void;
 }
 
 export interface ConnectionOptions {
@@ -33,6 +38,14 @@ export interface ConnectionOptions {
   readonly maxDeltasPerSecond?: number;
   /** Re-send the selected subscription's explanation at most this often while data changes (ms). */
   readonly detailsRefreshMs?: number;
+  /**
+   * Deltas the page may have unapplied (default 2). VS Code's channel to a webview has no
+   * back-pressure: without this bound a page slower than the pump builds a queue of deltas, and an
+   * answer (`details`) posted behind them waits seconds. The feed coalesces what is held back.
+   */
+  readonly maxDeltasInFlight?: number;
+  /** Without an `applied` for this long, one more delta goes anyway (and it is logged), ms. Default 2000. */
+  readonly appliedTimeoutMs?: number;
 }
 
 export class InspectorConnection {
@@ -45,12 +58,17 @@ export class InspectorConnection {
   private lastDetailsAt = -Infinity;
   private lastSession = '';
   private pendingReveal: SelectionRef | null = null;
+  /** Flow control: the last delta posted since the snapshot, the last one the page applied. */
+  private postedDeltaSeq = 0;
+  private appliedDeltaSeq = 0;
+  private held = false;
+  private heldTimer: unknown = null;
   private readonly pump: DeltaPump;
   private readonly clock: PumpClock;
   private readonly disposables: { dispose(): unknown }[] = [];
   private disposed = false;
   /** Messages posted (for tests and the status of the panel). */
-  stats = { snapshots: 0, deltas: 0, details: 0 };
+  stats = { snapshots: 0, deltas: 0, details: 0, held: 0, rejected: 0 };
 
   constructor(
     private readonly source: InspectorSource,
@@ -81,7 +99,12 @@ export class InspectorConnection {
 
   /** A message from the webview (untrusted: checked before use). */
   receive(raw: unknown): void {
-    if (this.disposed || !isWebviewToHost(raw)) return;
+    if (this.disposed) return;
+    if (!isWebviewToHost(raw)) {
+      this.stats.rejected++;
+      this.log(`Inspector: rejected a message from the inspector page (${describeMessage(raw)}): not a request this extension knows, or a field out of range.`);
+      return;
+    }
     const msg: WebviewToHost = raw;
     switch (msg.type) {
       case 'ready':
@@ -121,6 +144,12 @@ export class InspectorConnection {
       case 'toggleBreakpoint':
         void this.toggleBreakpoint(msg.eventType);
         return;
+      case 'applied':
+        this.deltaApplied(msg.seq);
+        return;
+      case 'dropped':
+        this.log(`Inspector: the inspector page dropped a ${msg.message} message: ${msg.reason}`);
+        return;
       default:
         assertNever(msg);
     }
@@ -131,6 +160,16 @@ export class InspectorConnection {
     this.visible = visible;
     this.pump.setActive(visible && this.ready);
     if (visible) this.pump.poke();
+  }
+
+  /**
+   * The page was discarded (a hidden panel without retainContextWhenHidden): nothing posted now
+   * would arrive. The page that comes back says `ready` and gets a snapshot; a reveal waits for it.
+   */
+  pageDiscarded(): void {
+    this.ready = false;
+    this.pump.setActive(false);
+    this.releaseHold();
   }
 
   /** Shows a session (or the most relevant one) in this panel. */
@@ -146,6 +185,7 @@ export class InspectorConnection {
 
   dispose(): void {
     this.disposed = true;
+    this.releaseHold();
     this.pump.dispose();
     this.modelSubscription?.();
     this.modelSubscription = null;
@@ -184,7 +224,10 @@ export class InspectorConnection {
     const sessions = this.source.sessions().map((s) => ({ id: s.id, label: s.label, phase: s.phase }));
     const s = this.session();
     if (!s) return emptySession(sessions);
-    return { phase: s.phase, sessionId: s.id, label: s.label, detail: s.detail, droppedRecords: s.model.drops.records, offline: s.offline, sessions };
+    const view: SessionView = { phase: s.phase, sessionId: s.id, label: s.label, detail: s.detail, droppedRecords: s.model.drops.records, offline: s.offline, sessions };
+    // Only while partial (and only the counts), so a complete session's view stays the same text.
+    const progress = s.analysisProgress?.();
+    return progress?.partial === true ? { ...view, analysis: { partial: true, typesChecked: progress.typesChecked, typesToCheck: progress.typesToCheck } } : view;
   }
 
   private sendSnapshot(): void {
@@ -195,6 +238,10 @@ export class InspectorConnection {
         ? this.feed.snapshot(this.sessionView(), s.warnings())
         : { session: this.sessionView(), now: 0, buses: [], types: [], subscriptions: [], warnings: [], sites: [], dispatches: emptyDispatchColumns(), handlers: emptyHandlerColumns(), markers: [] };
     this.lastSession = JSON.stringify(snapshot.session);
+    // Delta numbering restarts after a snapshot, and so does the count of unapplied ones.
+    this.postedDeltaSeq = 0;
+    this.appliedDeltaSeq = 0;
+    this.releaseHold();
     this.post({ type: 'snapshot', snapshot });
     this.stats.snapshots++;
     if (this.pendingReveal) {
@@ -226,6 +273,12 @@ export class InspectorConnection {
     if (!this.ready || !this.visible) return;
     const s = this.session();
     if (!s || !this.feed) return;
+    if (this.postedDeltaSeq - this.appliedDeltaSeq >= this.maxInFlight) {
+      // The page has not caught up: hold (the feed keeps what changed for the next delta, and the
+      // session's figures go with it); its `applied` pokes the pump again.
+      this.hold();
+      return;
+    }
     const view = this.sessionView();
     const text = JSON.stringify(view);
     if (text !== this.lastSession) {
@@ -234,24 +287,80 @@ export class InspectorConnection {
     }
     const delta = this.feed.delta(s.warnings());
     if (delta) {
+      this.postedDeltaSeq = delta.seq;
       this.post({ type: 'delta', delta });
       this.stats.deltas++;
       this.sendDetails(false);
     }
   }
 
+  private get maxInFlight(): number {
+    return Math.max(1, this.options.maxDeltasInFlight ?? 2);
+  }
+
+  private hold(): void {
+    if (this.held) return;
+    this.held = true;
+    this.stats.held++;
+    const timeout = this.options.appliedTimeoutMs ?? 2000;
+    this.heldTimer = this.clock.setTimeout(() => {
+      this.heldTimer = null;
+      if (!this.held) return;
+      this.log(`Inspector: the inspector page has not applied delta ${this.appliedDeltaSeq + 1} of ${this.postedDeltaSeq} in ${timeout} ms; sending the next one anyway.`);
+      // Count the oldest as applied: one more delta goes, then it waits again.
+      this.appliedDeltaSeq = this.postedDeltaSeq - this.maxInFlight + 1;
+      this.releaseHold();
+      this.pump.poke();
+    }, timeout);
+  }
+
+  private releaseHold(): void {
+    this.held = false;
+    if (this.heldTimer !== null) this.clock.clearTimeout(this.heldTimer);
+    this.heldTimer = null;
+  }
+
+  private deltaApplied(seq: number): void {
+    // An `applied` from before the last snapshot can name a seq not posted since: ignore it.
+    if (seq > this.postedDeltaSeq || seq <= this.appliedDeltaSeq) return;
+    this.appliedDeltaSeq = seq;
+    if (this.held) {
+      this.releaseHold();
+      this.pump.poke();
+    }
+  }
+
+  /** `now`: the page asked (a selection): answer at once. Otherwise a refresh of the selected subscription. */
   private sendDetails(now: boolean): void {
     const sel = this.selection;
-    if (!sel || !this.feed || !this.ready) return;
+    if (!sel) return;
+    if (!this.feed || !this.ready) {
+      if (now) this.log(`Inspector: no details for the selected ${sel.kind}: ${this.ready ? 'no session is shown' : 'the inspector page is not ready'}.`);
+      return;
+    }
     // While data flows, the explanation of the selected subscription is kept current (≤ 1/s).
     if (!now && (sel.kind !== 'subscription' || this.clock.now() - this.lastDetailsAt < (this.options.detailsRefreshMs ?? 1000))) return;
     const s = this.session();
     const payloadOf = s?.payloadOf ? (seq: number) => s.payloadOf!(seq) : undefined;
-    const details = this.feed.details(sel, payloadOf);
+    let details: DetailsView | null;
+    try {
+      details = this.feed.details(sel, payloadOf);
+    } catch (e) {
+      // The page waits for an answer: give it one that says what happened, rather than none.
+      const message = e instanceof Error ? e.message : String(e);
+      this.log(`Inspector: the model could not answer for the selected ${sel.kind}: ${message}`);
+      if (sel.kind !== 'subscription') return;
+      const text = `The model could not answer: ${message}`;
+      details = { kind: 'subscription', id: sel.id, report: { subscriptionId: sel.id, found: false, summary: text, reasons: [{ kind: 'unknown-subscription', text }] } };
+    }
     if (!details) return;
     this.lastDetailsAt = this.clock.now();
     this.post({ type: 'details', details });
     this.stats.details++;
+  }
+
+  private log(line: string): void {
+    this.effects.log?.(line);
   }
 
   private sessionsChanged(): void {

@@ -5,11 +5,21 @@
 // Budgets keep a delta small whatever the app does: at most `maxDispatchesPerDelta` new dispatches
 // (the newest; the rest become a `skipped` marker with their exact count), and the figures that
 // change all the time (type and subscription statistics, warnings) at most every `statsIntervalMs`.
+//
+// Caps keep what the webview receives and holds bounded whatever the app's cardinality (an app
+// dispatching `user.${id}.updated` for 100,000 ids): at most `maxTypes` types (a snapshot picks the
+// most active; deltas add new types while under the cap), the subscriptions of those types up to
+// `maxSubscriptions`, and the `maxWarnings` most severe warnings. What is left out travels as counts
+// (`omitted`), so the webview can say "N more types not shown". A delta looks only at new type
+// indices and at the types it sent; every `rerankIntervalMs` (only while types are left out) the
+// types are ranked again and up to `maxTypeSwaps` busy newcomers replace quiet ones (`forgetTypes`).
 
 import type { Warning } from '../analyses/warning';
 import { explainSubscription } from '../analyses/explain';
 import { HandlerFlag } from '../model/handlerRing';
+import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
+import { topIndices } from '../model/ranking';
 import { dispatchAt, handlerSlicesOf, rangeStatistics, type RangeStatistics } from '../model/queries';
 import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../model/views';
 import type {
@@ -18,6 +28,7 @@ import type {
   HandlerColumns,
   InspectorDelta,
   InspectorSnapshot,
+  OmittedCounts,
   SelectionRef,
   SessionView,
   SiteView,
@@ -34,6 +45,16 @@ export interface FeedOptions {
   readonly maxHandlersPerDelta: number;
   /** Minimum wall-clock time between statistics/warnings updates, ms. */
   readonly statsIntervalMs: number;
+  /** Event types sent at most (the webview never holds more); the rest are counted in `omitted`. */
+  readonly maxTypes: number;
+  /** Subscriptions sent at most (only those of types sent). */
+  readonly maxSubscriptions: number;
+  /** Warnings sent at most (errors first, then warnings, then infos). */
+  readonly maxWarnings: number;
+  /** Least wall-clock time between re-rankings of the types sent (only while some are left out), ms. */
+  readonly rerankIntervalMs: number;
+  /** Types replaced per re-ranking at most. */
+  readonly maxTypeSwaps: number;
 }
 
 export const DEFAULT_FEED_OPTIONS: FeedOptions = {
@@ -41,6 +62,11 @@ export const DEFAULT_FEED_OPTIONS: FeedOptions = {
   maxDispatchesPerDelta: 20_000,
   maxHandlersPerDelta: 20_000,
   statsIntervalMs: 250,
+  maxTypes: 2_000,
+  maxSubscriptions: 50_000,
+  maxWarnings: 2_000,
+  rerankIntervalMs: 2_000,
+  maxTypeSwaps: 200,
 };
 
 interface SentSub {
@@ -85,6 +111,14 @@ export class InspectorFeed {
   private readonly sentSites = new Set<number>();
   private sentWarnings = new Map<string, string>();
   private droppedRecords = 0;
+  /** Type indices below this were either sent or counted as omitted (indices only grow). */
+  private typeCursor = 0;
+  private readonly omittedTypesByBus = new Map<number, number>();
+  private omittedTypes = 0;
+  private omittedWarnings = 0;
+  /** `omitted` as last sent (JSON), so a delta carries it only when it changed. */
+  private sentOmitted = '';
+  private lastRerankAt = -Infinity;
   /** Dispatches known to contain a throwing handler / a refused nested dispatch (recent, bounded). */
   private readonly threwSeqs = new Set<number>();
   private readonly depthSeqs = new Set<number>();
@@ -107,17 +141,34 @@ export class InspectorFeed {
     this.sentSites.clear();
     this.threwSeqs.clear();
     this.depthSeqs.clear();
-    const buses = [...m.buses.values()].map(busView);
+    this.omittedTypesByBus.clear();
+    this.omittedTypes = 0;
+    const maxTypes = this.options.maxTypes;
+    const buses = [...m.buses.values()].map((b) => busView(b, maxTypes));
     for (const b of buses) this.sentBuses.set(b.id, b.name);
-    const types = m.allTypes().map((t) => typeView(t, m.now));
+    const sentWarnings = this.pickWarnings(warnings);
+    const picked = this.pickTypes(sentWarnings, false).sort((a, b) => a.index - b.index);
+    const types = picked.map((t) => typeView(t, m.now));
     for (const t of types) this.sentTypes.set(t.index, sentType(t));
+    this.typeCursor = m.typeCount;
+    if (picked.length < m.typeCount) {
+      const sentByBus = new Map<number, number>();
+      for (const t of picked) sentByBus.set(t.bus, (sentByBus.get(t.bus) ?? 0) + 1);
+      for (const b of m.buses.values()) {
+        const left = b.types.size - (sentByBus.get(b.id) ?? 0);
+        if (left > 0) this.omittedTypesByBus.set(b.id, left);
+      }
+      this.omittedTypes = m.typeCount - picked.length;
+    }
     const subscriptions: SubscriptionView[] = [];
+    const maxSubs = this.options.maxSubscriptions;
     for (const s of m.subscriptions.values()) {
+      if (subscriptions.length >= maxSubs || !this.sentTypes.has(s.type.index)) continue;
       const v = subscriptionView(s);
       subscriptions.push(v);
       this.sentSubs.set(v.id, sentSub(v, s.depthErrors));
     }
-    this.sentWarnings = new Map(warnings.map((w) => [w.id, JSON.stringify(w)]));
+    this.sentWarnings = new Map(sentWarnings.map((w) => [w.id, JSON.stringify(w)]));
     this.droppedRecords = m.drops.records;
     // Newest handler slices first, so the dispatches' error flags are known.
     const handlers = this.collectHandlers(Math.min(m.handlerSlices.size, this.options.snapshotDispatches));
@@ -128,9 +179,13 @@ export class InspectorFeed {
     const skipped = m.timeline.size - columns.count;
     if (skipped > 0 && columns.count > 0) markers.push({ kind: 'skipped', at: columns.start[0], count: skipped });
     if (m.drops.records > 0) markers.push({ kind: 'drop', at: m.now, count: m.drops.records });
-    for (const t of m.allTypes()) if (t.depthLimitHits > 0) markers.push({ kind: 'depth-limit', at: t.lastDepthLimitAt, type: t.index, seq: 0 });
+    for (const t of picked) if (t.depthLimitHits > 0) markers.push({ kind: 'depth-limit', at: t.lastDepthLimitAt, type: t.index, seq: 0 });
     this.lastStatsAt = this.wallClock();
-    return { session, now: m.now, buses, types, subscriptions, warnings: [...warnings], sites, dispatches: columns, handlers, markers };
+    this.lastRerankAt = this.lastStatsAt;
+    const omitted = this.omittedCounts();
+    this.sentOmitted = JSON.stringify(omitted);
+    const snapshot: InspectorSnapshot = { session, now: m.now, buses, types, subscriptions, warnings: [...sentWarnings], sites, dispatches: columns, handlers, markers };
+    return isNothingOmitted(omitted) ? snapshot : { ...snapshot, omitted };
   }
 
   /**
@@ -148,16 +203,35 @@ export class InspectorFeed {
     const buses = [];
     for (const b of m.buses.values()) {
       if (this.sentBuses.get(b.id) !== b.name) {
-        buses.push(busView(b));
+        buses.push(busView(b, this.options.maxTypes));
         this.sentBuses.set(b.id, b.name);
       }
     }
     if (buses.length) out.buses = buses;
     const fullTypes: TypeView[] = [];
     const stats = typeStatsColumns();
-    for (const t of m.allTypes()) {
-      const prev = this.sentTypes.get(t.index);
-      const changedShape = !prev || prev.sites !== t.dispatchSites.length || prev.depthLimitHits !== t.depthLimitHits || prev.maxDepth !== t.maxDepth;
+    // New types (type indices only grow): sent while under the cap, counted beyond it.
+    const all = m.allTypes();
+    if (this.typeCursor > all.length) this.typeCursor = all.length;
+    for (let i = this.typeCursor; i < all.length; i++) {
+      const t = all[i];
+      if (this.sentTypes.size < this.options.maxTypes) {
+        const v = typeView(t, m.now);
+        fullTypes.push(v);
+        this.sentTypes.set(t.index, sentType(v));
+      } else {
+        this.omittedTypes++;
+        this.omittedTypesByBus.set(t.bus, (this.omittedTypesByBus.get(t.bus) ?? 0) + 1);
+      }
+    }
+    const firstNew = this.typeCursor;
+    this.typeCursor = all.length;
+    // Types already sent: only these are compared (at most `maxTypes`).
+    for (const [index, prev] of this.sentTypes) {
+      if (index >= firstNew) continue;
+      const t = all[index];
+      if (t === undefined) continue;
+      const changedShape = prev.sites !== t.dispatchSites.length || prev.depthLimitHits !== t.depthLimitHits || prev.maxDepth !== t.maxDepth;
       if (changedShape) {
         const v = typeView(t, m.now);
         fullTypes.push(v);
@@ -179,13 +253,28 @@ export class InspectorFeed {
         Object.assign(prev, { dispatches: t.dispatches, live: t.live.size, unheard: t.unheard, consumed: t.consumed, errors: t.handlerErrors, rate });
       }
     }
+    if (this.omittedTypes > 0 && wall - this.lastRerankAt >= this.options.rerankIntervalMs) {
+      this.lastRerankAt = wall;
+      const forgetTypes = this.rerank(warnings, fullTypes);
+      if (forgetTypes.length) out.forgetTypes = forgetTypes;
+    }
     if (fullTypes.length) out.types = fullTypes;
     if (stats.count) out.typeStats = stats;
 
     const subs: SubscriptionView[] = [];
     const subStats = subscriptionStatsColumns();
+    const forget: number[] = [];
+    const maxSubs = this.options.maxSubscriptions;
     for (const s of m.subscriptions.values()) {
       const prev = this.sentSubs.get(s.id);
+      // Subscriptions of types not sent (or beyond the cap) stay counted in `omitted`.
+      if (!prev && (this.sentSubs.size >= maxSubs || !this.sentTypes.has(s.type.index))) continue;
+      if (prev && !this.sentTypes.has(s.type.index)) {
+        // Its type was replaced by a busier one: the webview forgets it with its type.
+        forget.push(s.id);
+        this.sentSubs.delete(s.id);
+        continue;
+      }
       if (!prev || prev.active !== s.active) {
         const v = subscriptionView(s);
         subs.push(v);
@@ -213,7 +302,6 @@ export class InspectorFeed {
         Object.assign(prev, { calls: s.calls, consumed: s.consumed, errors: s.errors, timed });
       }
     }
-    const forget: number[] = [];
     for (const id of this.sentSubs.keys()) {
       if (!m.subscriptions.has(id)) {
         forget.push(id);
@@ -227,7 +315,7 @@ export class InspectorFeed {
     if (statsDue) {
       const next = new Map<string, string>();
       const changed: Warning[] = [];
-      for (const w of warnings) {
+      for (const w of this.pickWarnings(warnings)) {
         const fp = JSON.stringify(w);
         next.set(w.id, fp);
         if (this.sentWarnings.get(w.id) !== fp) changed.push(w);
@@ -267,6 +355,12 @@ export class InspectorFeed {
       }
     }
     if (markers.length) out.markers = markers;
+    const omitted = this.omittedCounts();
+    const omittedText = JSON.stringify(omitted);
+    if (omittedText !== this.sentOmitted) {
+      this.sentOmitted = omittedText;
+      out.omitted = omitted;
+    }
 
     for (const k of Object.keys(out)) if (k !== 'seq' && k !== 'now') any = true;
     if (!any) return null;
@@ -298,6 +392,89 @@ export class InspectorFeed {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /**
+   * The types a snapshot sends: all of them within the cap, else the most active ones — those a
+   * warning names first, then by rate, live subscriptions and dispatches — in first-seen order.
+   */
+  private pickTypes(warnings: readonly Warning[], preferSent: boolean): EventTypeState[] {
+    const m = this.model;
+    const all = m.allTypes();
+    const max = this.options.maxTypes;
+    if (all.length <= max) return all.slice();
+    const warned = new Set<string>();
+    for (const w of warnings) for (const t of w.subjects.types) warned.add(`${t.bus}\u0000${t.type}`);
+    const n = all.length;
+    const score = new Float64Array(n);
+    const live = new Float64Array(n);
+    const dispatches = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const t = all[i];
+      const rate = t.lastDispatchAt >= m.now - t.rate.windowMs ? t.rate.ratePerSecond(m.now) : 0;
+      // Re-ranking favours the types already shown, so types near the cut do not flap in and out.
+      const sticky = preferSent && this.sentTypes.has(t.index);
+      score[i] = (warned.size > 0 && warned.has(`${t.bus}\u0000${t.name}`) ? 1e15 : 0) + (sticky ? rate * 1.5 + 1 : rate);
+      live[i] = t.live.size;
+      dispatches[i] = t.dispatches;
+    }
+    return topIndices(n, max, (a, b) => score[b] - score[a] || live[b] - live[a] || dispatches[b] - dispatches[a] || a - b).map((i) => all[i]);
+  }
+
+  /**
+   * Over the type cap: the types now ranked into the top that are not sent replace sent ones that
+   * fell out (at most `maxTypeSwaps`). Adds the newcomers to `fullTypes`; returns the indices dropped.
+   */
+  private rerank(warnings: readonly Warning[], fullTypes: TypeView[]): number[] {
+    const m = this.model;
+    const desired = this.pickTypes(this.pickWarnings(warnings), true);
+    const wanted = new Set<number>();
+    for (const t of desired) wanted.add(t.index);
+    const incoming = desired.filter((t) => !this.sentTypes.has(t.index));
+    if (incoming.length === 0) return [];
+    const outgoing: number[] = [];
+    for (const index of this.sentTypes.keys()) if (!wanted.has(index)) outgoing.push(index);
+    const swaps = Math.min(incoming.length, outgoing.length, this.options.maxTypeSwaps);
+    const byBus = this.omittedTypesByBus;
+    const dropped = outgoing.slice(0, swaps);
+    for (const index of dropped) {
+      this.sentTypes.delete(index);
+      const bus = m.typeAt(index)?.bus;
+      if (bus !== undefined) byBus.set(bus, (byBus.get(bus) ?? 0) + 1);
+    }
+    for (const t of incoming.slice(0, swaps)) {
+      const v = typeView(t, m.now);
+      fullTypes.push(v);
+      this.sentTypes.set(t.index, sentType(v));
+      const left = (byBus.get(t.bus) ?? 0) - 1;
+      if (left > 0) byBus.set(t.bus, left);
+      else byBus.delete(t.bus);
+    }
+    return dropped;
+  }
+
+  /** At most `maxWarnings`, the most severe first (in their order within a severity). */
+  private pickWarnings(warnings: readonly Warning[]): readonly Warning[] {
+    const max = this.options.maxWarnings;
+    if (warnings.length <= max) {
+      this.omittedWarnings = 0;
+      return warnings;
+    }
+    const out: Warning[] = [];
+    for (const severity of ['error', 'warning', 'info'] as const) {
+      for (const w of warnings) {
+        if (out.length >= max) break;
+        if (w.severity === severity) out.push(w);
+      }
+    }
+    this.omittedWarnings = warnings.length - out.length;
+    return out;
+  }
+
+  private omittedCounts(): OmittedCounts {
+    const typesByBus = [...this.omittedTypesByBus].map(([bus, count]) => ({ bus, count }));
+    // Sent subscriptions the model forgot are forgotten here too (see `delta`): a subset.
+    return { types: this.omittedTypes, typesByBus, subscriptions: Math.max(0, this.model.subscriptions.size - this.sentSubs.size), warnings: this.omittedWarnings };
+  }
 
   private rememberSeq(set: Set<number>, seq: number): void {
     set.add(seq);
@@ -374,6 +551,10 @@ export class InspectorFeed {
     });
     return { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null };
   }
+}
+
+function isNothingOmitted(o: OmittedCounts): boolean {
+  return o.types === 0 && o.subscriptions === 0 && o.warnings === 0;
 }
 
 /** Times travel as JSON: µs precision (starts) and 0.1 µs (durations) keep them short. */

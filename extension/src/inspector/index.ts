@@ -20,13 +20,20 @@ export interface InspectorController extends vscode.Disposable {
   readonly isOpen: boolean;
 }
 
-export function registerInspector(context: vscode.ExtensionContext, source: InspectorSource): InspectorController {
+/** `log`: where dropped or rejected inspector messages are reported (the Busscope output channel). */
+export function registerInspector(context: vscode.ExtensionContext, source: InspectorSource, log?: (line: string) => void): InspectorController {
   let current: InspectorPanel | undefined;
   const adopt = (panel: vscode.WebviewPanel): InspectorPanel => {
     current?.dispose();
-    const p = new InspectorPanel(panel, context.extensionUri, source, () => {
-      if (current === p) current = undefined;
-    });
+    const p = new InspectorPanel(
+      panel,
+      context.extensionUri,
+      source,
+      () => {
+        if (current === p) current = undefined;
+      },
+      log,
+    );
     current = p;
     return p;
   };

@@ -35,6 +35,7 @@ export class InspectorPanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
     source: InspectorSource,
     private readonly onDisposed: () => void,
+    log?: (line: string) => void,
   ) {
     const webview = panel.webview;
     webview.options = inspectorWebviewOptions(extensionUri);
@@ -46,7 +47,16 @@ export class InspectorPanel implements vscode.Disposable {
       nonce: makeNonce((n) => randomBytes(n)),
     });
     const effects: HostEffects = {
-      post: (msg) => void webview.postMessage(msg),
+      post: (msg) => {
+        // VS Code delivers only to a live page; `false` means this message is lost.
+        void webview.postMessage(msg).then(
+          (delivered) => {
+            if (!delivered && !this.disposed) log?.(`Inspector: a ${msg.type} message was not delivered to the inspector page (hidden or closed).`);
+          },
+          (e: unknown) => log?.(`Inspector: posting a ${msg.type} message failed: ${e instanceof Error ? e.message : String(e)}`),
+        );
+      },
+      log,
       openSource: async (file, line, column) => {
         try {
           await openSourceFile(file, line, column);
@@ -68,7 +78,12 @@ export class InspectorPanel implements vscode.Disposable {
     this.connection.setVisible(panel.visible);
     this.disposables.push(
       webview.onDidReceiveMessage((msg: unknown) => this.connection.receive(msg)),
-      panel.onDidChangeViewState((e) => this.connection.setVisible(e.webviewPanel.visible)),
+      panel.onDidChangeViewState((e) => {
+        const visible = e.webviewPanel.visible;
+        // Hidden, the page is discarded (retainContextWhenHidden is off): it says `ready` again when shown.
+        if (!visible) this.connection.pageDiscarded();
+        this.connection.setVisible(visible);
+      }),
       panel.onDidDispose(() => this.dispose()),
     );
   }

@@ -24,7 +24,7 @@
 
 import type { Warning } from '../analyses/warning';
 import type { Model } from '../model/model';
-import type { InspectorCommand, SessionPhase } from '../../../webview/src/messages';
+import type { AnalysisProgressView, InspectorCommand, SessionPhase } from '../../../webview/src/messages';
 
 export type { InspectorCommand, SessionPhase };
 
@@ -45,6 +45,8 @@ export interface InspectorSessionInfo {
   readonly model: Model;
   /** The warnings that hold now (the session's Analyzer results, the same the Warnings tree shows). */
   warnings(): readonly Warning[];
+  /** How complete the analyses' last run was (optional; absent: complete). */
+  analysisProgress?(): AnalysisProgressView;
   /** JSON preview of a dispatch's payload when the probe captured it (optional). */
   payloadOf?(seq: number): string | null;
 }

@@ -132,6 +132,22 @@ export class ChurnCounter {
   }
 }
 
+/**
+ * Shared, always-empty stand-ins for the per-type collections most types never use: an app with
+ * 100,000 event types (one dispatch each) must not pay for 100,000 empty maps, sets and rate
+ * windows. Readers get these; the model swaps in a real one on first write (`EventTypeState.ensure…`).
+ */
+const EMPTY_SUBSCRIPTIONS: ReadonlySet<SubscriptionState> = new Set();
+const EMPTY_CONSUMERS: ReadonlyMap<number, ConsumerCount> = new Map();
+const EMPTY_REMOVALS: ReadonlyMap<string, SiteRemovals> = new Map();
+/** Per window: an all-zero counter reads as 0 at any time (nothing ever adds to it). */
+const emptyCounters = new WeakMap<RateWindow, WindowedCounter>();
+function emptyCounter(window: RateWindow): WindowedCounter {
+  let c = emptyCounters.get(window);
+  if (c === undefined) emptyCounters.set(window, (c = new WindowedCounter(window.bucketMs, window.buckets)));
+  return c;
+}
+
 export interface ConsumerCount {
   count: number;
   readonly priority: number;
@@ -145,7 +161,10 @@ export class EventTypeState {
    * Subscriptions still registered when the bus was disposed (usually the app shutting down).
    * The bus's final state stays judgeable after the app exits: see `registered()`.
    */
-  readonly retired = new Set<SubscriptionState>();
+  get retired(): ReadonlySet<SubscriptionState> {
+    return this.retiredSet ?? EMPTY_SUBSCRIPTIONS;
+  }
+  private retiredSet: Set<SubscriptionState> | null = null;
   subscribedEver = 0;
   /** Dispatches observed (records), plus the snapshot's count from before attach. */
   dispatches = 0;
@@ -159,23 +178,35 @@ export class EventTypeState {
   lastHeardAt = -Infinity;
   consumed = 0;
   /** Consumer subscription id → dispatches of this type it consumed. */
-  readonly consumers = new Map<number, ConsumerCount>();
+  get consumers(): ReadonlyMap<number, ConsumerCount> {
+    return this.consumerMap ?? EMPTY_CONSUMERS;
+  }
+  private consumerMap: Map<number, ConsumerCount> | null = null;
   totalDuration = 0;
   maxDuration = 0;
   maxDepth = 0;
   readonly rate: WindowedCounter;
   /** +1 per subscribe, −1 per unsubscribe: net listener growth over the window. */
-  readonly netGrowth: WindowedCounter;
+  get netGrowth(): WindowedCounter {
+    return this.growthCounter ?? emptyCounter(this.window);
+  }
+  private growthCounter: WindowedCounter | null = null;
   enqueued = 0;
   maxQueueLength = 0;
   depthLimitHits = 0;
   firstDepthLimitAt = Infinity;
   lastDepthLimitAt = -Infinity;
   maxRefusedDepth = 0;
-  readonly depthLimitRate: WindowedCounter;
+  get depthLimitRate(): WindowedCounter {
+    return this.depthLimitCounter ?? emptyCounter(this.window);
+  }
+  private depthLimitCounter: WindowedCounter | null = null;
   handlerErrors = 0;
   /** Subscriptions removed because their owner was dead (`dead-owner`) or collected, by site. */
-  readonly ownerRemovals = new Map<string, SiteRemovals>();
+  get ownerRemovals(): ReadonlyMap<string, SiteRemovals> {
+    return this.removalMap ?? EMPTY_REMOVALS;
+  }
+  private removalMap: Map<string, SiteRemovals> | null = null;
   /** Sampled dispatch sites (at most 8 distinct). */
   readonly dispatchSites: SiteInfo[] = [];
 
@@ -184,11 +215,31 @@ export class EventTypeState {
     readonly index: number,
     readonly busState: BusState,
     readonly name: string,
-    window: RateWindow,
+    private readonly window: RateWindow,
   ) {
     this.rate = new WindowedCounter(window.bucketMs, window.buckets);
-    this.netGrowth = new WindowedCounter(window.bucketMs, window.buckets);
-    this.depthLimitRate = new WindowedCounter(window.bucketMs, window.buckets);
+  }
+
+  // Writers (the model only): the collection, made on first use.
+
+  ensureRetired(): Set<SubscriptionState> {
+    return (this.retiredSet ??= new Set());
+  }
+
+  ensureConsumers(): Map<number, ConsumerCount> {
+    return (this.consumerMap ??= new Map());
+  }
+
+  ensureOwnerRemovals(): Map<string, SiteRemovals> {
+    return (this.removalMap ??= new Map());
+  }
+
+  ensureNetGrowth(): WindowedCounter {
+    return (this.growthCounter ??= new WindowedCounter(this.window.bucketMs, this.window.buckets));
+  }
+
+  ensureDepthLimitRate(): WindowedCounter {
+    return (this.depthLimitCounter ??= new WindowedCounter(this.window.bucketMs, this.window.buckets));
   }
 
   get bus(): number {
@@ -241,6 +292,8 @@ export class SubscriptionState {
   typeDispatchesAtStart = 0;
   /** Dispatches of its type consumed by subscriptions running before it, when observation began. */
   consumedAheadAtStart = 0;
+  /** Made before the probe started (the snapshot says so): why it has no site, with capture on. */
+  beforeProbe = false;
 
   constructor(
     readonly id: number,

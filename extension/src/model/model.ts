@@ -414,7 +414,7 @@ export class Model {
         const t = this.typeFor(r.bus, r.type);
         if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
         t.depthLimitHits++;
-        t.depthLimitRate.add(r.time);
+        t.ensureDepthLimitRate().add(r.time);
         if (r.time < t.firstDepthLimitAt) t.firstDepthLimitAt = r.time;
         if (r.time > t.lastDepthLimitAt) t.lastDepthLimitAt = r.time;
         if (r.depth > t.maxRefusedDepth) t.maxRefusedDepth = r.depth;
@@ -498,11 +498,12 @@ export class Model {
     const consumedBy = r.consumedBy;
     if (consumedBy !== 0) {
       t.consumed++;
-      let c = t.consumers.get(consumedBy);
+      const consumers = t.ensureConsumers();
+      let c = consumers.get(consumedBy);
       if (c === undefined) {
         const sub = this.subscriptions.get(consumedBy);
         c = { count: 0, priority: sub ? sub.priority : 0, label: sub ? sub.label : null };
-        t.consumers.set(consumedBy, c);
+        consumers.set(consumedBy, c);
       }
       c.count++;
       const sub = this.subscriptions.get(consumedBy);
@@ -619,7 +620,7 @@ export class Model {
     this.subscriptions.set(id, sub);
     t.live.add(sub);
     t.subscribedEver++;
-    t.netGrowth.add(observedFrom, 1);
+    t.ensureNetGrowth().add(observedFrom, 1);
     if (sub.ownerKey !== null && owner !== null) {
       let o = this.owners.get(sub.ownerKey);
       if (o === undefined) {
@@ -649,13 +650,14 @@ export class Model {
     sub.endReason = reason;
     const t = sub.type;
     t.live.delete(sub);
-    t.netGrowth.add(time, -1);
+    t.ensureNetGrowth().add(time, -1);
     if (reason === 'dead-owner' || reason === 'collected') {
       const key = sub.siteKey ?? `label:${sub.label ?? ''}`;
-      let g = t.ownerRemovals.get(key);
+      const removals = t.ensureOwnerRemovals();
+      let g = removals.get(key);
       if (g === undefined) {
         g = new SiteRemovals(sub.site, sub.label);
-        t.ownerRemovals.set(key, g);
+        removals.set(key, g);
       }
       g.add(time, sub.owner, sub.id, reason, sub.ownerId);
     }
@@ -707,9 +709,9 @@ export class Model {
       const o = sub.ownerKey === null ? undefined : this.owners.get(sub.ownerKey);
       if (teardown && this.subscriptions.get(sub.id) === sub) {
         sub.endedWithBus = true;
-        sub.type.retired.add(sub);
+        sub.type.ensureRetired().add(sub);
         // Not a shrinking listener count: the bus ended.
-        sub.type.netGrowth.add(sub.endedAt ?? b.disposedAt ?? this.now, 1);
+        sub.type.ensureNetGrowth().add(sub.endedAt ?? b.disposedAt ?? this.now, 1);
         o?.retired.add(sub);
       } else if (o !== undefined) this.forgetOwnerIfIdle(o);
     }
@@ -722,7 +724,7 @@ export class Model {
       const old = this.endedOrder[this.endedHead++];
       if (this.subscriptions.get(old.id) === old) this.subscriptions.delete(old.id);
       if (old.endedWithBus) {
-        old.type.retired.delete(old);
+        if (old.type.retired.size > 0) old.type.ensureRetired().delete(old);
         const o = old.ownerKey === null ? undefined : this.owners.get(old.ownerKey);
         if (o !== undefined) {
           o.retired.delete(old);
@@ -771,7 +773,8 @@ export class Model {
         if (ss.calls > known.calls) known.calls = ss.calls;
         continue;
       }
-      this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls, ss.ownerId ?? null);
+      const sub = this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls, ss.ownerId ?? null);
+      if (ss.beforeProbe === true && ss.site === null) sub.beforeProbe = true;
     }
     // A complete snapshot is the truth at its point in the stream: subscriptions it lacks ended
     // while records were dropped.

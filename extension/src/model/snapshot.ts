@@ -71,7 +71,7 @@ export function buildSnapshot(model: Model, options: SnapshotOptions = {}): Mode
         bytes: model.timeline.byteLength + model.handlerSlices.byteLength,
       },
     },
-    buses: [...model.buses.values()].map(busView),
+    buses: [...model.buses.values()].map((b) => busView(b)),
     types,
     subscriptions,
     owners: [...model.owners.values()].map(ownerView),

@@ -17,6 +17,8 @@ export interface SubscriptionView {
   readonly createdAt: number;
   readonly observedFrom: number;
   readonly fromSnapshot: boolean;
+  /** Made before the probe started: no site could be captured. Absent when false. */
+  readonly beforeProbe?: boolean;
   readonly active: boolean;
   readonly endedAt: number | null;
   readonly endReason: EndReason | null;
@@ -66,8 +68,10 @@ export interface BusView {
   readonly flushes: number;
   readonly depthLimitHits: number;
   readonly ownersCollected: number;
-  /** Type names on this bus, in first-seen order. */
+  /** Type names on this bus, in first-seen order (the inspector feed sends at most its type cap). */
   readonly types: readonly string[];
+  /** How many types the bus has (`types` may be cut short). */
+  readonly typeCount?: number;
 }
 
 export interface OwnerView {
@@ -105,6 +109,7 @@ export function subscriptionView(s: SubscriptionState): SubscriptionView {
     createdAt: s.createdAt,
     observedFrom: s.observedFrom,
     fromSnapshot: s.fromSnapshot,
+    ...(s.beforeProbe ? { beforeProbe: true } : {}),
     active: s.active,
     endedAt: s.endedAt,
     endReason: s.endReason,
@@ -143,9 +148,14 @@ export function typeView(t: EventTypeState, now: number): TypeView {
   };
 }
 
-export function busView(b: BusState): BusView {
+/** `maxTypeNames` cuts `types` short (a bus of 100,000 types need not carry every name). */
+export function busView(b: BusState, maxTypeNames = Infinity): BusView {
   let live = 0;
-  for (const t of b.types.values()) live += t.live.size;
+  const names: string[] = [];
+  for (const t of b.types.values()) {
+    live += t.live.size;
+    if (names.length < maxTypeNames) names.push(t.name);
+  }
   return {
     id: b.id,
     name: b.name,
@@ -157,7 +167,8 @@ export function busView(b: BusState): BusView {
     flushes: b.flushes,
     depthLimitHits: b.depthLimitHits,
     ownersCollected: b.ownersCollected,
-    types: [...b.types.keys()],
+    types: names,
+    typeCount: b.types.size,
   };
 }
 

@@ -20,6 +20,7 @@ export function inspectorSessionInfo(s: Session): InspectorSessionInfo {
     offline,
     model: s.model,
     warnings: () => s.warnings,
+    analysisProgress: () => s.analyzer.progress,
     payloadOf: (seq) => s.model.payloadOf(seq),
   };
 }

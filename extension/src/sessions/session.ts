@@ -52,6 +52,19 @@ export interface SessionOptions {
   readonly tickMs?: number;
   /** Is the app's process alive? (to tell "exited" from "connection lost"). */
   readonly isProcessAlive?: (pid: number) => boolean;
+  /**
+   * Told once per session when an analysis run throws (the session keeps updating its views; later
+   * failures are not repeated). Default: `console.error`.
+   */
+  readonly onError?: (message: string, error: unknown) => void;
+}
+
+/** Names past the string table cap (PROTOCOL.md, "String table caps"): the views say so. */
+export interface NameOverflow {
+  /** Name and site definitions from the app that this session folded into the overflow bucket. */
+  readonly folded: number;
+  /** The app's own table is full: some names arrive as "(too many distinct names)". */
+  readonly appTableFull: boolean;
 }
 
 export class Session {
@@ -63,7 +76,8 @@ export class Session {
   /** Epoch ms when the session started. */
   readonly startedAt = Date.now();
 
-  private readonly updated = new Emitter<Session>();
+  /** A view that throws while updating is reported (once) and the other views still update. */
+  private readonly updated = new Emitter<Session>({ onError: (error) => this.reportOnce('listener', `Busscope: a view failed to update from ${this.description}`, error) });
   /** Throttled: the model changed and the analyses have run. */
   readonly onDidUpdate = this.updated.event;
   private readonly endedEmitter = new Emitter<Session>();
@@ -79,6 +93,11 @@ export class Session {
   private readonly isProcessAlive: (pid: number) => boolean;
   /** Records the model received (for the status line and tests). */
   recordsReceived = 0;
+  private folded = 0;
+  private appTableFull = false;
+  private readonly onError: (message: string, error: unknown) => void;
+  /** What has been reported already: each kind of failure is told once per session. */
+  private readonly reported = new Set<'analysis' | 'listener'>();
   /** Set while a user-initiated detach is closing the client. */
   private detaching = false;
   /** The debug session the app runs under (extension/src/debugging keeps it). */
@@ -92,6 +111,7 @@ export class Session {
     this.model = new Model(options.model ?? {});
     this.analyzer = new Analyzer(this.model, options.analyzer ?? {});
     this.isProcessAlive = options.isProcessAlive ?? (() => true);
+    this.onError = options.onError ?? ((message, error) => console.error(message, error));
     this.throttle = new Throttle(() => this.runUpdate(), options.updateIntervalMs ?? 250);
     this.unsubscribeModel = this.model.onDidChange(() => this.throttle.schedule());
     if (this.kind === 'live') {
@@ -154,8 +174,20 @@ export class Session {
 
   /** Feeds one stream message (live client or trace reader). */
   ingest(message: StreamMessage): void {
-    if (message.type === 'records') this.recordsReceived += message.records.length;
+    if (message.type === 'records') {
+      this.recordsReceived += message.records.length;
+      const overflow = message.nameOverflow;
+      if (overflow !== undefined) {
+        this.folded += overflow.folded;
+        if (overflow.appTableFull) this.appTableFull = true;
+      }
+    }
     this.model.apply(message);
+  }
+
+  /** Set once too many distinct names arrived (here or in the app); undefined while all fit. */
+  get nameOverflow(): NameOverflow | undefined {
+    return this.folded === 0 && !this.appTableFull ? undefined : { folded: this.folded, appTableFull: this.appTableFull };
   }
 
   /** @internal The manager hands over the connected client. */
@@ -240,9 +272,31 @@ export class Session {
     this.update();
   }
 
+  /**
+   * Runs from a timer: nothing may escape it. An analysis that throws (a bug, or data it did not
+   * expect) is reported once, and the views still update from the model (listeners' errors are
+   * caught by the emitter).
+   */
   private runUpdate(): void {
-    this.analyzer.run();
+    try {
+      this.analyzer.run();
+    } catch (error) {
+      this.reportOnce('analysis', `Busscope: analysing ${this.description} failed; its warnings may be stale`, error);
+    }
     this.updated.fire(this);
+    // The near-miss search ran out of its budget: carry on at the next throttle tick, even if the
+    // app is quiet or the session has ended (a trace), until the results are complete.
+    if (this.analyzer.progress.partial) this.throttle.schedule();
+  }
+
+  private reportOnce(kind: 'analysis' | 'listener', message: string, error: unknown): void {
+    if (this.reported.has(kind)) return;
+    this.reported.add(kind);
+    try {
+      this.onError(message, error);
+    } catch {
+      // a failing reporter must not take the session down either
+    }
   }
 
   private tick(): void {

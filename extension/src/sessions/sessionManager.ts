@@ -37,6 +37,8 @@ export interface SessionManagerOptions {
   /** Discovery poll interval while watched. Default 1000 ms. */
   readonly discoveryIntervalMs?: number;
   readonly isProcessAlive?: (pid: number) => boolean;
+  /** Where a session reports, once, that its analyses or views failed (the output channel). */
+  readonly onSessionError?: (message: string, error: unknown) => void;
 }
 
 /** An app whose session ended is running again. */
@@ -246,6 +248,7 @@ export class SessionManager {
       analyzer: this.options.analyzerOptions?.(),
       updateIntervalMs: this.options.updateIntervalMs,
       isProcessAlive: this.isProcessAlive,
+      onError: this.options.onSessionError,
     });
   }
 

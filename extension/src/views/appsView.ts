@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { debugLinkText } from '../debugging/link';
 import { formatAge } from '../sessions/address';
+import { OVERFLOW_NAME } from '../../../runtime-probe/src/protocol/index';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
 import { formatCount, formatRate, plural } from './format';
@@ -136,6 +137,14 @@ function sessionFacts(s: Session): [string, string, string][] {
   facts.push(['buses', 'buses', String(s.model.buses.size)]);
   facts.push(['dispatches', 'dispatches', formatCount(s.model.totalDispatches)]);
   if (s.model.drops.records > 0) facts.push(['drops', 'dropped records', formatCount(s.model.drops.records)]);
+  const overflow = s.nameOverflow;
+  if (overflow !== undefined) {
+    // PROTOCOL.md, "String table caps": names past the cap share one bucket.
+    const where = [overflow.appTableFull ? "the app's table is full" : '', overflow.folded > 0 ? `${formatCount(overflow.folded)} definitions past this session's cap` : '']
+      .filter((t) => t !== '')
+      .join('; ');
+    facts.push(['names', 'too many distinct names', `${where}: newer names show as "${OVERFLOW_NAME}"`]);
+  }
   facts.push(['warnings', 'warnings', String(s.warnings.length)]);
   if (s.debug !== undefined && s.isLive) {
     const d = s.debug;

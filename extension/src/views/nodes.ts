@@ -10,6 +10,8 @@ export type BusscopeNode =
   | { readonly kind: 'discovered'; readonly app: DiscoveredApp }
   | { readonly kind: 'bus'; readonly sessionId: string; readonly bus: number }
   | { readonly kind: 'type'; readonly sessionId: string; readonly bus: number; readonly type: string }
+  /** "N more types…" under a bus with more types than a page: opens the types from rank `offset` on. */
+  | { readonly kind: 'more-types'; readonly sessionId: string; readonly bus: number; readonly offset: number; readonly rest: number }
   | { readonly kind: 'subscription'; readonly sessionId: string; readonly subscriptionId: number; readonly site: SiteInfo | null }
   | { readonly kind: 'warning'; readonly sessionId: string; readonly warningId: string; readonly site: SiteInfo | null }
   | { readonly kind: 'warning-site'; readonly sessionId: string; readonly warningId: string; readonly index: number; readonly site: SiteInfo }
@@ -38,6 +40,8 @@ export function nodeId(node: BusscopeNode): string {
       return `s:${node.sessionId}/b:${node.bus}`;
     case 'type':
       return `s:${node.sessionId}/b:${node.bus}/t:${node.type}`;
+    case 'more-types':
+      return `s:${node.sessionId}/b:${node.bus}/more:${node.offset}`;
     case 'subscription':
       return `s:${node.sessionId}/sub:${node.subscriptionId}`;
     case 'warning':

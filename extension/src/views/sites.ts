@@ -1,20 +1,17 @@
 // Source locations from the probe (subscribe sites, sampled dispatch sites) as editor locations.
-// Stack frames name files as absolute paths or file:// URLs (ESM); anything else (node:internal,
-// eval, relative) has no file to open.
-import path from 'node:path';
+// Which files may be opened is decided by the one rule the inspector uses too
+// (inspector/sourcePath.ts): local files only — no URL schemes but file:, no network paths.
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import { isAbsoluteSourcePath, localSourcePath, resolveSourcePath } from '../inspector/sourcePath';
+import { visibleText } from '../../../webview/src/visibleText';
 
+/** The site's file as a URI, when it is an absolute local path (Problems entries); else undefined. */
 export function siteUri(file: string): vscode.Uri | undefined {
-  if (/^file:\/\//i.test(file)) {
-    try {
-      return vscode.Uri.parse(file, true);
-    } catch {
-      return undefined;
-    }
-  }
-  if (path.isAbsolute(file) || /^[A-Za-z]:[\\/]/.test(file)) return vscode.Uri.file(file);
-  return undefined;
+  const local = localSourcePath(file);
+  if ('error' in local || !isAbsoluteSourcePath(local.path)) return undefined;
+  return vscode.Uri.file(local.path);
 }
 
 /** The site's position (the probe's line and column are 1-based). */
@@ -44,13 +41,14 @@ export function asSite(value: unknown): SiteInfo | undefined {
 
 /** Opens the site in an editor with the cursor on it. Returns false (after telling the user) when it cannot. */
 export async function openSite(site: SiteInfo): Promise<boolean> {
-  const uri = siteUri(site.file);
-  if (uri === undefined) {
-    void vscode.window.showWarningMessage(`Busscope: ${siteText(site)} is not a file on this machine.`);
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const resolved = resolveSourcePath(site.file, folders, existsSync);
+  if ('error' in resolved) {
+    void vscode.window.showWarningMessage(visibleText(`Busscope: cannot open ${siteText(site)}. ${resolved.error}`));
     return false;
   }
   try {
-    const document = await vscode.workspace.openTextDocument(uri);
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(resolved.path));
     const position = sitePosition(site);
     await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
     return true;

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { debugLinkText } from '../debugging/link';
 import type { SessionManager } from '../sessions/sessionManager';
 import { Throttle } from '../sessions/throttle';
+import { visibleText } from '../../../webview/src/visibleText';
 import { formatRate, plural } from './format';
 
 export interface StatusBarText {
@@ -61,8 +62,9 @@ export class BusscopeStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    this.item.text = t.text;
-    this.item.tooltip = t.tooltip;
+    // App names in it: bidi controls escaped, as in the trees.
+    this.item.text = visibleText(t.text);
+    this.item.tooltip = visibleText(t.tooltip);
     this.item.show();
   }
 

@@ -11,6 +11,7 @@ import { formatCount, formatMs, formatRate, plural } from './format';
 import { nodeId, type BusscopeNode } from './nodes';
 import { siteText } from './sites';
 import { ThrottledTree } from './treeBase';
+import { rankTypes, typePage } from './typePages';
 
 export const SUBSCRIPTIONS_VIEW = 'busscope.subscriptions';
 
@@ -43,6 +44,8 @@ function severityIcon(warnings: readonly Warning[] | undefined): vscode.ThemeIco
 
 export class SubscriptionsTree extends ThrottledTree {
   private readonly warningIndex = new Map<string, WarningIndex>();
+  /** Types of a big bus by activity (session id + bus id → ranking), until the next refresh. */
+  private readonly rankings = new Map<string, EventTypeState[]>();
   /** Appended to a type's description (event breakpoints; set by extension/src/debugging). */
   typeBadge: ((type: string) => string | undefined) | undefined;
 
@@ -56,6 +59,22 @@ export class SubscriptionsTree extends ThrottledTree {
 
   protected override onRefresh(): void {
     this.warningIndex.clear();
+    this.rankings.clear();
+  }
+
+  /** A page of a bus's types and, when more follow, the node that opens them. */
+  private typeNodes(session: Session, busId: number, offset: number): BusscopeNode[] {
+    const bus = session.model.buses.get(busId);
+    if (bus === undefined) return [];
+    const key = `${session.id}\u0000${busId}`;
+    const page = typePage(bus, offset, (count) => {
+      let r = this.rankings.get(key);
+      if (r === undefined || r.length < count) this.rankings.set(key, (r = rankTypes(bus, session.model.now, count)));
+      return r;
+    });
+    const nodes: BusscopeNode[] = page.types.map((t) => ({ kind: 'type', sessionId: session.id, bus: busId, type: t.name }));
+    if (page.rest > 0) nodes.push({ kind: 'more-types', sessionId: session.id, bus: busId, offset: page.next, rest: page.rest });
+    return nodes;
   }
 
   private index(session: Session): WarningIndex {
@@ -77,13 +96,10 @@ export class SubscriptionsTree extends ThrottledTree {
         return this.busesOf(session);
       case 'debug':
         return debugChildren(session, node);
-      case 'bus': {
-        const bus = session.model.buses.get(node.bus);
-        if (bus === undefined) return [];
-        return [...bus.types.values()]
-          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-          .map((t) => ({ kind: 'type', sessionId: session.id, bus: node.bus, type: t.name }));
-      }
+      case 'bus':
+        return this.typeNodes(session, node.bus, 0);
+      case 'more-types':
+        return this.typeNodes(session, node.bus, node.offset);
       case 'type': {
         const t = session.model.findType(node.bus, node.type);
         if (t === undefined) return [];
@@ -137,6 +153,14 @@ export class SubscriptionsTree extends ThrottledTree {
         item.tooltip = `Bus "${bus.name}" (id ${bus.id})${bus.disposedAt !== null ? ', disposed' : ''}\n${formatCount(bus.dispatches)} dispatches, ${listeners} live subscriptions`;
         item.iconPath = new vscode.ThemeIcon('symbol-namespace');
         item.contextValue = 'busscope.bus';
+        return item;
+      }
+      case 'more-types': {
+        const item = new vscode.TreeItem(`${formatCount(node.rest)} more types…`, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = nodeId(node);
+        item.description = 'less active';
+        item.tooltip = `${node.rest} more event types on this bus, the least active (by live listeners, then dispatch rate). Expand to list the next ones.`;
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
         return item;
       }
       case 'type': {
@@ -201,6 +225,7 @@ function subscriptionDescription(s: SubscriptionState): string {
   if (s.errors > 0) parts.push(plural(s.errors, 'error'));
   if (s.consumed > 0) parts.push(`consumed ${formatCount(s.consumed)}`);
   if (s.once) parts.push('once');
+  if (s.beforeProbe) parts.push('subscribed before the probe started');
   return parts.join(' · ');
 }
 
@@ -210,6 +235,7 @@ function subscriptionTooltip(s: SubscriptionState, warnings: readonly Warning[] 
   if (s.owner !== null) md.appendMarkdown(`owner ${escape(s.owner)}  \n`);
   md.appendMarkdown(`priority ${s.priority}${s.once ? ', once' : ''}  \n`);
   if (s.site !== null) md.appendMarkdown(`subscribed at \`${escape(siteText(s.site))}\`${s.site.functionName !== null ? ` in ${escape(s.site.functionName)}` : ''}  \n`);
+  else if (s.beforeProbe) md.appendMarkdown('subscribed before the probe started: no subscribe site (start the probe first, or run the app with `BUSSCOPE=1`)  \n');
   md.appendMarkdown(`${s.calls} calls`);
   const h = s.durations;
   if (h !== null && h.count > 0) md.appendMarkdown(`; mean ${formatMs(h.mean)}, p95 ${formatMs(h.quantile(0.95))}, max ${formatMs(h.max)}`);

@@ -2,6 +2,7 @@
 // source sites as children (click to open). With several sessions, grouped by session.
 import * as vscode from 'vscode';
 import type { Warning } from '../analyses/index';
+import { analysisPartialText } from '../../../webview/src/messages';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
 import { plural } from './format';
@@ -63,7 +64,16 @@ export class WarningsTree extends ThrottledTree {
     if (this.view !== undefined) {
       const n = this.count;
       this.view.badge = n > 0 ? { value: n, tooltip: plural(n, 'warning') } : undefined;
+      this.view.message = this.partialMessage();
     }
+  }
+
+  /** Said above the tree while a session's analyses are still catching up (undefined: none is). */
+  partialMessage(): string | undefined {
+    const partial = this.sessions.sessions.filter((s) => s.analyzer.progress.partial);
+    if (partial.length === 0) return undefined;
+    const text = analysisPartialText(partial[0].analyzer.progress);
+    return this.sessions.sessions.length > 1 ? `${partial[0].title}: ${text}` : text;
   }
 
   getChildren(node?: BusscopeNode): BusscopeNode[] {

@@ -6,7 +6,8 @@
 import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
-import { DispatchDepthError } from './errors';
+import { DispatchDepthError, DispatchStackOverflowError } from './errors';
+import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
 import {
   defaultIsOwnerAlive,
@@ -53,10 +54,23 @@ const NO_SUBSCRIBERS = new ListenerList();
 const NO_TYPE: unique symbol = Symbol('no type');
 const releasedHandler: StoredHandler = () => undefined;
 
+/**
+ * A stack overflow on its way to the outermost dispatch (see `EventBus.overflowed`); null when none.
+ * Allocated only when the stack has overflowed.
+ */
+let overflow: { busName: string; type: string; depth: number; seenAt: number } | null = null;
+
+/** The engine's "out of stack" error: V8's and JavaScriptCore's RangeError, SpiderMonkey's InternalError. */
+function isStackOverflow(error: unknown): boolean {
+  if (error instanceof RangeError) return typeof error.message === 'string' && error.message.includes('call stack');
+  return error instanceof Error && error.name === 'InternalError' && typeof error.message === 'string' && error.message.includes('recursion');
+}
+
 let tracerFailureReported = false;
 /** A tracer must never break the app: its errors are swallowed and reported once. */
 function tracerFailed(error: unknown): void {
-  if (tracerFailureReported) return;
+  // Out of stack while an overflow unwinds: not the tracer's fault, and the bus reports the overflow.
+  if (tracerFailureReported || (overflow !== null && isStackOverflow(error))) return;
   tracerFailureReported = true;
   try {
     console.error('[busscope] the installed tracer threw; further tracer errors are ignored:', error);
@@ -123,6 +137,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
   private lastList: ListenerList = NO_SUBSCRIBERS;
   private readonly onError: (error: unknown, info: HandlerErrorInfo) => void;
   private readonly isOwnerAlive: (owner: object) => boolean;
+  private readonly warnOnCollectedOwner: boolean;
   private readonly byType = new Map<string, ListenerList>();
   private readonly wildcard = new ListenerList();
   private count = 0;
@@ -140,7 +155,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /**
    * @param options `name` (default `'default'`), `maxDepth` (default 32), `onError` (default
-   * `console.error`), `isOwnerAlive` (default: not `disposed`/`isDisposed`), `autoFlush`.
+   * `console.error`), `isOwnerAlive` (default: not `disposed`/`isDisposed`), `autoFlush`,
+   * `warnOnCollectedOwner` (default true).
    */
   constructor(options?: EventBusOptions) {
     checkOptionsObject('new EventBus', options);
@@ -156,6 +172,10 @@ export class EventBus<E extends EventMap> implements TracedBus {
     checkFunction('new EventBus', 'options.onError', onError);
     const isOwnerAlive = options?.isOwnerAlive ?? defaultIsOwnerAlive;
     checkFunction('new EventBus', 'options.isOwnerAlive', isOwnerAlive);
+    const warnOnCollectedOwner = options?.warnOnCollectedOwner ?? true;
+    if (typeof warnOnCollectedOwner !== 'boolean') {
+      throw new TypeError(`new EventBus: options.warnOnCollectedOwner must be a boolean (got ${describeValue(warnOnCollectedOwner)})`);
+    }
     const autoFlush = options?.autoFlush ?? 'manual';
     if (autoFlush !== 'manual' && autoFlush !== 'microtask') {
       throw new TypeError(`new EventBus: options.autoFlush must be 'manual' or 'microtask' (got ${describeValue(autoFlush)})`);
@@ -167,6 +187,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     this.fastDepth = Math.min(maxDepth, contexts.length - 1);
     this.onError = onError;
     this.isOwnerAlive = isOwnerAlive;
+    this.warnOnCollectedOwner = warnOnCollectedOwner;
     this.scheduledFlush =
       autoFlush === 'microtask'
         ? () => {
@@ -411,12 +432,14 @@ export class EventBus<E extends EventMap> implements TracedBus {
           consumed = handler(payload, ctx) === true || ctx.consumed;
         } catch (error) {
           ctx.consumed = false;
+          // A stack overflow is recorded once, by the outermost dispatch (nested ones rethrow here).
+          const reported = isStackOverflow(error) ? this.overflowed(error, type) : error;
           try {
-            tracer.handlerError(seq, this, sub, error);
+            tracer.handlerError(seq, this, sub, reported);
           } catch (tracerError) {
             tracerFailed(tracerError);
           }
-          this.handlerFailed(error, type, sub);
+          this.handlerFailed(reported, type, sub);
         }
         try {
           tracer.handlerEnd(seq, sub, consumed);
@@ -484,7 +507,9 @@ export class EventBus<E extends EventMap> implements TracedBus {
     throw new DispatchDepthError(this.name, type, depth, this.maxDepth);
   }
 
+  /** Reports a handler's (or `isOwnerAlive`'s) error to `onError`; cold, so the dispatch loops stay as they are. */
   private handlerFailed(error: unknown, type: string, sub: SubscriptionRecord): void {
+    if (isStackOverflow(error)) error = this.overflowed(error, type);
     try {
       this.onError(error, { bus: this.name, type, subscriptionId: sub.id });
     } catch (secondary) {
@@ -494,6 +519,25 @@ export class EventBus<E extends EventMap> implements TracedBus {
         // the dispatch must go on whatever happens here
       }
     }
+  }
+
+  /**
+   * A handler ran out of stack. Reporting it where it happened is useless: `onError` (and
+   * `console.error`) would overflow again, and each enclosing level would go on with its next
+   * handler, which may recurse all over again. So a nested dispatch rethrows it, abandoning its
+   * remaining handlers, until the outermost dispatch (depth 0), which has the stack to report it:
+   * it returns the error to report there, once. The first (deepest) level that catches it notes the
+   * depth and event; the ones above only pass it on.
+   */
+  private overflowed(error: unknown, type: string): DispatchStackOverflowError {
+    const depth = dispatchDepth - 1; // the depth of the dispatch whose handler threw
+    let o = overflow;
+    // Depths seen while unwinding only decrease; a deeper one means the app caught an earlier overflow.
+    if (o === null || depth >= o.seenAt) o = overflow = { busName: this.name, type, depth, seenAt: depth };
+    o.seenAt = depth;
+    if (depth > 0) throw error;
+    overflow = null;
+    return new DispatchStackOverflowError(o.busName, o.type, o.depth, this.name, type, error);
   }
 
   /**
@@ -537,7 +581,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     try {
       while (this.queueHead < types.length) {
         const i = this.queueHead;
-        // A DispatchDepthError (the only error dispatch throws) leaves this event at the head.
+        // A DispatchDepthError (or a stack overflow unwinding to the outermost dispatch) leaves this event at the head.
         self.dispatch(types[i], payloads[i]);
         dispatched++;
         if (this.closed) break; // disposed by a handler: the queue is already gone
@@ -760,9 +804,15 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /** The owner was garbage-collected: remove all of its subscriptions (from the registry or a dispatch). */
   private collectOwner(group: OwnerGroup): void {
+    const subs = group.subs.slice();
     let removed = 0;
-    for (const sub of group.subs.slice()) if (this.removeSubscription(sub, 'collected')) removed++;
+    for (let i = 0; i < subs.length; i++) {
+      if (this.removeSubscription(subs[i], 'collected')) subs[removed++] = subs[i];
+    }
     if (removed === 0) return;
+    subs.length = removed;
+    // Said whether or not a probe is attached: the app lost handlers it may still need.
+    if (this.warnOnCollectedOwner) warnOwnerCollected(this.name, group.description, subs);
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
       try {

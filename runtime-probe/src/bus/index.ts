@@ -1,7 +1,7 @@
 // The bus-only public entry (`busscope-probe/bus`): no Node built-ins anywhere below, so it also
 // runs in browsers.
 export { EventBus } from './event-bus';
-export { DispatchDepthError } from './errors';
+export { DispatchDepthError, DispatchStackOverflowError } from './errors';
 export type {
   AnyPayload,
   DispatchContext,

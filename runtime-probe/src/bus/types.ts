@@ -133,4 +133,10 @@ export interface EventBusOptions {
   isOwnerAlive?: (owner: object) => boolean;
   /** `'microtask'`: flush the queue in a microtask whenever it becomes non-empty. `'manual'` (default): call `flush()` yourself. */
   autoFlush?: 'manual' | 'microtask';
+  /**
+   * Warn (once per subscribe site, with `process.emitWarning` as a `BusscopeOwnerCollectedWarning`,
+   * or `console.warn` where there is no `process`) when subscriptions end because their owner was
+   * garbage-collected. Default true; `false` silences it.
+   */
+  warnOnCollectedOwner?: boolean;
 }

@@ -5,7 +5,9 @@
 import net from 'node:net';
 import {
   FRAME_HEADER_BYTES,
+  FRAME_STALL_TIMEOUT_MS,
   FrameDecoder,
+  FrameStallWatch,
   MAX_PROBE_FRAME_BYTES,
   ProtocolError,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -29,7 +31,9 @@ export type ProbeClientErrorCode =
   /** No welcome within the timeout. */
   | 'timeout'
   /** The connection closed before the welcome, or while a request was pending. */
-  | 'closed';
+  | 'closed'
+  /** A frame started and made no progress for `frameStallTimeoutMs`. */
+  | 'frame-stalled';
 
 export class ProbeClientError extends Error {
   override readonly name = 'ProbeClientError';
@@ -50,6 +54,11 @@ export interface ProbeClientOptions {
   readonly protocolVersions?: readonly number[];
   /** Connect + handshake timeout (default 5000 ms). */
   readonly timeoutMs?: number;
+  /**
+   * A frame whose header arrived must progress within this time, or the connection is closed with
+   * `frame-stalled` (default FRAME_STALL_TIMEOUT_MS).
+   */
+  readonly frameStallTimeoutMs?: number;
   /** Every message from the welcome on, in order (records decoded, strings resolved). */
   readonly onMessage?: (message: StreamMessage) => void;
   /** Every raw frame from the welcome on (header included), e.g. to write a trace file. */
@@ -76,10 +85,14 @@ export class ProbeClient {
   /** Resolves when the connection is over (with the error that ended it, if any). */
   readonly closed: Promise<ProbeClientError | undefined> = new Promise((r) => (this.resolveClosed = r));
 
+  private readonly stall: FrameStallWatch;
+
   private constructor(
     private readonly socket: net.Socket,
     private readonly options: ProbeClientOptions,
-  ) {}
+  ) {
+    this.stall = new FrameStallWatch(options.frameStallTimeoutMs ?? FRAME_STALL_TIMEOUT_MS, () => this.onStall());
+  }
 
   /** Connects and completes the handshake. Rejects with ProbeClientError (code says why). */
   static connect(options: ProbeClientOptions): Promise<ProbeClient> {
@@ -87,6 +100,10 @@ export class ProbeClient {
       throw new TypeError(`ProbeClient.connect: port must be an integer in 1…65535 (got ${String(options.port)})`);
     }
     if (typeof options.token !== 'string') throw new TypeError('ProbeClient.connect: token must be a string');
+    const stallMs = options.frameStallTimeoutMs;
+    if (stallMs !== undefined && (!Number.isFinite(stallMs) || stallMs <= 0)) {
+      throw new TypeError(`ProbeClient.connect: frameStallTimeoutMs must be a positive number (got ${String(stallMs)})`);
+    }
     const host = options.host ?? '127.0.0.1';
     const versions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     return new Promise((resolve, reject) => {
@@ -139,6 +156,16 @@ export class ProbeClient {
     return this.welcomeMessage as WelcomeMessage;
   }
 
+  /**
+   * This connection's string table: names kept (capped at MAX_STRING_TABLE_ENTRIES and
+   * MAX_STRING_TABLE_BYTES), definitions folded into the overflow bucket past the cap, and whether
+   * the app's own table is full.
+   */
+  get stringTable(): { readonly count: number; readonly bytes: number; readonly overflowed: number; readonly appTableFull: boolean } {
+    const d = this.stream.records;
+    return { ...d.keptStrings, overflowed: d.overflowedDefinitions, appTableFull: d.appTableFull };
+  }
+
   get isClosed(): boolean {
     return this.ended;
   }
@@ -172,9 +199,12 @@ export class ProbeClient {
   /** Stops reading from the socket (the probe then skips and counts batches for this client). */
   pause(): void {
     this.socket.pause();
+    // Not the probe's fault: a frame half-read when we stop reading must not time out meanwhile.
+    this.stall.pause();
   }
 
   resume(): void {
+    this.stall.resume(this.frames.bufferedBytes);
     this.socket.resume();
   }
 
@@ -208,6 +238,7 @@ export class ProbeClient {
         this.dispatchMessage(message);
         if (this.ended) return;
       }
+      this.stall.progress(this.frames.bufferedBytes);
     } catch (error) {
       const e =
         error instanceof ProtocolError
@@ -215,6 +246,15 @@ export class ProbeClient {
           : new ProbeClientError('internal', `client failed: ${(error as Error)?.message ?? String(error)}`);
       this.shutdown(e);
     }
+  }
+
+  private onStall(): void {
+    const announced = this.frames.partialFrameLength;
+    const got = this.frames.bufferedBytes;
+    const what = announced > 0 ? `a frame of ${announced} bytes (${Math.max(0, got - 4)} received)` : `a frame header (${got} of 4 bytes received)`;
+    this.shutdown(
+      new ProbeClientError('frame-stalled', `the probe started ${what} and sent nothing more for ${this.stall.timeoutMs} ms; closing the connection`),
+    );
   }
 
   private pendingRaw: Uint8Array | undefined;
@@ -284,6 +324,9 @@ export class ProbeClient {
     if (this.ended) return;
     this.ended = true;
     this.closeError = error;
+    this.stall.stop();
+    this.frames.release();
+    this.pendingRaw = undefined;
     if (!this.socket.destroyed) this.socket.destroy();
     const reason = error ?? new ProbeClientError('closed', 'the connection closed');
     for (const p of this.pending.values()) p.reject(reason);

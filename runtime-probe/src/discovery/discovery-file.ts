@@ -39,19 +39,79 @@ function untrusted(st: fs.Stats, what: string): string | undefined {
   return undefined;
 }
 
-/** The directory, created private if missing; throws when it exists but is not this user's private directory. */
-function ensurePrivateDirectory(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (process.platform === 'win32') return;
-  let st = fs.statSync(dir);
-  if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
-  // mkdir's mode is filtered by umask and ignored for an existing directory: make our own private.
-  if (typeof process.getuid === 'function' && st.uid === process.getuid() && (st.mode & 0o077) !== 0) {
-    fs.chmodSync(dir, 0o700);
-    st = fs.statSync(dir);
+function refusing(dir: string, why: string): Error {
+  return new Error(`refusing to use the discovery directory ${dir}: ${why}`);
+}
+
+/**
+ * Creates the missing components of `dir` one by one (0700), checking each one created (or raced
+ * into existence) with lstat: a symlink there would make us create, tighten and write through
+ * somebody else's path. Existing ancestors are taken as they are (a symlinked /tmp or home is the
+ * user's own layout).
+ */
+function createMissingComponents(dir: string): void {
+  const missing: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      fs.lstatSync(d);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      missing.push(d);
+    }
+    if (path.dirname(d) === d) break;
   }
-  const why = untrusted(st, `the discovery directory ${dir}`);
-  if (why !== undefined) throw new Error(`refusing to use ${why}`);
+  for (const d of missing.reverse()) {
+    try {
+      fs.mkdirSync(d, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const st = fs.lstatSync(d);
+    if (st.isSymbolicLink()) throw refusing(dir, `${d} is a symbolic link`);
+    if (!st.isDirectory()) throw refusing(dir, `${d} is not a directory`);
+    const why = untrusted(st, d);
+    if (why !== undefined) throw refusing(dir, why);
+  }
+}
+
+const OPEN_DIRECTORY_NOFOLLOW = fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
+
+/**
+ * The directory, created private if missing; throws when it exists but is not this user's private
+ * directory, or is a symbolic link (never followed, never chmod'ed through: the mode is tightened on
+ * a descriptor opened with O_NOFOLLOW, and ownership is checked on that same descriptor).
+ */
+function ensurePrivateDirectory(dir: string): void {
+  if (process.platform === 'win32') {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return;
+  }
+  createMissingComponents(dir);
+  const lst = fs.lstatSync(dir);
+  if (lst.isSymbolicLink()) throw refusing(dir, 'it is a symbolic link (set BUSSCOPE_DISCOVERY_DIR to a real directory of your own)');
+  if (!lst.isDirectory()) throw refusing(dir, 'it is not a directory');
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, OPEN_DIRECTORY_NOFOLLOW);
+  } catch (error) {
+    // Swapped for a symlink between the lstat and the open.
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw refusing(dir, 'it is a symbolic link');
+    throw error;
+  }
+  try {
+    let st = fs.fstatSync(fd);
+    if (!st.isDirectory()) throw refusing(dir, 'it is not a directory');
+    // mkdir's mode is filtered by umask and ignored for an existing directory: make our own private.
+    if (typeof process.getuid === 'function' && st.uid === process.getuid() && (st.mode & 0o077) !== 0) {
+      fs.fchmodSync(fd, 0o700);
+      st = fs.fstatSync(fd);
+    }
+    const why = untrusted(st, `the discovery directory ${dir}`);
+    if (why !== undefined) throw new Error(`refusing to use ${why}`);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 // O_NOFOLLOW where the platform has it: a symlink planted at the path is an error, not followed.

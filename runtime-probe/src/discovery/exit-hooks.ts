@@ -1,12 +1,15 @@
-// Cleanup on normal exit and on SIGINT/SIGTERM, without changing how the app reacts to signals:
-// Node's default for those signals is to terminate, but adding a listener cancels that default. So
-// when our listener is the only one, it removes itself and re-raises the signal, and the process
-// still terminates the way it would have. When the app has its own listener, the app decides.
+// Cleanup on normal exit and on the terminating signals a user or a terminal sends (SIGINT, SIGTERM,
+// and on POSIX SIGHUP — the terminal closed — and SIGQUIT), without changing how the app reacts to
+// them: Node's default for those signals is to terminate (it resets inherited dispositions at
+// startup), but adding a listener cancels that default. So when our listener is the only one, it
+// removes itself and re-raises the signal, and the process still terminates the way it would have.
+// When the app has its own listener, the app decides. (Windows only emulates SIGINT/SIGTERM-like
+// events for consoles and cannot re-raise SIGHUP or SIGQUIT, so those are left alone there.)
 
 type Cleanup = () => void;
 
 const cleanups = new Set<Cleanup>();
-const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+const SIGNALS: readonly NodeJS.Signals[] = process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
 let installed = false;
 
 function runAll(): void {
@@ -43,7 +46,7 @@ function uninstall(): void {
   for (const s of SIGNALS) process.removeListener(s, onSignal);
 }
 
-/** Runs `cleanup` once at exit or on SIGINT/SIGTERM; the returned function unregisters it. */
+/** Runs `cleanup` once at exit or on a terminating signal (see SIGNALS); the returned function unregisters it. */
 export function onProcessExit(cleanup: Cleanup): () => void {
   cleanups.add(cleanup);
   install();

@@ -285,7 +285,10 @@ export class Probe {
     if (recorder === undefined) return;
     const want = this.started !== undefined || this.recordings.size > 0;
     const installed = currentBusTracer() === recorder;
-    if (want && !installed) setBusTracer(recorder);
+    if (want && !installed) {
+      recorder.tracingStarted();
+      setBusTracer(recorder);
+    }
     else if (!want && installed) {
       setBusTracer(undefined);
       recorder.shutdown();

@@ -17,6 +17,9 @@ export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 
 export const FRAME_HEADER_BYTES = 5;
 
+/** Frames up to this size get their whole buffer when their header arrives; larger ones grow as bytes come. */
+const PREGROW_LIMIT = 1024 * 1024;
+
 export interface Frame {
   readonly kind: FrameKind;
   /** A view into the decoder's buffer: valid until the next `push`. Decode it (or copy it) at once. */
@@ -48,8 +51,11 @@ export class FrameDecoder {
   private failed: ProtocolError | undefined;
 
   constructor(
-    /** Largest acceptable `length` field. */
-    readonly maxFrameBytes: number,
+    /**
+     * Largest acceptable `length` field. A reader may change it between frames (the probe raises
+     * it once a client has authenticated); it applies to every header read afterwards.
+     */
+    public maxFrameBytes: number,
     initialCapacity = 64 * 1024,
   ) {
     this.buf = new Uint8Array(initialCapacity);
@@ -60,6 +66,21 @@ export class FrameDecoder {
     return this.end - this.start;
   }
 
+  /** The `length` announced by a frame whose header arrived but whose body has not (0 when none). */
+  get partialFrameLength(): number {
+    if (this.end - this.start < 4) return 0;
+    const b = this.buf;
+    const s = this.start;
+    return (b[s] | (b[s + 1] << 8) | (b[s + 2] << 16)) + b[s + 3] * 0x1000000;
+  }
+
+  /** Drops the buffer (the connection is over): a half-received frame is not kept alive by a lingering reference. */
+  release(): void {
+    this.buf = new Uint8Array(0);
+    this.start = 0;
+    this.end = 0;
+  }
+
   push(chunk: Uint8Array): void {
     if (this.failed) throw this.failed;
     const n = chunk.length;
@@ -68,7 +89,7 @@ export class FrameDecoder {
       if (pending + n <= this.buf.length && this.start > 0) {
         this.buf.copyWithin(0, this.start, this.end);
       } else {
-        let cap = this.buf.length * 2;
+        let cap = Math.max(this.buf.length * 2, 1024);
         while (cap < pending + n) cap *= 2;
         const next = new Uint8Array(cap);
         next.set(this.buf.subarray(this.start, this.end));
@@ -103,8 +124,9 @@ export class FrameDecoder {
       return this.fail(new ProtocolError('unknown-kind', `unknown frame kind ${kind}`));
     }
     if (available < 4 + length) {
-      // Grow once to the frame's size so a large frame does not cost a doubling per chunk.
-      if (4 + length > this.buf.length) {
+      // Grow once to the frame's size so a large frame does not cost a doubling per chunk — but
+      // only up to PREGROW_LIMIT: a frame announced and never sent must not cost its full size.
+      if (4 + length > this.buf.length && length <= PREGROW_LIMIT) {
         const next = new Uint8Array(Math.max(4 + length, this.buf.length * 2));
         next.set(this.buf.subarray(this.start, this.end));
         this.end -= this.start;

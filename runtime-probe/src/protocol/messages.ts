@@ -1,12 +1,14 @@
 // Control messages: UTF-8 JSON in FrameKind.Control frames, discriminated by `type`.
 // Client → probe messages are validated strictly (`parseClientMessage`): the probe treats every
-// byte from a socket as hostile until the token is checked. Probe → client messages are checked
-// for shape (`parseProbeMessage`) so a confused peer fails with a clear error, not a crash later.
+// byte from a socket as hostile until the token is checked. Probe → client messages are validated
+// field by field too (`parseProbeMessage`, probe-messages.ts): the extension host treats the app's
+// bytes as untrusted.
 
-import { utf8Decode, utf8Encode } from './bytes';
+import { utf8Encode } from './bytes';
 import { ProtocolError } from './errors';
+import { arr, bad, bool, checkJsonDepth, int, obj, parseJsonObject, str, type JsonObject } from './fields';
 import { encodeFrame, FrameKind } from './framing';
-import { MAX_BREAK_ON_TYPES, MAX_PAYLOAD_CAP_BYTES, MAX_TYPE_NAME_LENGTH } from './limits';
+import { MAX_BREAK_ON_TYPES, MAX_CLIENT_JSON_DEPTH, MAX_PAYLOAD_CAP_BYTES, MAX_TYPE_NAME_LENGTH } from './limits';
 import type { SiteInfo } from './records';
 
 // ---------------------------------------------------------------------------------------------
@@ -82,6 +84,11 @@ export interface SubscriptionSnapshot {
   readonly calls: number;
   /** Epoch ms. */
   readonly createdAt: number;
+  /**
+   * True when it was made before the probe started (no probe saw the call, so `site` is null
+   * whatever `captureStacks` says). Absent otherwise, and from probes that predate it.
+   */
+  readonly beforeProbe?: boolean;
 }
 
 /** A dispatch in progress (outermost first in `ProbeSnapshot.dispatching`). */
@@ -171,6 +178,8 @@ export type ErrorCode =
   | 'handshake-required'
   | 'unsupported-version'
   | 'frame-too-large'
+  /** A frame started and made no progress for FRAME_STALL_TIMEOUT_MS. */
+  | 'frame-timeout'
   | 'malformed'
   | 'unknown-message'
   | 'probe-stopping'
@@ -220,55 +229,12 @@ export function encodeControlFrame(message: ControlMessage): Uint8Array {
   return encodeFrame(FrameKind.Control, utf8Encode(JSON.stringify(message)));
 }
 
-function parseJsonObject(body: Uint8Array): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(utf8Decode(body));
-  } catch (e) {
-    if (e instanceof ProtocolError) throw e;
-    throw new ProtocolError('malformed', `control frame is not valid JSON (${(e as Error).message})`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ProtocolError('malformed', 'control message is not a JSON object');
-  }
-  return value as Record<string, unknown>;
-}
-
-// Field checks that name the offending field.
-function bad(msgType: string, field: string, want: string): never {
-  throw new ProtocolError('malformed', `${msgType}.${field} must be ${want}`);
-}
-function str(o: Record<string, unknown>, t: string, f: string, maxLength = 4096): string {
-  const v = o[f];
-  if (typeof v !== 'string' || v.length > maxLength) bad(t, f, `a string of at most ${maxLength} characters`);
-  return v;
-}
-function int(o: Record<string, unknown>, t: string, f: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const v = o[f];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) bad(t, f, `an integer in ${min}…${max}`);
-  return v;
-}
-function bool(o: Record<string, unknown>, t: string, f: string): boolean {
-  const v = o[f];
-  if (typeof v !== 'boolean') bad(t, f, 'a boolean');
-  return v;
-}
-function obj(o: Record<string, unknown>, t: string, f: string): Record<string, unknown> {
-  const v = o[f];
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(t, f, 'an object');
-  return v as Record<string, unknown>;
-}
-function arr(o: Record<string, unknown>, t: string, f: string, maxItems: number): unknown[] {
-  const v = o[f];
-  if (!Array.isArray(v) || v.length > maxItems) bad(t, f, `an array of at most ${maxItems} items`);
-  return v;
-}
-function reqId(o: Record<string, unknown>, t: string): number {
+function reqId(o: JsonObject, t: string): number {
   return int(o, t, 'requestId', 0, 0xffffffff);
 }
 
 /** Validates a partial config; throws `malformed` naming the field. Unknown fields are rejected. */
-export function parseConfigPatch(value: Record<string, unknown>, msgType = 'configure.config'): Partial<RecordingConfig> {
+export function parseConfigPatch(value: JsonObject, msgType = 'configure.config'): Partial<RecordingConfig> {
   const out: { -readonly [K in keyof RecordingConfig]?: RecordingConfig[K] } = {};
   for (const key of Object.keys(value)) {
     switch (key) {
@@ -299,6 +265,8 @@ export function parseConfigPatch(value: Record<string, unknown>, msgType = 'conf
 
 /** Decodes and validates one client control frame body. */
 export function parseClientMessage(body: Uint8Array): ClientMessage {
+  // Client messages are at most a few levels deep: refuse deeper nesting before JSON.parse walks it.
+  checkJsonDepth(body, MAX_CLIENT_JSON_DEPTH);
   const o = parseJsonObject(body);
   const t = o.type;
   if (typeof t !== 'string') throw new ProtocolError('malformed', 'control message has no "type"');
@@ -338,66 +306,18 @@ export function parseClientMessage(body: Uint8Array): ClientMessage {
   }
 }
 
-const ERROR_CODES: readonly ErrorCode[] = [
+export const ERROR_CODES: readonly ErrorCode[] = [
   'bad-token',
   'handshake-timeout',
   'handshake-required',
   'unsupported-version',
   'frame-too-large',
+  'frame-timeout',
   'malformed',
   'unknown-message',
   'probe-stopping',
   'internal',
 ];
-
-/** Decodes one probe control frame body and checks its shape. */
-export function parseProbeMessage(body: Uint8Array): ProbeMessage {
-  const o = parseJsonObject(body);
-  const t = o.type;
-  if (typeof t !== 'string') throw new ProtocolError('malformed', 'control message has no "type"');
-  const type = t as ProbeMessageType;
-  switch (type) {
-    case 'welcome': {
-      int(o, t, 'protocolVersion', 0);
-      str(o, t, 'probeVersion');
-      const app = obj(o, t, 'app');
-      int(app, 'welcome.app', 'pid');
-      str(app, 'welcome.app', 'name');
-      str(app, 'welcome.app', 'cwd', 65536);
-      if (typeof o.timeOrigin !== 'number') bad(t, 'timeOrigin', 'a number');
-      obj(o, t, 'config');
-      return o as unknown as WelcomeMessage;
-    }
-    case 'error': {
-      // Unknown codes from newer probes are kept as they are: the message is what people read.
-      str(o, t, 'code');
-      str(o, t, 'message', 65536);
-      if (!Array.isArray(o.supportedVersions)) bad(t, 'supportedVersions', 'an array');
-      return o as unknown as ErrorMessage;
-    }
-    case 'snapshot': {
-      const s = obj(o, t, 'snapshot');
-      for (const f of ['buses', 'types', 'subscriptions', 'dispatching', 'breakOn']) {
-        if (!Array.isArray(s[f])) bad('snapshot.snapshot', f, 'an array');
-      }
-      return o as unknown as SnapshotMessage;
-    }
-    case 'configured':
-      obj(o, t, 'config');
-      return o as unknown as ConfiguredMessage;
-    case 'breakpoints':
-      reqId(o, t);
-      arr(o, t, 'types', MAX_BREAK_ON_TYPES);
-      return o as unknown as BreakpointsMessage;
-    case 'pong':
-      reqId(o, t);
-      return o as unknown as PongMessage;
-    default: {
-      const unknown: never = type;
-      throw new ProtocolError('unknown-kind', `unknown probe message type "${String(unknown)}"`);
-    }
-  }
-}
 
 export function isErrorCode(code: string): code is ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(code);

@@ -1,8 +1,13 @@
 // Decodes record batches into `BusRecord`s, resolving interned strings and sites. One decoder per
-// stream (connection or trace file): it holds the definitions announced so far.
+// stream (connection or trace file): it holds the definitions announced so far — at most
+// MAX_STRING_TABLE_ENTRIES strings (and as many sites) and MAX_STRING_TABLE_BYTES of text, so a
+// buggy or hostile probe that keeps defining names cannot grow the reader's heap without bound.
+// Definitions past the cap are counted, not kept: the names resolve to OVERFLOW_NAME and such sites
+// to none (PROTOCOL.md, "String table caps").
 
 import { ByteReader } from './bytes';
 import { ProtocolError } from './errors';
+import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from './limits';
 import {
   DROP_REASONS,
   RecordCode,
@@ -13,19 +18,58 @@ import {
 
 const MS_PER_NS = 1e-6;
 
+/** Bounds of a decoder's tables (tests use small ones). */
+export interface RecordDecoderLimits {
+  /** Strings kept, and separately sites kept. */
+  readonly maxEntries: number;
+  /** Text kept, at 2 bytes per UTF-16 code unit. */
+  readonly maxStringBytes: number;
+}
+
 export class RecordDecoder {
-  /** Index = string id; [0] is unused (0 means "none"). */
+  /** Index = string id; [0] is unused (0 means "none"). Holds ids 1 … keptStrings only. */
   private readonly strings: (string | undefined)[] = [undefined];
   private readonly sites: (SiteInfo | undefined)[] = [undefined];
+  /** Highest id defined so far (ids past the kept ones are defined, but folded into the overflow bucket). */
+  private definedStrings = 0;
+  private definedSites = 0;
+  /** Once a table is full it stays full: every later definition is folded (ids stay dense). */
+  private stringsFull = false;
+  private sitesFull = false;
+  private stringChars = 0;
+  private folded = 0;
+  private appFull = false;
+  private readonly maxEntries: number;
+  private readonly maxStringChars: number;
+
+  constructor(limits: RecordDecoderLimits = { maxEntries: MAX_STRING_TABLE_ENTRIES, maxStringBytes: MAX_STRING_TABLE_BYTES }) {
+    this.maxEntries = limits.maxEntries;
+    this.maxStringChars = Math.floor(limits.maxStringBytes / 2);
+  }
 
   /** Number of strings defined so far (ids 1 … n are valid when defined densely). */
   get stringCount(): number {
-    return this.strings.length - 1;
+    return this.definedStrings;
   }
 
-  /** The definition of string `id`, if announced. */
+  /** Strings held in memory (≤ maxEntries), and their text in bytes (2 per UTF-16 code unit). */
+  get keptStrings(): { readonly count: number; readonly bytes: number } {
+    return { count: this.strings.length - 1, bytes: this.stringChars * 2 };
+  }
+
+  /** String and site definitions folded into the overflow bucket because this table was full. */
+  get overflowedDefinitions(): number {
+    return this.folded;
+  }
+
+  /** True once the probe itself defined OVERFLOW_NAME: its own table (in the app) is full. */
+  get appTableFull(): boolean {
+    return this.appFull;
+  }
+
+  /** The definition of string `id`, if announced (OVERFLOW_NAME for a folded one). */
   stringById(id: number): string | undefined {
-    return this.strings[id];
+    return id > 0 && id <= this.definedStrings ? this.str(id) : undefined;
   }
 
   /**
@@ -42,8 +86,7 @@ export class RecordDecoder {
       switch (code) {
         case RecordCode.String: {
           const id = r.uvarint();
-          const text = r.string();
-          this.define(this.strings, id, text, 'string');
+          const text = this.defineString(id, r.string());
           out.push({ kind: 'string', id, text });
           break;
         }
@@ -54,7 +97,7 @@ export class RecordDecoder {
           const column = r.uvarint();
           const functionName = this.optStr(r.uvarint());
           const site: SiteInfo = Object.freeze({ file, line, column, functionName });
-          this.define(this.sites, id, site, 'site');
+          this.defineSite(id, site);
           out.push({ kind: 'site', id, site });
           break;
         }
@@ -195,17 +238,58 @@ export class RecordDecoder {
     }
   }
 
-  private define<T>(table: (T | undefined)[], id: number, value: T, what: string): void {
+  /** Ids are dense and announced in order; a gap means the stream lost definitions. */
+  private checkId(id: number, defined: number, what: string): void {
     if (id === 0) throw new ProtocolError('malformed', `${what} id 0 is reserved`);
-    // Ids are dense and announced in order; a gap means the stream lost definitions.
-    if (id > table.length) throw new ProtocolError('malformed', `${what} id ${id} defined before id ${table.length}`);
-    table[id] = value;
+    if (id > defined + 1) throw new ProtocolError('malformed', `${what} id ${id} defined before id ${defined + 1}`);
+  }
+
+  /** Stores a string definition, or folds it into the overflow bucket; returns the text it resolves to. */
+  private defineString(id: number, text: string): string {
+    this.checkId(id, this.definedStrings, 'string');
+    if (text === OVERFLOW_NAME) this.appFull = true;
+    if (id <= this.strings.length - 1) {
+      // A redefinition of a kept id replaces it (and its share of the budget).
+      const old = this.strings[id] as string;
+      if (this.stringChars - old.length + text.length <= this.maxStringChars) {
+        this.stringChars += text.length - old.length;
+        this.strings[id] = text;
+        return text;
+      }
+      this.folded++;
+      return old;
+    }
+    if (id > this.definedStrings) this.definedStrings = id;
+    if (!this.stringsFull && id < this.maxEntries + 1 && this.stringChars + text.length <= this.maxStringChars) {
+      this.strings.push(text);
+      this.stringChars += text.length;
+      return text;
+    }
+    this.stringsFull = true;
+    this.folded++;
+    return OVERFLOW_NAME;
+  }
+
+  private defineSite(id: number, site: SiteInfo): void {
+    this.checkId(id, this.definedSites, 'site');
+    if (id <= this.sites.length - 1) {
+      this.sites[id] = site;
+      return;
+    }
+    if (id > this.definedSites) this.definedSites = id;
+    if (!this.sitesFull && id < this.maxEntries + 1) {
+      this.sites.push(site);
+      return;
+    }
+    this.sitesFull = true;
+    this.folded++;
   }
 
   private str(id: number): string {
     const s = this.strings[id];
-    if (s === undefined) throw new ProtocolError('undefined-reference', `string id ${id} used before its definition`);
-    return s;
+    if (s !== undefined) return s;
+    if (id > 0 && id <= this.definedStrings) return OVERFLOW_NAME;
+    throw new ProtocolError('undefined-reference', `string id ${id} used before its definition`);
   }
 
   private optStr(id: number): string | null {
@@ -215,7 +299,9 @@ export class RecordDecoder {
   private optSite(id: number): SiteInfo | null {
     if (id === 0) return null;
     const s = this.sites[id];
-    if (s === undefined) throw new ProtocolError('undefined-reference', `site id ${id} used before its definition`);
-    return s;
+    if (s !== undefined) return s;
+    // A site past the cap is known to exist but not kept: the record shows no site.
+    if (id <= this.definedSites) return null;
+    throw new ProtocolError('undefined-reference', `site id ${id} used before its definition`);
   }
 }

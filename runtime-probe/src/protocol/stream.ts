@@ -4,24 +4,35 @@
 import { ProtocolError } from './errors';
 import { FrameDecoder, FrameKind, type Frame } from './framing';
 import { MAX_PROBE_FRAME_BYTES } from './limits';
-import { parseProbeMessage, type ProbeMessage } from './messages';
-import { RecordDecoder } from './record-decoder';
+import type { ProbeMessage } from './messages';
+import { parseProbeMessage } from './probe-messages';
+import { RecordDecoder, type RecordDecoderLimits } from './record-decoder';
 import type { BusRecord } from './records';
 
 /** One decoded record batch. */
 export interface RecordsMessage {
   readonly type: 'records';
   readonly records: BusRecord[];
+  /** Present only when this batch ran into a string table cap (PROTOCOL.md, "String table caps"). */
+  readonly nameOverflow?: NameOverflow;
+}
+
+export interface NameOverflow {
+  /** Definitions in this batch that this reader folded into the overflow bucket (its table is full). */
+  readonly folded: number;
+  /** The probe defined OVERFLOW_NAME in this batch: the app's own table is full. */
+  readonly appTableFull: boolean;
 }
 
 export type StreamMessage = ProbeMessage | RecordsMessage;
 
 export class StreamDecoder {
   private readonly frames: FrameDecoder;
-  readonly records = new RecordDecoder();
+  readonly records: RecordDecoder;
 
-  constructor(maxFrameBytes = MAX_PROBE_FRAME_BYTES) {
+  constructor(maxFrameBytes = MAX_PROBE_FRAME_BYTES, tableLimits?: RecordDecoderLimits) {
     this.frames = new FrameDecoder(maxFrameBytes);
+    this.records = new RecordDecoder(tableLimits);
   }
 
   get bufferedBytes(): number {
@@ -46,8 +57,14 @@ export class StreamDecoder {
         return parseProbeMessage(frame.body);
       case FrameKind.Records: {
         const records: BusRecord[] = [];
-        this.records.decode(frame.body, records);
-        return { type: 'records', records };
+        const d = this.records;
+        const foldedBefore = d.overflowedDefinitions;
+        const appFullBefore = d.appTableFull;
+        d.decode(frame.body, records);
+        const folded = d.overflowedDefinitions - foldedBefore;
+        const appTableFull = d.appTableFull && !appFullBefore;
+        if (folded === 0 && !appTableFull) return { type: 'records', records };
+        return { type: 'records', records, nameOverflow: { folded, appTableFull } };
       }
       default: {
         const unknown: never = frame.kind;

@@ -29,7 +29,8 @@ import {
 } from '../protocol/index';
 import { watchInspector } from '../debug/inspector-gate';
 import { reportProbeFailure } from '../probe/report';
-import { capturePayload, type PayloadSanitizer } from './payload';
+import { types as utilTypes } from 'node:util';
+import { capturePayload, type PayloadSanitizer, type ProxyCheck } from './payload';
 import type { RecordSink } from './sink';
 import { captureSite } from './sites';
 import { SiteTable, StringTable, type SiteEntry } from './tables';
@@ -74,6 +75,11 @@ export interface RecorderOptions {
   readonly maxBufferedRecords: number;
   readonly config: RecordingConfig;
   readonly sanitize: PayloadSanitizer | undefined;
+  /**
+   * Tells Proxies apart, so payload capture describes them instead of running their traps. Default:
+   * Node's `util.types.isProxy` (the recorder runs under Node; the serialiser itself needs none).
+   */
+  readonly isProxy?: ProxyCheck;
 }
 
 export const DEFAULT_RECORDING_CONFIG: RecordingConfig = Object.freeze({
@@ -93,11 +99,18 @@ export class Recorder implements BusTracer, DispatchTracer {
   readonly sites = new SiteTable(this.strings);
   /** Epoch ms of time 0 of every record. */
   readonly timeOrigin = perf.timeOrigin;
+  /**
+   * The first subscription this recorder saw made (as bus tracer) since it was installed; 0 until
+   * one is. Subscription ids only grow, so a smaller id without a site was made before the probe
+   * watched: `SubscriptionSnapshot.beforeProbe`.
+   */
+  firstTracedSubscriptionId = 0;
 
   private cfg: RecordingConfig;
   private detail: number;
   private siteEvery: number;
   private sanitize: PayloadSanitizer | undefined;
+  private readonly isProxy: ProxyCheck;
   private readonly skipLines = new Map<string, number>();
 
   // --- sinks and recording state
@@ -160,6 +173,7 @@ export class Recorder implements BusTracer, DispatchTracer {
     this.capacity = this.nextCapacity = options.maxBufferedRecords;
     this.highWater = Math.max(1, Math.floor(options.maxBufferedRecords * 0.75));
     this.sanitize = options.sanitize;
+    this.isProxy = options.isProxy ?? utilTypes.isProxy;
     this.cfg = options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteEvery = this.cfg.dispatchSiteEvery;
@@ -500,7 +514,7 @@ export class Recorder implements BusTracer, DispatchTracer {
   }
 
   private recordPayload(seq: number, bus: TracedBus, type: string, payload: unknown): void {
-    const captured = capturePayload(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap);
+    const captured = capturePayload(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap, this.isProxy);
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
@@ -535,7 +549,13 @@ export class Recorder implements BusTracer, DispatchTracer {
     r[b + 2] = bus.busId;
   }
 
+  /** Installed as the bus tracer (again): subscriptions made before now were not seen. */
+  tracingStarted(): void {
+    this.firstTracedSubscriptionId = 0;
+  }
+
   subscribed(bus: TracedBus, sub: TracedSubscription): void {
+    if (this.firstTracedSubscriptionId === 0) this.firstTracedSubscriptionId = sub.id;
     let site: SiteEntry | undefined;
     if (this.cfg.captureStacks) {
       try {

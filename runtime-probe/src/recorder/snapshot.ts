@@ -18,6 +18,7 @@ export function buildSnapshot(recorder: Recorder | undefined): ProbeSnapshot {
   const types: TypeSnapshot[] = [];
   const subscriptions: SubscriptionSnapshot[] = [];
   const recorded = recorder?.recordedTypes();
+  const firstTraced = recorder?.firstTracedSubscriptionId ?? 0;
   for (const bus of allBuses()) {
     const listeners = new Map<string, number>();
     let count = 0;
@@ -36,6 +37,8 @@ export function buildSnapshot(recorder: Recorder | undefined): ProbeSnapshot {
         site: siteOf(sub),
         calls: sub.calls,
         createdAt: sub.createdAt,
+        // No probe saw it subscribe (made before probe.start()): why it has no site.
+        ...(sub.site === undefined && (firstTraced === 0 || sub.id < firstTraced) ? { beforeProbe: true } : {}),
       });
     }
     buses.push({ id: bus.busId, name: bus.name, createdAt: bus.createdAt, subscriptions: count });

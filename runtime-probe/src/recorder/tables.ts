@@ -5,21 +5,72 @@
 // mapped, then their file and function names interned — once per site, off the hot path: when their
 // definitions are first sent, or when something reads them (a snapshot).
 
-import type { SiteInfo } from '../protocol/index';
+import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME, type SiteInfo } from '../protocol/index';
 import type { SourceSite } from '../bus/tracer';
 import { resolveRawFrame, type RawFrame, type ResolvedFrame } from './source-map';
 
+/**
+ * Bounded: an app that makes up names (`user.${id}.updated` for every user) must not grow the
+ * probe's heap with them. Past `maxEntries` strings or `maxBytes` of text (2 bytes per UTF-16 code
+ * unit) the table is full for good, and every new name gets one shared id whose text is
+ * OVERFLOW_NAME; the wire stays dense and unchanged (PROTOCOL.md, "String table caps").
+ */
 export class StringTable {
   private readonly ids = new Map<string, number>();
   /** Index = id; [0] unused. */
   readonly texts: string[] = [''];
+  private chars = 0;
+  private full = false;
+  private overflowId = 0;
+  /** Lookups of names that did not fit and got the overflow id (each dispatch of such a name counts). */
+  overflowed = 0;
+  private readonly maxChars: number;
+
+  constructor(
+    /** Strings at most, the overflow string included. */
+    readonly maxEntries = MAX_STRING_TABLE_ENTRIES,
+    maxBytes = MAX_STRING_TABLE_BYTES,
+  ) {
+    // Room is kept for the overflow string itself, so the table never exceeds either bound.
+    this.maxChars = Math.floor(maxBytes / 2) - OVERFLOW_NAME.length;
+  }
 
   intern(text: string): number {
-    let id = this.ids.get(text);
-    if (id === undefined) {
-      id = this.texts.length;
+    const id = this.ids.get(text);
+    if (id !== undefined) return id;
+    if (!this.full && this.texts.length < this.maxEntries && this.chars + text.length <= this.maxChars) {
+      const next = this.texts.length;
       this.texts.push(text);
-      this.ids.set(text, id);
+      this.ids.set(text, next);
+      this.chars += text.length;
+      return next;
+    }
+    return this.overflow();
+  }
+
+  /** True once a name did not fit: new names share the overflow id from then on. */
+  get isFull(): boolean {
+    return this.full;
+  }
+
+  /** Text held, at 2 bytes per UTF-16 code unit. */
+  get bytes(): number {
+    return this.chars * 2;
+  }
+
+  private overflow(): number {
+    this.full = true;
+    this.overflowed++;
+    let id = this.overflowId;
+    if (id === 0) {
+      // An app may have used the text itself as a name already: then that id is the bucket.
+      id = this.ids.get(OVERFLOW_NAME) ?? this.texts.length;
+      if (id === this.texts.length) {
+        this.texts.push(OVERFLOW_NAME);
+        this.ids.set(OVERFLOW_NAME, id);
+        this.chars += OVERFLOW_NAME.length;
+      }
+      this.overflowId = id;
     }
     return id;
   }

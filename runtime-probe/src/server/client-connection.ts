@@ -6,10 +6,13 @@
 
 import type { Socket } from 'node:net';
 import {
+  FRAME_STALL_TIMEOUT_MS,
   FrameDecoder,
   FrameKind,
+  FrameStallWatch,
   HANDSHAKE_TIMEOUT_MS,
   MAX_CLIENT_FRAME_BYTES,
+  MAX_PREAUTH_FRAME_BYTES,
   ProtocolError,
   SUPPORTED_PROTOCOL_VERSIONS,
   encodeControlFrame,
@@ -59,8 +62,12 @@ export class ClientConnection extends RecordSink {
   breakOn: readonly string[] = [];
   /** True once the client proved the token (stays true while closing). */
   admitted = false;
-  private readonly decoder = new FrameDecoder(MAX_CLIENT_FRAME_BYTES, 4096);
+  /** Small frames only until the token is proved: an unauthenticated peer cannot make the app parse 64 KiB of JSON. */
+  private readonly decoder = new FrameDecoder(MAX_PREAUTH_FRAME_BYTES, 4096);
   private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly stall = new FrameStallWatch(FRAME_STALL_TIMEOUT_MS, () =>
+    this.fail('frame-timeout', `a frame started and nothing more arrived for ${FRAME_STALL_TIMEOUT_MS} ms`),
+  );
 
   constructor(
     readonly socket: Socket,
@@ -116,6 +123,7 @@ export class ClientConnection extends RecordSink {
   fail(code: ErrorCode, message: string): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.clearHandshakeTimer();
+    this.stall.stop();
     const wasOpen = this.state === 'open';
     this.state = 'closing';
     this.socket.pause();
@@ -154,6 +162,7 @@ export class ClientConnection extends RecordSink {
   }
 
   private onPeerEnded(): void {
+    this.stall.stop();
     if (this.state === 'open') {
       this.state = 'closing';
       this.notifyClosed();
@@ -169,6 +178,8 @@ export class ClientConnection extends RecordSink {
     const wasOpen = this.state === 'open';
     this.state = 'closed';
     this.clearHandshakeTimer();
+    this.stall.stop();
+    this.decoder.release();
     if (!this.socket.destroyed) this.socket.destroy();
     if (wasOpen) this.notifyClosed();
   }
@@ -186,9 +197,14 @@ export class ClientConnection extends RecordSink {
         }
         this.onMessage(parseClientMessage(f.body));
       }
+      if (this.acceptsInput()) this.stall.progress(this.decoder.bufferedBytes);
     } catch (error) {
-      if (error instanceof ProtocolError) this.fail(errorCodeFor(error.code), error.message);
-      else this.fail('internal', `the probe failed handling this client's message: ${(error as Error)?.message ?? String(error)}`);
+      if (error instanceof ProtocolError) {
+        const beforeHello = this.state === 'handshake' && error.code === 'frame-too-large';
+        this.fail(errorCodeFor(error.code), beforeHello ? `${error.message} before hello` : error.message);
+      } else {
+        this.fail('internal', `the probe failed handling this client's message: ${(error as Error)?.message ?? String(error)}`);
+      }
     }
   }
 
@@ -217,6 +233,7 @@ export class ClientConnection extends RecordSink {
         return;
       }
       this.clearHandshakeTimer();
+      this.decoder.maxFrameBytes = MAX_CLIENT_FRAME_BYTES;
       this.clientName = message.clientName;
       this.state = 'open';
       this.admitted = true;

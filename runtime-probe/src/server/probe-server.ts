@@ -8,10 +8,12 @@ import {
   encodeControlFrame,
   type ClientMessage,
   type ProbeSnapshot,
+  type RecordingConfig,
   type WelcomeMessage,
 } from '../protocol/index';
 import type { Recorder } from '../recorder/recorder';
 import { ClientConnection, type ConnectionHost } from './client-connection';
+import { DetailRequests } from './detail-requests';
 
 export interface ProbeServerOptions {
   readonly host: string;
@@ -47,6 +49,7 @@ export function encodeSnapshotFrame(snapshot: ProbeSnapshot, requestId: number |
 export class ProbeServer implements ConnectionHost {
   readonly token = newToken();
   private readonly connections = new Set<ClientConnection>();
+  private readonly detailRequests = new DetailRequests<ClientConnection>();
   private server: net.Server | undefined;
   private closing = false;
 
@@ -150,10 +153,9 @@ export class ProbeServer implements ConnectionHost {
         conn.sendFrame(encodeSnapshotFrame(this.options.snapshot(), message.requestId));
         return;
       case 'configure': {
-        const config = recorder.configure(message.config);
-        for (const c of this.connections) {
-          if (c.state === 'open') c.send({ type: 'configured', requestId: c === conn ? message.requestId : null, config });
-        }
+        const patch = message.config;
+        const detail = patch.detail === undefined ? undefined : this.detailRequests.request(conn, patch.detail, recorder.config.detail);
+        this.applyConfig(detail === undefined ? patch : { ...patch, detail }, conn, message.requestId);
         return;
       }
       case 'break-on':
@@ -177,6 +179,17 @@ export class ProbeServer implements ConnectionHost {
     if (conn.breakOn.length > 0) {
       conn.breakOn = [];
       this.updateBreakOn();
+    }
+    // Its detail request leaves with it: fall back to the highest still asked for, or the app's own.
+    const detail = this.detailRequests.release(conn);
+    if (detail !== undefined && detail !== this.options.recorder.config.detail) this.applyConfig({ detail }, undefined, null);
+  }
+
+  /** Applies a config change and tells every open client the effective config (the asker with its request id). */
+  private applyConfig(patch: Partial<RecordingConfig>, asker: ClientConnection | undefined, requestId: number | null): void {
+    const config = this.options.recorder.configure(patch);
+    for (const c of this.connections) {
+      if (c.state === 'open') c.send({ type: 'configured', requestId: c === asker ? requestId : null, config });
     }
   }
 

@@ -6,15 +6,20 @@ import fs from 'node:fs';
 import { PROTOCOL_VERSION, encodeTraceHeader } from '../protocol/index';
 import { reportProbeFailure } from '../probe/report';
 import { RecordSink } from '../recorder/sink';
+import { openTraceFile } from './open-trace-file';
 
 export class FileSink extends RecordSink {
   private fd: number | null;
   failed = false;
 
-  /** Creates (truncates) `file` with mode 0600 and writes the header. Throws when the file cannot be opened. */
+  /**
+   * Creates `file` (mode 0600; an existing regular file is replaced, never written through) and
+   * writes the header. Throws when the file cannot be created or something other than a regular
+   * file is at the path (see openTraceFile).
+   */
   constructor(readonly file: string) {
     super();
-    this.fd = fs.openSync(file, 'w', 0o600);
+    this.fd = openTraceFile(file);
     this.write(encodeTraceHeader(PROTOCOL_VERSION));
   }
 

@@ -1,6 +1,7 @@
 // Discovery files: created with the right modes when the probe listens, enough to attach with; removed
-// on normal exit and on SIGTERM (and the app still terminates by the signal); an app's own SIGTERM
-// handler is left in charge; stale files of dead processes are ignored and cleaned.
+// on normal exit and on SIGTERM, SIGHUP and SIGQUIT (and the app still terminates by the signal); an
+// app's own handler is left in charge; stale files of dead processes are ignored and cleaned; a
+// symlinked directory is refused, never chmod'ed or written through.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -67,6 +68,57 @@ test('an app with its own SIGTERM handler keeps control (and its file until it e
   await app.call('exit', { code: 3 });
   assert.deepEqual(await withTimeout(app.exited, 5000, 'exit'), { code: 3, signal: null });
   assert.equal(fs.existsSync(file), false);
+});
+
+for (const signal of ['SIGHUP', 'SIGQUIT'] as const) {
+  test(`${signal} removes the file (and its token) and still terminates the app by the signal`, { skip: !posix }, async () => {
+    const dir = tempDir('busscope-disc-');
+    const app = await spawnApp({ start: { discovery: true }, env: { BUSSCOPE_DISCOVERY_DIR: dir } });
+    const file = app.info?.discoveryFile;
+    assert.ok(file && fs.existsSync(file));
+    app.child.kill(signal);
+    assert.deepEqual(await withTimeout(app.exited, 5000, `exit on ${signal}`), { code: null, signal });
+    assert.equal(fs.existsSync(file), false);
+    assert.deepEqual(fs.readdirSync(dir), []);
+  });
+}
+
+test('an app with its own SIGHUP handler keeps running (and its file until it exits)', { skip: !posix }, async () => {
+  const dir = tempDir('busscope-disc-');
+  const app = await spawnApp({ start: { discovery: true }, env: { BUSSCOPE_DISCOVERY_DIR: dir } });
+  const file = app.info?.discoveryFile;
+  assert.ok(file);
+  await app.call('trapSignal', { signal: 'SIGHUP' });
+  app.child.kill('SIGHUP');
+  await waitFor(() => app.events.some((e) => e.event === 'sighup-handled'), 5000, 'the app handling SIGHUP');
+  await sleep(100);
+  assert.equal(await app.call('ping'), 'pong', 'the app is still running');
+  assert.ok(fs.existsSync(file));
+  await app.call('exit', { code: 0 });
+  assert.deepEqual(await withTimeout(app.exited, 5000, 'exit'), { code: 0, signal: null });
+  assert.equal(fs.existsSync(file), false);
+});
+
+test('a discovery directory that is a symlink is refused: its target keeps its mode and gets no token; the app runs on', { skip: !posix }, async () => {
+  // Someone plants a link where the app's discovery directory would be, pointing at a directory of
+  // the victim's (the victim owns it, so it would pass an ownership check made through the link).
+  const target = tempDir('busscope-victim-');
+  fs.chmodSync(target, 0o755);
+  const link = path.join(tempDir('busscope-shared-'), 'busscope');
+  fs.symlinkSync(target, link);
+  const app = await spawnApp({ start: { discovery: true }, env: { BUSSCOPE_DISCOVERY_DIR: link } });
+  assert.ok(app.info && app.info.port > 0, 'the probe still serves');
+  assert.equal(app.info.discoveryFile, null);
+  assert.equal(fs.statSync(target).mode & 0o777, 0o755, 'the link target was not chmod\'ed');
+  assert.deepEqual(fs.readdirSync(target), [], 'no token written there');
+  assert.ok(fs.lstatSync(link).isSymbolicLink());
+  assert.equal(await app.call('ping'), 'pong');
+  const reports = app.stderr().split('\n').filter((l) => l.includes('[busscope]'));
+  assert.equal(reports.length, 1, app.stderr());
+  assert.match(reports[0], /refusing to use the discovery directory .*busscope: it is a symbolic link/);
+  // The writer refuses it directly too.
+  assert.throws(() => writeDiscoveryFile(entryFor(5551), link), /it is a symbolic link/);
+  assert.deepEqual(fs.readdirSync(target), []);
 });
 
 test('probe.stop() removes the file; stale files of dead processes are ignored and cleaned', async () => {

@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { ProbeClient, ProbeClientError } from '../../../runtime-probe/src/client/index';
 import {
+  FRAME_STALL_TIMEOUT_MS,
   FrameKind,
   HANDSHAKE_TIMEOUT_MS,
   MAX_CLIENT_FRAME_BYTES,
+  MAX_PREAUTH_FRAME_BYTES,
   encodeControlFrame,
   encodeFrame,
   utf8Encode,
@@ -62,7 +64,7 @@ test('every bad client is refused with a clear message; the app and a good clien
   expectError('wrong token', wrongToken, 'bad-token', /wrong or missing token/);
   expectError('garbage', garbage, 'frame-too-large', /does not look like a Busscope peer/);
   expectError('bad JSON', badJson, 'malformed', /not valid JSON/);
-  expectError('oversized frame', tooLarge, 'frame-too-large', /65537 bytes exceeds the limit of 65536/);
+  expectError('oversized frame', tooLarge, 'frame-too-large', /65537 bytes exceeds the limit of 4096 bytes before hello/);
   expectError('record frame', recordFrame, 'handshake-required', /first message must be hello/);
   expectError('ping first', notHello, 'handshake-required', /got ping/);
   expectError('wrong version', wrongVersion, 'unsupported-version', /client speaks 7, 8, this probe speaks 1/);
@@ -109,4 +111,64 @@ test('a second good client can attach while others stream; clients close indepen
   await app.call('scenario');
   await b.client.ping();
   assert.equal(count(b), 2 * count(a));
+});
+
+test('before hello, frames over 4 KiB and deeply nested JSON close that connection at once; an attached client streams on', async () => {
+  const app = await spawnApp();
+  const info = app.info;
+  assert.ok(info);
+  const good = await connect(info);
+  await app.call('startBackground', { everyMs: 2, perTick: 20 });
+  const goodDispatches = () => good.records().filter((r) => r.kind === 'dispatch').length;
+  await waitFor(() => goodDispatches() > 100, 5000, 'the good client streaming');
+  const streamedBefore = goodDispatches();
+
+  // A hello padded past the pre-authentication cap (a real one is well under 1 KiB) …
+  const padded = hello('0'.repeat(32));
+  const bigHello = encodeFrame(FrameKind.Control, utf8Encode(`{"type":"hello","pad":"${'x'.repeat(MAX_PREAUTH_FRAME_BYTES)}"}`));
+  assert.ok(bigHello.length > MAX_PREAUTH_FRAME_BYTES && padded.length < MAX_PREAUTH_FRAME_BYTES);
+  // … the 32,000-deep array of the report, and one deep array that fits in 4 KiB.
+  const deepArray = (depth: number) => encodeFrame(FrameKind.Control, utf8Encode('['.repeat(depth) + ']'.repeat(depth)));
+  const sessions = await Promise.all([
+    ...Array.from({ length: 10 }, () => rawSession(info.port, deepArray(32_000))),
+    rawSession(info.port, bigHello),
+    rawSession(info.port, deepArray(2000)),
+  ]);
+  for (const [i, r] of sessions.entries()) {
+    const e = errorOf(r);
+    assert.ok(e, `session ${i}: an error before the close`);
+    assert.ok(r.closedAfterMs < 1000, `session ${i}: closed at once (${r.closedAfterMs} ms)`);
+    if (i < 11) {
+      assert.equal(e.code, 'frame-too-large', e.message);
+      assert.match(e.message, /exceeds the limit of 4096 bytes before hello/);
+    } else {
+      assert.equal(e.code, 'malformed', e.message);
+      assert.match(e.message, /nests deeper than 8 levels/);
+    }
+  }
+  await good.client.ping();
+  assert.ok(goodDispatches() > streamedBefore, 'the attached client kept streaming');
+  assert.equal(good.client.isClosed, false);
+  // After hello the usual 64 KiB limit applies: an attached client may send larger messages.
+  const many = Array.from({ length: 1024 }, (_, i) => `type.${i}.${'x'.repeat(20)}`);
+  assert.deepEqual(await good.client.breakOn(many), many);
+  await good.client.breakOn([]);
+  await app.call('stopBackground');
+});
+
+test('a frame started after hello and never finished is closed after the stall timeout', async () => {
+  const app = await spawnApp();
+  const info = app.info;
+  assert.ok(info);
+  const partial = new Uint8Array(12);
+  new DataView(partial.buffer).setUint32(0, 1000, true);
+  partial[4] = FrameKind.Control;
+  const bytes = new Uint8Array([...hello(info.token), ...partial]);
+  const r = await rawSession(info.port, bytes, FRAME_STALL_TIMEOUT_MS + 4000);
+  assert.equal(r.messages[0]?.type, 'welcome', 'the hello was accepted');
+  const e = errorOf(r);
+  assert.ok(e, 'an error before the close');
+  assert.equal(e.code, 'frame-timeout');
+  assert.match(e.message, new RegExp(`nothing more arrived for ${FRAME_STALL_TIMEOUT_MS} ms`));
+  assert.ok(r.closedAfterMs >= FRAME_STALL_TIMEOUT_MS - 100 && r.closedAfterMs < FRAME_STALL_TIMEOUT_MS + 2000, `closed after ${r.closedAfterMs} ms`);
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, test } from 'node:test';
 import type { BusRecord, ProbeSnapshot, SnapshotMessage } from '../../../runtime-probe/src/protocol/index';
-import { FIXTURE_APP, cleanup, connect, spawnApp, withTimeout } from './helpers';
+import { FIXTURE_APP, cleanup, connect, spawnApp, waitFor, withTimeout } from './helpers';
 
 after(cleanup);
 
@@ -170,4 +170,37 @@ test('configure and break-on round-trip; detail "dispatch" drops handler records
   await other.client.ping();
   const snap2 = await other.client.requestSnapshot();
   assert.deepEqual(snap2.breakOn, [], 'a client\'s breakpoints go away with it');
+});
+
+test('detail: the highest any connected client asked for, falling back when that client leaves', async () => {
+  const app = await spawnApp({ start: { discovery: false, detail: 'lifecycle' } });
+  assert.ok(app.info);
+  const high = await connect(app.info);
+  const low = await connect(app.info);
+  assert.equal(high.client.welcome.config.detail, 'lifecycle', "the app's own setting");
+  assert.equal((await high.client.configure({ detail: 'handlers' })).detail, 'handlers');
+  assert.equal((await low.client.configure({ detail: 'dispatch' })).detail, 'handlers', 'asking for less does not lower it for the other client');
+  const mark = low.messages.length;
+  high.client.close();
+  // The one that asked for `handlers` left: `dispatch` (still asked for) is in force, and said so.
+  await waitFor(
+    () => low.messages.slice(mark).some((m) => m.type === 'configured' && m.requestId === null && m.config.detail === 'dispatch'),
+    5000,
+    'the remaining client told that detail fell back to dispatch',
+  );
+  const before = low.records().length;
+  await app.call('scenario');
+  await low.client.ping();
+  const records = low.records().slice(before);
+  assert.ok(records.some((r) => r.kind === 'dispatch'), 'dispatches recorded');
+  assert.equal(records.filter((r) => r.kind === 'handler').length, 0, 'no handler records at detail dispatch');
+  // A client that asks for nothing sees the current setting, then the app's own once nobody asks.
+  const quiet = await connect(app.info);
+  assert.equal(quiet.client.welcome.config.detail, 'dispatch');
+  low.client.close();
+  await waitFor(
+    () => quiet.messages.some((m) => m.type === 'configured' && m.requestId === null && m.config.detail === 'lifecycle'),
+    5000,
+    "the app's own detail back once no client asks",
+  );
 });

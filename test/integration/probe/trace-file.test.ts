@@ -1,6 +1,8 @@
 // Trace files carry the same messages as a live session: read back, a trace equals the live stream
-// of the same run. BUSSCOPE_RECORD records without any socket. A cut-off trace yields what it holds.
+// of the same run. BUSSCOPE_RECORD records without any socket, into a file only the probe created
+// (never through a symlink, never into a FIFO). A cut-off trace yields what it holds.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -91,4 +93,72 @@ test('a trace cut short yields every complete message, then a precise error', as
   const notATrace = path.join(dir, 'x.json');
   fs.writeFileSync(notATrace, '{"hello": "world"}');
   await assert.rejects(readTraceFileMessages(notATrace), (e: unknown) => e instanceof ProtocolError && e.code === 'not-a-trace');
+});
+
+// BUSSCOPE_RECORD names a path that may already hold something: a trace is only ever written to a
+// file the probe created itself (0600), never through a link, never into a FIFO or device.
+const posix = process.platform !== 'win32';
+const warnings = (app: { stderr: () => string }) => app.stderr().split('\n').filter((l) => l.includes('[busscope]'));
+
+test('BUSSCOPE_RECORD at a symlink: the link target is untouched, one warning, the app runs on', { skip: !posix }, async () => {
+  const dir = tempDir('busscope-trace-');
+  const victim = path.join(tempDir('busscope-victim-'), 'precious.txt');
+  fs.writeFileSync(victim, 'precious', { mode: 0o644 });
+  const link = path.join(dir, 'run.bustrace');
+  fs.symlinkSync(victim, link);
+  const app = await spawnApp({ start: 'none', env: { BUSSCOPE_RECORD: link } });
+  await app.call('scenario');
+  assert.equal(await app.call('ping'), 'pong');
+  await app.call('exit', { code: 0 });
+  assert.deepEqual(await withTimeout(app.exited, 5000, 'exit'), { code: 0, signal: null });
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'precious');
+  assert.equal(fs.statSync(victim).mode & 0o777, 0o644);
+  assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link itself is left alone');
+  const w = warnings(app);
+  assert.equal(w.length, 1, app.stderr());
+  assert.match(w[0], /recording to .*run\.bustrace failed \(.* is a symbolic link/);
+});
+
+test('BUSSCOPE_RECORD over an existing 0644 file replaces it with a fresh 0600 trace', { skip: !posix }, async () => {
+  const dir = tempDir('busscope-trace-');
+  const file = path.join(dir, 'old.bustrace');
+  fs.writeFileSync(file, 'an older trace, readable by everyone');
+  fs.chmodSync(file, 0o644);
+  // A hard link to the old file must keep the old content: the new trace is a new file, not a rewrite.
+  const hard = path.join(dir, 'hard-link');
+  fs.linkSync(file, hard);
+  const app = await spawnApp({ start: 'none', env: { BUSSCOPE_RECORD: file } });
+  await app.call('scenario');
+  await app.call('exit', { code: 0 });
+  await withTimeout(app.exited, 5000, 'exit');
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  const messages = await readTraceFileMessages(file);
+  assert.equal(messages[0].type, 'welcome');
+  assert.equal(fs.readFileSync(hard, 'utf8'), 'an older trace, readable by everyone');
+  assert.deepEqual(warnings(app), []);
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['hard-link', 'old.bustrace'], 'no temp file left behind');
+});
+
+test('BUSSCOPE_RECORD at a FIFO does not block the app at load: it warns once and runs on', { skip: !posix }, async () => {
+  const dir = tempDir('busscope-trace-');
+  const fifo = path.join(dir, 'pipe.bustrace');
+  const made = spawnSync('mkfifo', ['-m', '600', fifo]);
+  assert.equal(made.status, 0, 'mkfifo');
+  // Before the fix the app hung inside require() opening the FIFO, and never became ready.
+  const app = await withTimeout(spawnApp({ start: 'none', env: { BUSSCOPE_RECORD: fifo } }), 8000, 'the app starting');
+  assert.equal(await app.call('ping'), 'pong');
+  assert.ok(fs.lstatSync(fifo).isFIFO(), 'the FIFO is left alone');
+  const w = warnings(app);
+  assert.equal(w.length, 1, app.stderr());
+  assert.match(w[0], /pipe\.bustrace failed \(.* is a FIFO/);
+});
+
+test('a new trace file is created 0600', { skip: !posix }, async () => {
+  const dir = tempDir('busscope-trace-');
+  const file = path.join(dir, 'new.bustrace');
+  const app = await spawnApp({ start: 'none', env: { BUSSCOPE_RECORD: file } });
+  await app.call('exit', { code: 0 });
+  await withTimeout(app.exited, 5000, 'exit');
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  assert.equal((await readTraceFileMessages(file))[0].type, 'welcome');
 });

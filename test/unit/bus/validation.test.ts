@@ -142,6 +142,7 @@ test('the constructor rejects bad options, naming the option', () => {
     [{ onError: 'log' }, /options\.onError must be a function/],
     [{ isOwnerAlive: true }, /options\.isOwnerAlive must be a function/],
     [{ autoFlush: 'sometimes' }, /options\.autoFlush must be 'manual' or 'microtask'/],
+    [{ warnOnCollectedOwner: 'no' }, /options\.warnOnCollectedOwner must be a boolean \(got the string "no"\)/],
   ];
   for (const [options, message] of bad) {
     assert.throws(() => new UntypedEventBus(options), (error: unknown) => error instanceof TypeError && message.test(error.message), JSON.stringify(options));

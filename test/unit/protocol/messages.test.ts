@@ -146,3 +146,50 @@ test('trace header round-trips and rejects foreign files', () => {
   assert.equal(code(encodeTraceHeader(1).subarray(0, 10)), 'truncated');
   assert.equal(code(encodeTraceHeader(9)), 'malformed');
 });
+
+function rejectsProbe(value: unknown, pattern: RegExp): void {
+  assert.throws(
+    () => parseProbeMessage(utf8Encode(JSON.stringify(value))),
+    (e: unknown) => e instanceof ProtocolError && e.code === 'malformed' && pattern.test(e.message),
+    JSON.stringify(value).slice(0, 200),
+  );
+}
+
+test('probe messages are validated field by field: types, ranges, string lengths', () => {
+  const w = probeMessages.welcome;
+  rejectsProbe({ ...w, app: { ...w.app, runtime: 'x'.repeat(10 * 1024 * 1024) } }, /welcome\.app\.runtime must be a string of at most 256 characters/);
+  rejectsProbe({ ...w, app: { ...w.app, pid: -1 } }, /welcome\.app\.pid must be an integer/);
+  rejectsProbe({ ...w, timeOrigin: 'now' }, /welcome\.timeOrigin must be a finite number/);
+  rejectsProbe({ ...w, config: { ...config, detail: 'all' } }, /welcome\.config\.detail must be one of/);
+  rejectsProbe({ ...w, config: { ...config, payloadSizeCap: 1e9 } }, /welcome\.config\.payloadSizeCap must be an integer in 1…65536/);
+  const s = probeMessages.snapshot;
+  const sub = s.snapshot.subscriptions[0];
+  const withSub = (patch: object) => ({ ...s, snapshot: { ...s.snapshot, subscriptions: [{ ...sub, ...patch }] } });
+  rejectsProbe(withSub({ type: 42 }), /snapshot\.snapshot\.subscriptions\[0\]\.type must be a string/);
+  rejectsProbe(withSub({ priority: '1' }), /subscriptions\[0\]\.priority must be a finite number/);
+  rejectsProbe(withSub({ site: { file: '/a.ts', line: 'one', column: 1, functionName: null } }), /subscriptions\[0\]\.site\.line must be an integer/);
+  rejectsProbe(withSub({ label: 7 }), /subscriptions\[0\]\.label must be null or a string/);
+  rejectsProbe(withSub({ ownerId: 'x' }), /subscriptions\[0\]\.ownerId must be an integer/);
+  rejectsProbe({ ...s, snapshot: { ...s.snapshot, types: [{ bus: 1, type: null, listeners: 1, dispatches: 0 }] } }, /types\[0\]\.type must be a string/);
+  rejectsProbe({ ...s, snapshot: { ...s.snapshot, buses: ['x'] } }, /snapshot\.snapshot\.buses\[0\] must be an object/);
+  rejectsProbe({ ...s, snapshot: { ...s.snapshot, breakOn: [1] } }, /breakOn\[0\] must be a string/);
+  rejectsProbe({ ...s, snapshot: { ...s.snapshot, dispatching: [{ seq: 1, bus: 1, type: 't', depth: -1, start: 0, subscriptionId: 0 }] } }, /dispatching\[0\]\.depth must be an integer/);
+  rejectsProbe({ ...s, snapshot: { ...s.snapshot, truncated: 'no' } }, /snapshot\.snapshot\.truncated must be a boolean/);
+  rejectsProbe({ ...s, requestId: 'a' }, /snapshot\.requestId must be an integer/);
+  rejectsProbe({ type: 'configured', requestId: null, config: { ...config, captureStacks: 1 } }, /configured\.config\.captureStacks must be a boolean/);
+  rejectsProbe({ type: 'breakpoints', requestId: 1, types: [{}] }, /breakpoints\.types\[0\] must be a string/);
+  rejectsProbe({ type: 'error', code: 'x', message: 'm', supportedVersions: ['1'] }, /error\.supportedVersions must be an array of integers/);
+  rejectsProbe({ type: 'error', code: 'x'.repeat(100), message: 'm', supportedVersions: [1] }, /error\.code must be a string of at most 64/);
+});
+
+test('probe messages keep only the fields this version knows', () => {
+  const m = parseProbeMessage(utf8Encode(JSON.stringify({ ...probeMessages.welcome, future: 'x'.repeat(1000), app: { ...probeMessages.welcome.app, extra: 1 } })));
+  assert.deepEqual(m, probeMessages.welcome, 'unknown fields are ignored, not kept');
+});
+
+test('deeply nested client JSON is refused before it is parsed', () => {
+  rejects('['.repeat(32_000) + ']'.repeat(32_000), 'malformed', /nests deeper than 8 levels/);
+  // Brackets inside strings (escaped quotes included) are text, not nesting.
+  const m = parseClientMessage(utf8Encode(`{"type":"hello","token":"\\"${'['.repeat(100)}","protocolVersions":[1],"clientName":"c"}`));
+  assert.equal(m.type === 'hello' && m.token, `"${'['.repeat(100)}`);
+});

@@ -6,6 +6,7 @@ import {
   FrameDecoder,
   FrameKind,
   MAX_PROBE_FRAME_BYTES,
+  OVERFLOW_NAME,
   ProtocolError,
   RECORD_KINDS,
   RecordDecoder,
@@ -195,4 +196,27 @@ test('random bytes never hang and only ever throw ProtocolError', () => {
       assert.ok(e instanceof ProtocolError, `unexpected ${String(e)}`);
     }
   }
+});
+
+test('a decoder keeps at most its caps of strings and sites; later definitions resolve to the overflow bucket', () => {
+  const d = new RecordDecoder({ maxEntries: 4, maxStringBytes: 64 });
+  const w = new RecordWriter();
+  for (let id = 1; id <= 3; id++) w.stringDef(id, `s${id}`);
+  w.stringDef(4, 'x'.repeat(40)); // over the 64-byte (32-character) budget
+  w.stringDef(5, 'y');
+  for (let id = 1; id <= 6; id++) w.siteDef(id, 1, id, 1, 0);
+  w.busCreated(1, 1, 5);
+  w.busCreated(2, 2, 2);
+  const out: BusRecord[] = [];
+  const frame = w.finish();
+  d.decode(frame.subarray(5), out);
+  assert.deepEqual(d.keptStrings, { count: 3, bytes: 12 });
+  assert.equal(d.overflowedDefinitions, 2 + 2, 'two strings and two sites folded');
+  assert.equal(d.stringCount, 5);
+  assert.equal(d.stringById(4), OVERFLOW_NAME);
+  assert.deepEqual(
+    out.filter((r) => r.kind === 'bus-created').map((r) => r.kind === 'bus-created' && r.name),
+    [OVERFLOW_NAME, 's2'],
+  );
+  assert.throws(() => d.decode(new Uint8Array([3, 0, 1, 9]), []), /string id 9 used before its definition/);
 });

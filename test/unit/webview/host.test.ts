@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { contentSecurityPolicy, inspectorHtml, makeNonce } from '../../../extension/src/inspector/html';
 import { DeltaPump } from '../../../extension/src/inspector/pump';
-import { resolveSourcePath } from '../../../extension/src/inspector/sourcePath';
+import { isAbsoluteSourcePath, localSourcePath, resolveSourcePath } from '../../../extension/src/inspector/sourcePath';
 import { isWebviewToHost } from '../../../webview/src/messages';
 import { FixtureApp } from '../../webview/fixtures/fixtureApp';
 import { FixtureSource, loopback, ManualClock } from './loopback';
@@ -99,6 +99,17 @@ describe('source paths', () => {
       assert.ok('error' in r && /network path/.test(r.error), file);
     }
     assert.deepEqual(touched, [], 'the existence check never saw a network path');
+  });
+  test('one rule for every opener: the trees (openSite, Problems) refuse what the inspector refuses', () => {
+    // views/sites.ts opens through resolveSourcePath and makes Problems URIs through localSourcePath;
+    // before, it accepted `//host/share/x.ts` as an absolute path and opened it.
+    for (const file of ['\\\\attacker\\share\\x.ts', '//attacker/share/x.ts', 'file://attacker/share/x.ts', 'https://evil.example/x.ts', 'vscode://x', '']) {
+      const local = localSourcePath(file);
+      assert.ok('error' in local, `refused: ${file}`);
+      assert.deepEqual(resolveSourcePath(file, ['/ws'], () => true), local, `the same answer from both: ${file}`);
+    }
+    assert.deepEqual(localSourcePath('file:///abs/lib.ts'), { path: '/abs/lib.ts' });
+    assert.ok(isAbsoluteSourcePath('/abs/lib.ts') && isAbsoluteSourcePath('C:\\app\\x.ts') && !isAbsoluteSourcePath('src/x.ts'));
   });
 });
 

@@ -40,6 +40,8 @@ applyTheme(document, (params.get('theme') ?? 'dark') as ThemeName);
 const t0 = performance.now();
 const fixtures: Record<string, FixtureOptions> = {
   small: {},
+  // Every subscription made before probe.start(): none has a site.
+  nosites: { subscribeSites: false },
   big: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 200_000, intervalMs: 0.5, feed: { snapshotDispatches: 200_000 } },
   graph: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 2_000, intervalMs: 10 },
 };

@@ -153,7 +153,7 @@ export class DetailsView {
       ['Priority', String(s.priority)],
       ['Status', s.active ? (s.once ? 'active (once)' : 'active') : `ended (${END_TEXT[s.endReason ?? ''] ?? s.endReason ?? 'unknown'}) at ${fmtTime(s.endedAt ?? 0, input.origin)}`],
       ['Subscribed', fmtTime(s.createdAt, input.origin)],
-      ['Site', s.site ? this.sourceLink(s.site) : 'unknown (stack capture off)'],
+      ['Site', s.site ? this.sourceLink(s.site) : s.beforeProbe ? 'none: subscribed before the probe started' : 'unknown (stack capture off)'],
       ['Calls', `${fmtInt(s.calls)} · ${fmtRate(store.subscriptionRate(id))}`],
       ['Time', t ? `mean ${fmtMs(t.meanMs)} · p95 ${fmtMs(t.p95Ms)} · max ${fmtMs(t.maxMs)}` : null],
       ['Errors', s.errors ? `${fmtInt(s.errors)}${s.lastError ? ` — last: ${s.lastError.message}` : ''}` : null],

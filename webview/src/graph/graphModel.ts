@@ -1,7 +1,10 @@
 // From the store to the graph the user sees: dispatch sites → event types (under their bus) →
 // subscriber nodes. Same-site subscriptions of one type become one node with a count; a type shows
 // at most `maxGroupsPerType` subscriber nodes and folds the rest into a "+N more" node; a collapsed
-// bus stands for all its types. Pure: no DOM, so jsdom and Node tests check it directly.
+// bus stands for all its types; an expanded bus shows at most `maxTypesPerBus` type nodes (the most
+// active) and one "+N more types" node for the rest, including the types the host did not send —
+// so 100,000 event types still make a graph of a few hundred nodes. Pure: no DOM, so jsdom and
+// Node tests check it directly.
 
 import type { SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
@@ -64,6 +67,15 @@ export interface GraphOptions {
   readonly maxGroupsPerType: number;
   /** Keys of 'more' nodes the user expanded (their type shows all subscriber nodes). */
   readonly expandedMore: ReadonlySet<string>;
+  /** Type nodes an expanded bus shows before the rest fold into "+N more types" (default 200). */
+  readonly maxTypesPerBus?: number;
+}
+
+export const DEFAULT_MAX_TYPES_PER_BUS = 200;
+
+/** Key of a bus's "+N more types" node. */
+export function moreTypesKey(bus: number): string {
+  return `mt:b${bus}`;
 }
 
 export interface GraphModel {
@@ -76,6 +88,8 @@ export interface GraphModel {
   readonly subscriptionCount: number;
   /** Things the filter hid. */
   readonly filteredOut: number;
+  /** Types folded into "+N more types" nodes (including those the host did not send). */
+  readonly moreTypes: number;
   readonly typeCount: number;
   /** Types that pass the filter (also those inside collapsed buses): the timeline shows these lanes. */
   readonly types: ReadonlySet<number>;
@@ -174,6 +188,7 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
   let filteredOut = 0;
   let subscriptionCount = 0;
   let typeCount = 0;
+  let moreTypes = 0;
   const shownTypes = new Set<number>();
 
   // Live subscriptions per type index, in execution order.
@@ -299,11 +314,27 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       linkFoldedSites(busNode, shown.flatMap((t) => dispatchEdges(t.index)));
       all.sort(byExecutionOrder);
       typeCount += shown.length;
-      busNode.detail = `${shown.length} types · ${all.length} subscriptions`;
+      const unsent = store.omittedTypesOf(bus.id);
+      busNode.detail = `${shown.length} types${unsent > 0 ? ` (+${unsent} not shown)` : ''} · ${all.length} subscriptions`;
       addSubscriberNodes(busNode, `b${bus.id}`, all);
       continue;
     }
-    for (const t of shown) {
+    const maxTypes = opts.expandedMore.has(moreTypesKey(bus.id)) ? Infinity : (opts.maxTypesPerBus ?? DEFAULT_MAX_TYPES_PER_BUS);
+    let folded: { index: number; subs: SubscriptionView[] }[] = [];
+    let kept = shown;
+    if (shown.length > maxTypes) {
+      // The most active stay (warned first, then rate, listeners, dispatches); the rest fold.
+      const score = (index: number): number[] => {
+        const ty = store.types.get(index);
+        return [warnedTypes.has(index) ? 1 : 0, ty?.ratePerSecond ?? 0, ty?.liveSubscriptions ?? 0, ty?.dispatches ?? 0];
+      };
+      const ranked = shown.map((t) => ({ t, s: score(t.index) }));
+      ranked.sort((a, b) => b.s[0] - a.s[0] || b.s[1] - a.s[1] || b.s[2] - a.s[2] || b.s[3] - a.s[3] || a.t.index - b.t.index);
+      const keep = new Set(ranked.slice(0, maxTypes).map((r) => r.t));
+      kept = shown.filter((t) => keep.has(t));
+      folded = shown.filter((t) => !keep.has(t));
+    }
+    for (const t of kept) {
       const ty = store.types.get(t.index);
       if (!ty) continue;
       typeCount++;
@@ -320,6 +351,31 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       outline.push(tn);
       for (const e of dispatchEdges(t.index)) linkSite(e, tn);
       addSubscriberNodes(tn, `t${t.index}`, t.subs);
+    }
+    // Types the host did not send count only without a filter (it cannot tell whether they match).
+    const unsent = text ? 0 : store.omittedTypesOf(bus.id);
+    if (folded.length > 0 || unsent > 0) {
+      const n = folded.length + unsent;
+      moreTypes += n;
+      const more = add(
+        newNode({ key: moreTypesKey(bus.id), kind: 'more', column: 1, label: `+${n} more types`, bus: bus.id, busName: bus.name, type: -1, site: '', ref: { kind: 'bus', id: bus.id } }),
+      );
+      more.count = n;
+      for (const t of folded) {
+        const ty = store.types.get(t.index);
+        if (ty) {
+          more.rate += ty.ratePerSecond;
+          more.dispatches += ty.dispatches;
+          more.errors += ty.handlerErrors;
+        }
+        subscriptionCount += t.subs.length;
+        shownTypes.add(t.index);
+      }
+      more.detail =
+        folded.length > 0
+          ? `${n} more types on ${bus.name}, the least active${unsent > 0 ? ` (${unsent} not sent by the host)` : ''} · Enter to show the ${folded.length} here`
+          : `${n} more types on ${bus.name} not shown (the host sends the most active)`;
+      outline.push(more);
     }
   }
 
@@ -446,5 +502,5 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     outline.push(s);
   }
   outline.push(...foldedSites);
-  return { nodes, byKey, edges, outline, subscriptionCount, filteredOut, typeCount, types: shownTypes, filtered: text !== '' || opts.busFilter !== '' };
+  return { nodes, byKey, edges, outline, subscriptionCount, filteredOut, typeCount, moreTypes, types: shownTypes, filtered: text !== '' || opts.busFilter !== '' };
 }

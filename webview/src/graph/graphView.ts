@@ -215,6 +215,10 @@ export class GraphView {
           lines.push(`${n.detail}`, `${fmtRate(n.rate)} together · double-click or Enter to show them`);
           break;
         }
+        if (n.column === 1) {
+          lines.push(n.detail, `${fmtInt(n.dispatches)} dispatches · ${fmtRate(n.rate)} together (of the types the inspector holds)`);
+          break;
+        }
         lines.push(`${n.count === 1 ? 'subscription' : `${n.count} subscriptions`} · ${n.detail}`);
         const mean = n.calls > 0 ? n.totalMs / n.calls : 0;
         lines.push(`${fmtInt(n.calls)} calls · ${fmtRate(n.rate)} · mean ${fmtMs(mean)} · max ${fmtMs(n.maxMs)}`);

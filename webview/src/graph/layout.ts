@@ -66,6 +66,10 @@ export function fullLayout(model: GraphModel): PositionMemory {
         kids.forEach((k, i) => place(k, cursor + i));
         cursor += Math.max(1, kids.length);
       } else cursor += 1;
+    } else if (n.kind === 'more' && n.column === 1) {
+      // A bus's "+N more types": one row after its last type.
+      place(n, cursor);
+      cursor += 1;
     } else if (n.kind === 'type') {
       place(n, cursor);
       const kids = children.get(n.key) ?? [];
@@ -138,6 +142,11 @@ export function incrementalLayout(model: GraphModel, memory: PositionMemory): Po
         }
         case 'group':
         case 'more': {
+          if (n.column === 1) {
+            const bus = busOf.get(n.bus);
+            want = bus ? bus.row + 1 : bottom;
+            break;
+          }
           const p = parentOf.get(n.key);
           want = p ? p.row : bottom;
           break;

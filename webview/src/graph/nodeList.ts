@@ -7,7 +7,8 @@
 // (or expands/collapses a bus or a "+N more" node); ←/→ collapse/expand a bus.
 
 import type { GraphModel, GraphNode } from './graphModel';
-import { h, isActivation } from '../ui/dom';
+import { h, isActivation, setText } from '../ui/dom';
+import { visibleText } from '../visibleText';
 
 export interface NodeListEvents {
   select(node: GraphNode): void;
@@ -134,23 +135,23 @@ export class NodeList {
   }
 
   private updateRow(rec: RowRecord, n: GraphNode, i: number): void {
-    const level = n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' ? 2 : 3;
+    const level = n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' || n.column === 1 ? 2 : 3;
     const kindLabel =
-      n.kind === 'group' ? (n.count > 1 ? `${n.count} subscriptions` : 'subscription') : n.kind === 'more' ? (n.column === 0 ? 'more dispatch sites' : 'more subscriptions') : n.kind === 'site' ? 'dispatch site' : n.kind;
+      n.kind === 'group' ? (n.count > 1 ? `${n.count} subscriptions` : 'subscription') : n.kind === 'more' ? (n.column === 0 ? 'more dispatch sites' : n.column === 1 ? 'more types' : 'more subscriptions') : n.kind === 'site' ? 'dispatch site' : n.kind;
     const attrs: Record<string, string | null> = {
       id: rowId(n),
       class: `node-row kind-${n.kind} tone-${n.tone} level-${level}${n.key === this.selectedKey ? ' selected' : ''}${i === this.active ? ' active' : ''}`,
       'aria-selected': n.key === this.selectedKey ? 'true' : 'false',
       'aria-level': String(level),
       'aria-expanded': n.kind === 'bus' ? String(!n.collapsed) : null,
-      'aria-label': `${n.label}, ${kindLabel}${n.detail ? `, ${n.detail}` : ''}${n.tone === 'warning' ? ', warning' : n.tone === 'error' ? ', errors' : ''}`,
+      'aria-label': visibleText(`${n.label}, ${kindLabel}${n.detail ? `, ${n.detail}` : ''}${n.tone === 'warning' ? ', warning' : n.tone === 'error' ? ', errors' : ''}`),
       'data-index': String(i),
       'data-key': n.key,
       'data-kind': n.kind,
       'data-bus': n.busName,
       'data-type': n.kind === 'type' ? n.label : null,
       'data-tone': n.tone,
-      title: n.source ? `${n.source.file}:${n.source.line}` : null,
+      title: n.source ? visibleText(`${n.source.file}:${n.source.line}`) : null,
     };
     const caret = n.kind === 'bus' ? (n.collapsed ? '▸' : '▾') : '';
     const shown = JSON.stringify([attrs, caret, n.label, n.detail ?? '']);
@@ -241,8 +242,4 @@ export class NodeList {
 
 function rowId(n: GraphNode): string {
   return `node-${n.key.replace(/[^A-Za-z0-9-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
-}
-
-function setText(el: HTMLElement, text: string): void {
-  if (el.textContent !== text) el.textContent = text;
 }

@@ -6,6 +6,7 @@ import type {
   BusView,
   InspectorDelta,
   InspectorSnapshot,
+  OmittedCounts,
   SessionView,
   SiteInfo,
   SubscriptionHealth,
@@ -75,6 +76,8 @@ export class InspectorStore {
   readonly timeline: TimelineStore;
   /** Live subscriptions refused by the cap. */
   hiddenSubscriptions = 0;
+  /** What the host did not send (it caps types, subscriptions and warnings); null: nothing. */
+  omitted: OmittedCounts | null = null;
   /** Bumped when entities were added, removed or renamed (the graph rebuilds its structure). */
   structureVersion = 0;
   /** Bumped when figures (rates, counts) changed. */
@@ -112,6 +115,7 @@ export class InspectorStore {
     this.sites.clear();
     this.timeline.clear();
     this.hiddenSubscriptions = 0;
+    this.omitted = s.omitted ?? null;
     this.setSession(s.session);
     this.now = s.now;
     for (const b of s.buses) this.buses.set(b.id, b);
@@ -141,6 +145,13 @@ export class InspectorStore {
       if (!old || old.name !== b.name) structure = true;
       this.buses.set(b.id, b);
     }
+    for (const index of d.forgetTypes ?? []) {
+      const t = this.types.get(index);
+      if (t === undefined) continue;
+      this.types.delete(index);
+      if (this.typeIndexByKey.get(typeKey(t.bus, t.type)) === index) this.typeIndexByKey.delete(typeKey(t.bus, t.type));
+      structure = true;
+    }
     for (const t of d.types ?? []) {
       if (this.putType(t)) structure = true;
     }
@@ -152,6 +163,10 @@ export class InspectorStore {
       if (this.subscriptions.delete(id)) structure = true;
       this.endedOrder.delete(id);
       this.rates.delete(id);
+    }
+    if (d.omitted) {
+      this.omitted = d.omitted.types === 0 && d.omitted.subscriptions === 0 && d.omitted.warnings === 0 ? null : d.omitted;
+      structure = true;
     }
     if (d.typeStats) this.applyTypeStats(d.typeStats);
     if (d.subscriptionStats) this.applySubscriptionStats(d.subscriptionStats, d.now);
@@ -171,6 +186,13 @@ export class InspectorStore {
   setSession(session: SessionView): void {
     this.session = session;
     this.sessionVersion++;
+  }
+
+  /** Types of a bus the host did not send. */
+  omittedTypesOf(bus: number): number {
+    if (this.omitted === null) return 0;
+    for (const b of this.omitted.typesByBus) if (b.bus === bus) return b.count;
+    return 0;
   }
 
   busName(id: number): string {

@@ -34,6 +34,11 @@ export class TimelineStore {
   readonly laneDepth = new Map<number, number>();
   /** Bumped on every change, so views know when to redraw. */
   version = 0;
+  /**
+   * Bumped when `laneDepth` changed (a new lane, a deeper one, a clear): only then do the lanes need
+   * laying out again — with 100,000 types not on every delta.
+   */
+  laneVersion = 0;
   /** Newest end time seen, ms (record time). */
   latest = -Infinity;
 
@@ -171,6 +176,7 @@ export class TimelineStore {
     this.handlers.clear();
     this.markers.clear();
     this.laneDepth.clear();
+    this.laneVersion++;
     this.recent.clear();
     this.pending.clear();
     this.latest = -Infinity;
@@ -182,7 +188,10 @@ export class TimelineStore {
 
   private noteDepth(lane: number, depth: number): void {
     const d = Math.min(depth, MAX_LANE_ROWS - 1);
-    if ((this.laneDepth.get(lane) ?? -1) < d) this.laneDepth.set(lane, d);
+    if ((this.laneDepth.get(lane) ?? -1) < d) {
+      this.laneDepth.set(lane, d);
+      this.laneVersion++;
+    }
   }
 
   private resolveChildren(seq: number, lane: number): void {

@@ -1,12 +1,21 @@
 // Timeline lanes: one per event type that has dispatches (as the lane of a top-level dispatch),
 // grouped by bus, buses and types in name order. A lane is as tall as its deepest nesting.
+// At most `maxLanes` lanes: beyond that the most active types keep theirs and the rest share one
+// "other types (N)" lane at the bottom — an app with 100,000 event types still gets a few hundred
+// lanes, and types the host did not describe (it caps what it sends) always go there.
 
 import type { InspectorStore } from '../store/inspectorStore';
+import { MAX_LANE_ROWS } from '../store/timelineStore';
 
 export const LANE_ROW_HEIGHT = 16;
 export const LANE_PADDING = 4;
+/** Lanes shown at most (the last one being "other types" when there are more). */
+export const DEFAULT_MAX_LANES = 200;
+/** `Lane.type` of the "other types" lane. */
+export const OTHER_LANE = -1;
 
 export interface Lane {
+  /** Type index; OTHER_LANE for the lane that gathers the types without their own. */
   readonly type: number;
   readonly bus: number;
   readonly name: string;
@@ -20,27 +29,63 @@ export interface Lane {
   readonly slot: number;
   /** Colour slot: the bus's position among the buses shown. */
   readonly colour: number;
+  /** Types drawn in this lane (1, or N for "other types"). */
+  readonly types: number;
 }
 
 export interface LaneLayout {
   readonly lanes: readonly Lane[];
-  /** Lane by type index (sparse). */
+  /** Lane by type index (sparse); the types without a lane of their own map to the "other" lane. */
   readonly byType: (Lane | undefined)[];
   readonly totalHeight: number;
 }
 
-export function layoutLanes(store: InspectorStore, include: (type: number) => boolean): LaneLayout {
+interface Entry {
+  type: number;
+  bus: number;
+  name: string;
+  busName: string;
+  rows: number;
+}
+
+export function layoutLanes(store: InspectorStore, include: (type: number) => boolean, maxLanes = DEFAULT_MAX_LANES): LaneLayout {
+  if (!Number.isInteger(maxLanes) || maxLanes < 2) throw new TypeError(`layoutLanes: maxLanes must be an integer ≥ 2, got ${maxLanes}`);
   const depth = store.timeline.laneDepth;
-  const entries: { type: number; bus: number; name: string; busName: string; rows: number }[] = [];
+  let entries: Entry[] = [];
+  /** Types the store has no record of (the host did not send them): never a lane of their own. */
+  const unknown: number[] = [];
+  let unknownRows = 0;
   for (const [type, d] of depth) {
     if (!include(type)) continue;
     const t = store.types.get(type);
+    if (t === undefined && depth.size > maxLanes) {
+      unknown.push(type);
+      if (d + 1 > unknownRows) unknownRows = d + 1;
+      continue;
+    }
     const bus = t?.bus ?? -1;
     entries.push({ type, bus, name: t?.type ?? `type #${type}`, busName: bus >= 0 ? store.busName(bus) : '', rows: d + 1 });
   }
+  let rest: Entry[] = [];
+  // Over the cap (or with undescribed types): the most active keep a lane — by rate, then
+  // dispatches, then first seen — and the last lane gathers the rest.
+  const keep = maxLanes - 1;
+  if ((unknown.length > 0 || entries.length > maxLanes) && entries.length > keep) {
+    const ranked = entries.map((e) => {
+      const t = store.types.get(e.type);
+      return { e, rate: t?.ratePerSecond ?? -1, dispatches: t?.dispatches ?? -1 };
+    });
+    ranked.sort((a, b) => b.rate - a.rate || b.dispatches - a.dispatches || a.e.type - b.e.type);
+    entries = ranked.slice(0, keep).map((r) => r.e);
+    rest = ranked.slice(keep).map((r) => r.e);
+  }
   entries.sort((a, b) => a.busName.localeCompare(b.busName) || a.bus - b.bus || a.name.localeCompare(b.name) || a.type - b.type);
   const lanes: Lane[] = [];
-  const byType: (Lane | undefined)[] = [];
+  // Preallocated: filling a sparse array at type index 99,999 first would turn it into a slow
+  // dictionary, and the timeline looks a lane up per dispatch drawn.
+  let maxType = -1;
+  for (const type of depth.keys()) if (type > maxType) maxType = type;
+  const byType = new Array<Lane | undefined>(maxType + 1).fill(undefined);
   let top = 0;
   let colour = -1;
   let lastBus: number | null = null;
@@ -50,9 +95,21 @@ export function layoutLanes(store: InspectorStore, include: (type: number) => bo
       lastBus = e.bus;
     }
     const height = e.rows * LANE_ROW_HEIGHT + LANE_PADDING;
-    const lane: Lane = { ...e, top, height, slot: lanes.length, colour };
+    const lane: Lane = { ...e, top, height, slot: lanes.length, colour, types: 1 };
     lanes.push(lane);
     byType[e.type] = lane;
+    top += height;
+  }
+  const others = rest.length + unknown.length;
+  if (others > 0) {
+    let rows = unknownRows;
+    for (const e of rest) if (e.rows > rows) rows = e.rows;
+    rows = Math.min(rows, MAX_LANE_ROWS);
+    const height = rows * LANE_ROW_HEIGHT + LANE_PADDING;
+    const lane: Lane = { type: OTHER_LANE, bus: -1, name: `other types (${others})`, busName: '', rows, top, height, slot: lanes.length, colour: colour + 1, types: others };
+    lanes.push(lane);
+    for (const e of rest) byType[e.type] = lane;
+    for (const t of unknown) byType[t] = lane;
     top += height;
   }
   return { lanes, byType, totalHeight: top };

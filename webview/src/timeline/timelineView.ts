@@ -17,7 +17,7 @@ import { context2d, fitCanvas, TextFitter, type CanvasSize } from '../ui/canvas'
 import { h } from '../ui/dom';
 import { fmtInt, fmtMs, plural } from '../ui/format';
 import { withAlpha, type Theme } from '../ui/theme';
-import { LANE_ROW_HEIGHT, type Lane, type LaneLayout } from './lanes';
+import { LANE_ROW_HEIGHT, OTHER_LANE, type Lane, type LaneLayout } from './lanes';
 
 export interface TimelineEvents {
   select(seq: number | null): void;
@@ -460,7 +460,8 @@ export class TimelineView {
     let best = -1;
     let bestDist = Infinity;
     tl.dispatches.forEachInRange(t - slack, t + slack, (i) => {
-      if (tl.laneOf(i) !== lane.type || Math.min(ring.depth[i], lane.rows - 1) !== row) return;
+      // By lane, not type: the "other types" lane holds many types.
+      if (this.lanes.byType[tl.laneOf(i)] !== lane || Math.min(ring.depth[i], lane.rows - 1) !== row) return;
       const s = ring.start[i];
       const end = s + ring.duration[i];
       const dist = t >= s && t <= end ? 0 : Math.min(Math.abs(t - s), Math.abs(t - end));
@@ -875,10 +876,11 @@ export class TimelineView {
           'data-type': lane.name,
           'data-bus': lane.busName,
           'data-lane': lane.type,
-          title: `${lane.busName} · ${lane.name}`,
+          'data-lane-types': lane.types,
+          title: lane.type === OTHER_LANE ? `${lane.name}: the least active types, drawn together` : `${lane.busName} · ${lane.name}`,
         },
         chip,
-        firstOfBus ? h(this.doc, 'span', { class: 'lane-bus' }, `${lane.busName} · `) : null,
+        firstOfBus && lane.type !== OTHER_LANE ? h(this.doc, 'span', { class: 'lane-bus' }, `${lane.busName} · `) : null,
         h(this.doc, 'span', { class: 'lane-name' }, lane.name),
       );
       el.style.top = `${lane.top}px`;

@@ -2,6 +2,8 @@
 // truncated labels (measureText is the expensive part of drawing text), and a 2D context that may
 // be missing (jsdom has no canvas; the views then keep their DOM summaries and skip drawing).
 
+import { visibleText } from '../visibleText';
+
 export interface CanvasSize {
   readonly width: number;
   readonly height: number;
@@ -37,9 +39,10 @@ export class TextFitter {
 
   constructor(private readonly capacity = 8_000) {}
 
-  /** `text` cut with an ellipsis to fit `maxWidth` in the context's current font. */
-  fit(ctx: CanvasRenderingContext2D, text: string, maxWidth: number): string {
+  /** `text` cut with an ellipsis to fit `maxWidth` in the context's current font (bidi controls escaped). */
+  fit(ctx: CanvasRenderingContext2D, raw: string, maxWidth: number): string {
     if (maxWidth <= 0) return '';
+    const text = visibleText(raw);
     const w = Math.floor(maxWidth);
     const key = `${ctx.font}|${w}|${text}`;
     const hit = this.cache.get(key);

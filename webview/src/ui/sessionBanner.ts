@@ -1,6 +1,7 @@
 // What state the inspector is in, said plainly: nothing attached, connecting, attached, paused in
 // the debugger, detached, and whether the probe dropped records. Offers the next step as buttons.
 
+import { visibleText } from '../visibleText';
 import type { InspectorCommand, SessionView } from '../messages';
 import { clear, h } from './dom';
 import { fmtInt } from './format';
@@ -20,8 +21,10 @@ export class SessionBanner {
     this.element = h(doc, 'div', { class: 'banner', role: 'status', 'data-testid': 'session-banner' });
   }
 
-  render(session: SessionView, awaitingSnapshot: boolean): void {
+  render(shownSession: SessionView, awaitingSnapshot: boolean): void {
     const doc = this.doc;
+    // Some strings below are appended as they are: the app's label and the reason, escaped first.
+    const session = { ...shownSession, label: visibleText(shownSession.label), detail: visibleText(shownSession.detail) };
     clear(this.element);
     this.element.setAttribute('data-phase', session.phase);
     this.element.className = `banner phase-${session.phase}`;

@@ -1,7 +1,7 @@
 // The top bar: text filter, bus filter, graph layout actions, and the current focus (with a way
 // out). Filtering applies to the graph, the node list and the timeline lanes alike.
 
-import { h } from './dom';
+import { h, setText } from './dom';
 
 export interface ToolbarEvents {
   filterText(text: string): void;
@@ -83,7 +83,7 @@ export class Toolbar {
 
   setFocus(label: string | null): void {
     this.focusChip.hidden = label === null;
-    this.focusLabel.textContent = label ? `Focus: ${label} ` : '';
+    setText(this.focusLabel, label ? `Focus: ${label} ` : '');
   }
 
   setCounts(text: string): void {

@@ -2,9 +2,10 @@
 // evidence, source links and a Focus toggle that highlights its subjects in the graph and timeline.
 // Keyboard: Tab reaches the list, ↑/↓ move between warnings, Enter or Space toggles focus.
 
-import type { Severity, SiteInfo, Warning, WarningKind } from '../messages';
+import { analysisPartialText, type Severity, type SiteInfo, type Warning, type WarningKind } from '../messages';
 import type { InspectorStore } from '../store/inspectorStore';
-import { h, isActivation } from '../ui/dom';
+import { h, isActivation, setText } from '../ui/dom';
+import { visibleText } from '../visibleText';
 import { plural } from '../ui/format';
 import { evidenceLines, KIND_TITLES } from './evidence';
 
@@ -56,6 +57,8 @@ export class WarningsView {
   private readonly list: HTMLElement;
   private readonly heading: HTMLElement;
   private readonly emptyNote: HTMLElement;
+  /** "Analysis partial: …" while the host's near-miss search is still catching up. */
+  private readonly partialNote: HTMLElement;
   private readonly collapsedKinds = new Set<WarningKind>();
   // Keyed by warning id / kind: a live session re-renders the list often, and replacing elements
   // would lose a press between mousedown and mouseup, hover, focus and the scroll position.
@@ -71,7 +74,9 @@ export class WarningsView {
     this.heading = h(doc, 'h2', { class: 'section-title' }, 'Warnings');
     this.list = h(doc, 'div', { class: 'warnings-list', 'data-testid': 'warnings' });
     this.emptyNote = h(doc, 'p', { class: 'empty-note' });
-    this.element = h(doc, 'section', { class: 'warnings', 'aria-label': 'Warnings' }, this.heading, this.list);
+    this.partialNote = h(doc, 'p', { class: 'partial-note', 'data-testid': 'analysis-partial', role: 'status' });
+    this.partialNote.hidden = true;
+    this.element = h(doc, 'section', { class: 'warnings', 'aria-label': 'Warnings' }, this.heading, this.partialNote, this.list);
     this.list.addEventListener('keydown', (e) => this.onKey(e));
   }
 
@@ -88,6 +93,9 @@ export class WarningsView {
       g.push(w);
     }
     setText(this.heading, `Warnings (${store.warnings.size})`);
+    const partial = analysisPartialText(store.session.analysis);
+    setText(this.partialNote, partial);
+    this.partialNote.hidden = partial === '';
     if (groups.size === 0) {
       for (const g of this.groups.values()) g.el.remove();
       this.groups.clear();
@@ -172,7 +180,7 @@ export class WarningsView {
       rec.shown = shown;
       rec.el.className = `warning sev-${w.severity}${focused ? ' focused' : ''}`;
       rec.el.setAttribute('data-kind', w.kind);
-      rec.el.setAttribute('aria-label', `${w.severity}: ${w.title}`);
+      rec.el.setAttribute('aria-label', visibleText(`${w.severity}: ${w.title}`));
       rec.icon.className = `sev-icon sev-${w.severity}`;
       setText(rec.icon, SEVERITY_ICON[w.severity]);
       setData(rec.title, w.title);
@@ -268,10 +276,6 @@ export class WarningsView {
     const w = this.store?.warnings.get(item.getAttribute('data-warning-id') ?? '');
     if (w) this.events.focus(w.id === this.focusedId ? null : w);
   }
-}
-
-function setText(el: HTMLElement, text: string): void {
-  if (el.textContent !== text) el.textContent = text;
 }
 
 function setData(node: Text, text: string): void {

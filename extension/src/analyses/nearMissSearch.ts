@@ -1,0 +1,308 @@
+// The near-miss search behind "did you mean…?": for a type that nobody hears or that is never
+// dispatched, the similar names among the types that *are* listened to / dispatched.
+//
+// Comparing every such type with every other type is quadratic (an app dispatching
+// `user.${id}.updated` for 5,000 ids blocked the host for 92 s per run), so:
+// - names are tokenised once per type (the key cache, by type index; the analyzer drops the whole
+//   search when the model starts over);
+// - the other side of a comparison is a pool — the types ever seen listened to, or ever seen
+//   dispatched (membership only grows, so what was checked stays checked) — indexed by exact name,
+//   by words, by sorted words and by name length, so a type is compared only with the pool
+//   members those buckets name (same name, same words, or a length within the edit distance);
+// - each run has a work budget (comparisons plus names indexed); when it runs out the rest
+//   carries over to the next run and the run says it was partial (`progress`).
+import type { EventTypeState } from '../model/entities';
+import type { Model } from '../model/model';
+import { nameKey, nearMissOfKeys, type NameKey } from './similarity';
+import type { NearMissEvidence } from './warning';
+
+export type NearMissPoolKind = 'listened' | 'dispatched';
+
+/** Whether a pool member counts now (the pools keep every type that ever qualified). */
+export const POOL_ACCEPTS: Readonly<Record<NearMissPoolKind, (t: EventTypeState) => boolean>> = {
+  listened: (t) => t.registeredCount > 0,
+  dispatched: (t) => t.dispatches > 0,
+};
+
+/**
+ * Default work units per analyzer run: one unit is one name tokenised or one pair compared (about
+ * 0.3–1 µs each), so a run spends at most ~10–20 ms on the search.
+ */
+export const DEFAULT_NEAR_MISS_BUDGET = 20_000;
+
+const NO_MATCHES: readonly NearMissMatch[] = [];
+
+/**
+ * Matches kept per searched type, best scores first: only the top few are shown, and a name with
+ * thousands of near misses (`user.1.updated`… `user.9999.updated`) must not keep them all.
+ */
+const MAX_MATCHES_KEPT = 64;
+
+export interface NearMissMatch {
+  readonly index: number;
+  readonly reason: NearMissEvidence['reason'];
+  readonly score: number;
+}
+
+interface SubjectProgress {
+  /** Pool positions below this are compared. */
+  checkedUpTo: number;
+  readonly matches: NearMissMatch[];
+}
+
+/** How far this run's searches got (the analyzer reports it as `AnalysisProgress`). */
+export interface NearMissRunProgress {
+  /** Types searched for in this run (per pool), and how many of those searches are complete. */
+  readonly searched: number;
+  readonly complete: number;
+  /** Work units spent in this run. */
+  readonly work: number;
+}
+
+class Pool {
+  /** Type indices in the order they joined. */
+  readonly members: number[] = [];
+  /** 1 for type indices that joined. */
+  private joinedFlags = new Uint8Array(0);
+  /** members[0..indexed) are in the buckets. */
+  indexed = 0;
+  // Buckets hold pool positions in ascending order (members are indexed in order).
+  readonly byName = new Map<string, number[]>();
+  readonly byWords = new Map<string, number[]>();
+  readonly bySortedWords = new Map<string, number[]>();
+  /** Lower-cased names too short to cut into `pieces` pieces, by length. */
+  readonly shortByLength = new Map<number, number[]>();
+  /** `length:piece:text` → positions (see `pieceBounds`). */
+  readonly byPiece = new Map<string, number[]>();
+  readonly subjects = new Map<number, SubjectProgress>();
+  syncedRun = -1;
+  /** 2K + 1 for edit distance K: K edits break at most 2K pieces (a transposition may break two). */
+  readonly pieces: number;
+
+  constructor(
+    readonly kind: NearMissPoolKind,
+    /** The largest edit distance searched for (0: none). */
+    readonly maxEdits: number,
+  ) {
+    this.pieces = 2 * maxEdits + 1;
+  }
+
+  /** Adds every type that qualifies now and has not joined yet: O(types), no tokenising. */
+  sync(types: readonly EventTypeState[]): void {
+    if (this.joinedFlags.length < types.length) {
+      const grown = new Uint8Array(Math.max(types.length, this.joinedFlags.length * 2));
+      grown.set(this.joinedFlags);
+      this.joinedFlags = grown;
+    }
+    const accepts = POOL_ACCEPTS[this.kind];
+    for (let i = 0; i < types.length; i++) {
+      if (this.joinedFlags[i] === 1) continue;
+      const t = types[i];
+      if (t.isWildcard || !accepts(t)) continue;
+      this.joinedFlags[i] = 1;
+      this.members.push(i);
+    }
+  }
+}
+
+/**
+ * Piece `i` of `pieces` of a name of `length` characters: [start, end). If two names are within K
+ * edits (transpositions included), one of the 2K + 1 pieces of one of them occurs unchanged in the
+ * other, shifted by at most K: that is what the piece index looks up.
+ */
+function pieceBounds(length: number, pieces: number, i: number): [number, number] {
+  return [Math.floor((i * length) / pieces), Math.floor(((i + 1) * length) / pieces)];
+}
+
+function push(map: Map<string | number, number[]>, key: string | number, position: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [position]);
+  else list.push(position);
+}
+
+/** First index in ascending `list` whose value is ≥ `value`. */
+function lowerBound(list: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class NearMissSearch {
+  private readonly keys: (NameKey | undefined)[] = [];
+  private pools: Record<NearMissPoolKind, Pool> = { listened: new Pool('listened', 2), dispatched: new Pool('dispatched', 2) };
+  private optionsKey = '';
+  private run = 0;
+  private budget = Infinity;
+  private work = 0;
+  private searched = 0;
+  private complete = 0;
+
+  /** Starts a run with `budget` work units (Infinity: complete every search now). */
+  beginRun(budget: number): void {
+    this.run++;
+    this.budget = budget;
+    this.work = 0;
+    this.searched = 0;
+    this.complete = 0;
+  }
+
+  get progress(): NearMissRunProgress {
+    return { searched: this.searched, complete: this.complete, work: this.work };
+  }
+
+  /**
+   * Pool members similar to `t` (same name on another bus, same words, reordered words, small edit
+   * distance), with the matches found so far when this run's budget ran out first.
+   */
+  search(model: Model, t: EventTypeState, kind: NearMissPoolKind, maxDistance: number, minScore: number): readonly NearMissMatch[] {
+    const optionsKey = `${maxDistance}|${minScore}`;
+    if (optionsKey !== this.optionsKey) {
+      // New thresholds: what was matched under the old ones no longer holds, and the piece index
+      // depends on the distance. Name keys stay.
+      this.optionsKey = optionsKey;
+      const maxEdits = Math.max(0, Math.floor(maxDistance));
+      this.pools = { listened: new Pool('listened', maxEdits), dispatched: new Pool('dispatched', maxEdits) };
+    }
+    const types = model.allTypes();
+    const pool = this.pools[kind];
+    if (pool.syncedRun !== this.run) {
+      pool.sync(types);
+      pool.syncedRun = this.run;
+    }
+    this.searched++;
+    if (pool.members.length === 0) {
+      this.complete++;
+      return NO_MATCHES;
+    }
+    this.indexMembers(pool, types);
+    let subject = pool.subjects.get(t.index);
+    if (subject === undefined) {
+      // Out of budget: not even tokenised; a later run starts it.
+      if (this.work >= this.budget) return NO_MATCHES;
+      subject = { checkedUpTo: 0, matches: [] };
+      pool.subjects.set(t.index, subject);
+    }
+    if (subject.checkedUpTo < pool.indexed && this.work < this.budget) this.compare(pool, subject, t, types, maxDistance, minScore);
+    if (subject.checkedUpTo === pool.members.length) this.complete++;
+    return subject.matches;
+  }
+
+  private keyOf(t: EventTypeState): NameKey {
+    let key = this.keys[t.index];
+    if (key === undefined) {
+      key = nameKey(t.name);
+      this.keys[t.index] = key;
+      this.work++;
+    }
+    return key;
+  }
+
+  private indexMembers(pool: Pool, types: readonly EventTypeState[]): void {
+    while (pool.indexed < pool.members.length && this.work < this.budget) {
+      const position = pool.indexed++;
+      const t = types[pool.members[position]];
+      push(pool.byName, t.name, position);
+      const key = this.keyOf(t);
+      if (!key.comparable) continue;
+      if (key.words !== '') push(pool.byWords, key.words, position);
+      if (key.sortedWords !== null) push(pool.bySortedWords, key.sortedWords, position);
+      if (pool.maxEdits === 0) continue;
+      const length = key.lower.length;
+      if (length < pool.pieces) {
+        push(pool.shortByLength, length, position);
+        continue;
+      }
+      for (let i = 0; i < pool.pieces; i++) {
+        const [start, end] = pieceBounds(length, pool.pieces, i);
+        push(pool.byPiece, `${length}:${i}:${key.lower.slice(start, end)}`, position);
+      }
+    }
+  }
+
+  /** The buckets that can hold a match of `t`: same name, same words, sorted words, and pieces within K edits. */
+  private gather(pool: Pool, t: EventTypeState, key: NameKey, collect: (list: readonly number[] | undefined) => void): void {
+    collect(pool.byName.get(t.name));
+    if (!key.comparable) return;
+    if (key.words !== '') collect(pool.byWords.get(key.words));
+    if (key.sortedWords !== null) collect(pool.bySortedWords.get(key.sortedWords));
+    const k = pool.maxEdits;
+    const a = key.lower;
+    // Edit distance needs the longer name to have at least 4 characters (one edit per four).
+    const shortest = Math.max(1, a.length >= 4 ? a.length - k : 4);
+    for (let length = shortest; k > 0 && length <= a.length + k; length++) {
+      if (length < pool.pieces) {
+        collect(pool.shortByLength.get(length));
+        continue;
+      }
+      for (let i = 0; i < pool.pieces; i++) {
+        const [start, end] = pieceBounds(length, pool.pieces, i);
+        for (let shift = -k; shift <= k; shift++) {
+          if (start + shift < 0 || end + shift > a.length) continue;
+          collect(pool.byPiece.get(`${length}:${i}:${a.slice(start + shift, end + shift)}`));
+        }
+      }
+    }
+  }
+
+  /**
+   * Compares `t` with the indexed pool members from `subject.checkedUpTo` on that the buckets name,
+   * in position order, within the budget (always at least one, so every search moves on).
+   */
+  private compare(pool: Pool, subject: SubjectProgress, t: EventTypeState, types: readonly EventTypeState[], maxDistance: number, minScore: number): void {
+    const key = this.keyOf(t);
+    const from = subject.checkedUpTo;
+    const to = pool.indexed;
+    const candidates: number[] = [];
+    let lookups = 0;
+    const collect = (list: readonly number[] | undefined): void => {
+      lookups++;
+      if (list === undefined || list[list.length - 1] < from) return;
+      for (let i = lowerBound(list, from); i < list.length && list[i] < to; i++) candidates.push(list[i]);
+    };
+    // A few unchecked members (a small pool, or the ones new since the last run) are cheaper to
+    // compare outright than to look up in (2K + 1)³ piece buckets.
+    if (to - from <= (2 * pool.maxEdits + 1) ** 3) {
+      for (let position = from; position < to; position++) candidates.push(position);
+    } else {
+      this.gather(pool, t, key, collect);
+    }
+    // Looking up and gathering cost too (about an eighth of a comparison each).
+    this.work += Math.ceil((lookups + candidates.length) / 8);
+    candidates.sort((x, y) => x - y);
+    let previous = -1;
+    for (let c = 0; c < candidates.length; c++) {
+      const position = candidates[c];
+      if (position === previous) continue;
+      previous = position;
+      if (this.work >= this.budget && c > 0) {
+        subject.checkedUpTo = position;
+        return;
+      }
+      this.work++;
+      const index = pool.members[position];
+      const other = types[index];
+      if (other === t) continue;
+      if (other.name === t.name) {
+        keep(subject.matches, { index, reason: 'other-bus', score: 1 });
+        continue;
+      }
+      const m = nearMissOfKeys(key, this.keyOf(other), maxDistance, minScore);
+      if (m !== undefined) keep(subject.matches, { index, reason: m.reason, score: other.bus === t.bus ? m.score : m.score * 0.9 });
+    }
+    subject.checkedUpTo = to;
+  }
+}
+
+/** Adds `m`, keeping at most MAX_MATCHES_KEPT, best scores first (the earlier-found wins a tie). */
+function keep(matches: NearMissMatch[], m: NearMissMatch): void {
+  if (matches.length >= MAX_MATCHES_KEPT && matches[matches.length - 1].score >= m.score) return;
+  let i = matches.length;
+  while (i > 0 && matches[i - 1].score < m.score) i--;
+  matches.splice(i, 0, m);
+  if (matches.length > MAX_MATCHES_KEPT) matches.pop();
+}
