@@ -220,13 +220,10 @@ export function watchEventTarget(target: EventTarget, bus: EventTargetBus): Inst
     dispatchEvent: function dispatchEvent(this: unknown, event: unknown): unknown {
       const tracer = currentDispatchTracer();
       if (tracer === undefined || this !== target || !(event instanceof Event)) {
-        if (bus.onceLive === 0 || this !== target || !(event instanceof Event)) return Reflect.apply(dispatch, this, arguments);
-        try {
-          return Reflect.apply(dispatch, this, arguments);
-        } finally {
-          // `once` records left before their callback ran.
-          bus.syncType(event.type, 'once');
-        }
+        const result = Reflect.apply(dispatch, this, arguments);
+        // `once` records left before their callback ran (also ones added by a listener of this dispatch).
+        if (bus.onceLive !== 0 && this === target && event instanceof Event) bus.syncType(event.type, 'once');
+        return result;
       }
       const type = event.type;
       if (breakRequested(tracer, bus, type, event)) {
