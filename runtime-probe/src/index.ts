@@ -4,6 +4,7 @@ export { ProbeClient, ProbeClientError, readTraceFile, readTraceFileMessages } f
 export type { ProbeClientErrorCode, ProbeClientOptions } from './client/index';
 export { discoveryDirectory, listDiscoveredApps, type DiscoveredApp, type DiscoveryEntry } from './discovery/index';
 export type { PayloadSanitizer } from './recorder/payload';
+export type { WatchHandle, WatchOptions } from './emitters/watch';
 
 // BUSSCOPE=1 / BUSSCOPE_RECORD=<file>: start when the package loads.
 import { autoStartFromEnvironment } from './probe/auto-start';

@@ -18,14 +18,14 @@ import type { BusTracer, DispatchTracer, TracedBus } from './tracer';
  * tracer interfaces and the TracedBus/TracedSubscription fields (tracer.ts), or the public API of the
  * probe object shared through `probe` (probe.ts).
  */
-export const RUNTIME_VERSION = 1;
+export const RUNTIME_VERSION = 2;
 
 export const RUNTIME_GLOBAL_KEY = Symbol.for('busscope.runtime');
 
 /** Sets one copy's own tracer variables (its hot-path slots). */
 export type TracerSlots = (tracer: BusTracer | undefined, dispatchTracer: DispatchTracer | undefined) => void;
 
-/** @internal What every compatible copy in the process shares. Version 1. */
+/** @internal What every compatible copy in the process shares. Version 2 (the probe gained `watch`). */
 export interface SharedRuntime {
   readonly version: typeof RUNTIME_VERSION;
   /** Package version of the copy that created it (for messages). */

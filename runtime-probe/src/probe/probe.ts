@@ -13,6 +13,7 @@ import { DEFAULT_RECORDING_CONFIG, Recorder } from '../recorder/recorder';
 import { buildSnapshot } from '../recorder/snapshot';
 import { ProbeServer, encodeSnapshotFrame } from '../server/probe-server';
 import { FileSink } from '../trace/file-sink';
+import { watch as watchTarget, type WatchHandle, type WatchOptions } from '../emitters/watch';
 import { appInfo, defaultAppName } from './app-info';
 import { isLoopbackHost, resolveStartOptions, type ProbeStartOptions, type ResolvedStartOptions } from './options';
 import { reportProbeFailure, reportProbeWarning } from './report';
@@ -145,6 +146,20 @@ export class Probe {
         return Promise.resolve();
       },
     };
+  }
+
+  /**
+   * Shows an emitter the app already has as a bus: a Node `EventEmitter`, an `EventTarget`, a mitt
+   * or a nanoevents emitter. Named `options.name`, else `ClassName#n`; its listeners are
+   * subscriptions (function name as label, subscribe site captured while the probe is started), each
+   * emit a dispatch with per-listener timings while recording. The emitter behaves exactly as
+   * before; disposing the handle restores its own properties exactly (listeners added meanwhile stay
+   * registered). Watching a watched target returns another handle on the same watch.
+   * @throws TypeError for a target of none of those kinds, a Proxy, a frozen/sealed/non-extensible
+   * object, or bad options — and nothing is changed.
+   */
+  watch(target: object, options?: WatchOptions): WatchHandle {
+    return watchTarget(target, options);
   }
 
   /** The current state: buses, types, live subscriptions, dispatches in progress. Synchronous. */

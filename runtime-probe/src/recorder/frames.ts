@@ -11,7 +11,7 @@ export interface ParsedFrame {
 // Files of this package that can appear on a stack between the app and the tracer: the bundles
 // (dist/index.*, dist/bus.*) and, when run from source, the bus/delegates/probe folders.
 const INTERNAL_FILE =
-  /[\\/](?:runtime-probe|busscope-probe)[\\/](?:dist[\\/](?:index|bus)\.(?:c|m)?js|src[\\/](?:bus|delegates|recorder|probe|server|trace)[\\/])/;
+  /[\\/](?:runtime-probe|busscope-probe)[\\/](?:dist[\\/](?:index|bus)\.(?:c|m)?js|src[\\/](?:bus|delegates|emitters|recorder|probe|server|trace)[\\/])/;
 // When an app bundles the package into its own file, the bus's methods are recognisable by name.
 const INTERNAL_FUNCTION = /^(?:EventBus|Recorder)\./;
 

@@ -1,0 +1,209 @@
+// What `probe.watch` costs an app's own emitters, side by side in one run, at 1/5/10 listeners, as
+// ratios to the plain (unwatched) emitter:
+//   plain              an emitter nobody watches (the probe is started: that costs it nothing)
+//   plain again        a second unwatched instance: the spread between the two is the noise
+//   watched, idle      probe.watch(emitter), probe started, nobody recording (budget: ≤ 1.3× plain)
+//   watched, recording probe.record(file) at detail `handlers` (a dispatch record and one timing per
+//                      listener call; the recorder does that work)
+// For Node's EventEmitter (`emit`) and EventTarget (`dispatchEvent` of one reused Event).
+// Every loop yields to the event loop every BATCH emits in every mode, so the recorder's
+// off-hot-path work (encoding, file writes) is inside the measured time. Listeners add the payload's
+// field into an accumulator and count their calls; counts are checked after every measurement.
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { probe } from 'busscope-probe';
+import { formatOps, formatRatio, markdownTable, median } from './lib/measure';
+import { report } from './lib/report';
+import { benchMs, benchRounds } from './lib/settings';
+
+const LISTENER_COUNTS = [1, 5, 10] as const;
+const BATCH = 8_192;
+const IDLE_BUDGET = 1.3;
+
+interface Tick {
+  readonly v: number;
+}
+const PAYLOAD: Tick = { v: 1 };
+class TickEvent extends Event {
+  readonly v = 1;
+  constructor() {
+    super('tick');
+  }
+}
+
+let accumulator = 0;
+
+type Mode = 'plain' | 'control' | 'idle' | 'recording';
+const MODES: readonly { mode: Mode; title: string }[] = [
+  { mode: 'plain', title: 'plain (not watched)' },
+  { mode: 'control', title: 'plain again, another instance (noise gauge)' },
+  { mode: 'idle', title: 'watched, probe started, nobody recording' },
+  { mode: 'recording', title: 'watched, recording (detail `handlers`)' },
+];
+
+interface Candidate {
+  readonly counts: Float64Array;
+  /** One batch of emits. */
+  readonly batch: () => void;
+}
+
+type Kind = 'EventEmitter' | 'EventTarget';
+
+// One loop literal per kind and mode, so each `emit` call site sees one receiver shape: a shared
+// literal would make the call site polymorphic across modes and slow every mode down alike.
+const emitterLoops: Record<Mode, (ee: EventEmitter) => void> = {
+  plain: (ee) => {
+    const p = PAYLOAD;
+    for (let k = 0; k < BATCH; k++) ee.emit('tick', p);
+  },
+  control: (ee) => {
+    const p = PAYLOAD;
+    for (let k = 0; k < BATCH; k++) ee.emit('tick', p);
+  },
+  idle: (ee) => {
+    const p = PAYLOAD;
+    for (let k = 0; k < BATCH; k++) ee.emit('tick', p);
+  },
+  recording: (ee) => {
+    const p = PAYLOAD;
+    for (let k = 0; k < BATCH; k++) ee.emit('tick', p);
+  },
+};
+const targetLoops: Record<Mode, (et: EventTarget, event: Event) => void> = {
+  plain: (et, event) => {
+    for (let k = 0; k < BATCH; k++) et.dispatchEvent(event);
+  },
+  control: (et, event) => {
+    for (let k = 0; k < BATCH; k++) et.dispatchEvent(event);
+  },
+  idle: (et, event) => {
+    for (let k = 0; k < BATCH; k++) et.dispatchEvent(event);
+  },
+  recording: (et, event) => {
+    for (let k = 0; k < BATCH; k++) et.dispatchEvent(event);
+  },
+};
+
+function makeCandidate(kind: Kind, n: number, mode: Mode): Candidate {
+  const counts = new Float64Array(n);
+  const watched = mode === 'idle' || mode === 'recording';
+  if (kind === 'EventEmitter') {
+    const ee = new EventEmitter();
+    for (let i = 0; i < n; i++) {
+      ee.on('tick', (e: Tick) => {
+        accumulator += e.v;
+        counts[i]++;
+      });
+    }
+    if (watched) probe.watch(ee, { name: `bench-ee-${n}` });
+    const loop = emitterLoops[mode];
+    return { counts, batch: () => loop(ee) };
+  }
+  const et = new EventTarget();
+  for (let i = 0; i < n; i++) {
+    et.addEventListener('tick', (e: Event) => {
+      accumulator += (e as TickEvent).v;
+      counts[i]++;
+    });
+  }
+  if (watched) probe.watch(et, { name: `bench-et-${n}` });
+  const event = new TickEvent();
+  const loop = targetLoops[mode];
+  return { counts, batch: () => loop(et, event) };
+}
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+async function emitFor(c: Candidate, ms: number): Promise<{ emits: number; seconds: number }> {
+  let emits = 0;
+  const start = process.hrtime.bigint();
+  for (;;) {
+    c.batch();
+    emits += BATCH;
+    await yieldToLoop();
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+    if (elapsed >= ms) return { emits, seconds: elapsed / 1000 };
+  }
+}
+
+function check(what: string, c: Candidate, emits: number): void {
+  for (let i = 0; i < c.counts.length; i++) {
+    if (c.counts[i] !== emits) throw new Error(`${what}: listener ${i} ran ${c.counts[i]} times, expected ${emits}`);
+  }
+  if (accumulator !== emits * c.counts.length) throw new Error(`${what}: accumulator ${accumulator}, expected ${emits * c.counts.length}`);
+  c.counts.fill(0);
+  accumulator = 0;
+}
+
+async function benchKind(kind: Kind, rounds: number, ms: number, dir: string): Promise<number[]> {
+  const samples = new Map<Mode, number[][]>(MODES.map((m) => [m.mode, LISTENER_COUNTS.map(() => [])]));
+  let recordings = 0;
+  for (const [ni, n] of LISTENER_COUNTS.entries()) {
+    const candidates = new Map<Mode, Candidate>([
+      ['plain', makeCandidate(kind, n, 'plain')],
+      ['control', makeCandidate(kind, n, 'control')],
+      ['idle', makeCandidate(kind, n, 'idle')],
+      ['recording', makeCandidate(kind, n, 'recording')],
+    ]);
+    // Round 0 is warm-up. Each round starts at a different mode.
+    for (let round = 0; round <= rounds; round++) {
+      for (let j = 0; j < MODES.length; j++) {
+        const { mode, title } = MODES[(j + round) % MODES.length];
+        const c = candidates.get(mode) as Candidate;
+        const recording = mode === 'recording' ? probe.record(path.join(dir, `${kind}-${recordings++}.trace`), { detail: 'handlers', discovery: false }) : undefined;
+        let result: { emits: number; seconds: number };
+        try {
+          result = await emitFor(c, round === 0 ? ms / 2 : ms);
+        } finally {
+          await recording?.stop();
+          if (recording !== undefined) fs.rmSync(recording.file, { force: true });
+        }
+        check(`${kind}, ${title}, ${n} listeners`, c, result.emits);
+        if (round > 0) (samples.get(mode) as number[][])[ni].push(result.emits / result.seconds);
+      }
+    }
+  }
+  const med = (mode: Mode, ni: number): number => median((samples.get(mode) as number[][])[ni]);
+  const rows = MODES.map(({ mode, title }) => {
+    const cells = [title];
+    LISTENER_COUNTS.forEach((_, ni) => cells.push(formatOps(med(mode, ni)), formatRatio(med('plain', ni) / med(mode, ni))));
+    return cells;
+  });
+  const header = [`${kind === 'EventEmitter' ? 'emit' : 'dispatchEvent'}/s (median)`];
+  for (const n of LISTENER_COUNTS) header.push(`${n} listener${n > 1 ? 's' : ''}`, 'cost vs plain');
+  const idle = LISTENER_COUNTS.map((_, ni) => med('plain', ni) / med('idle', ni));
+  const control = LISTENER_COUNTS.map((_, ni) => med('plain', ni) / med('control', ni));
+  report(
+    [
+      `### ${kind}`,
+      ``,
+      markdownTable(header, rows),
+      ``,
+      `- watched idle / plain cost: ${idle.map((r) => formatRatio(r)).join(' / ')} at ${LISTENER_COUNTS.join(' / ')} listeners (budget ≤ ${IDLE_BUDGET}×) — ${idle.every((r) => r <= IDLE_BUDGET) ? 'met' : 'NOT met'}; the same measurement between two plain instances (noise on this machine): ${control.map((r) => formatRatio(r)).join(' / ')}.`,
+    ].join('\n'),
+  );
+  return idle;
+}
+
+export async function run(): Promise<void> {
+  const rounds = benchRounds(5);
+  const ms = benchMs(200);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-bench-emitters-'));
+  await probe.start({ discovery: false });
+  try {
+    report(
+      [
+        `## Watched emitters (probe.watch)`,
+        ``,
+        `Median of ${rounds} interleaved rounds of ~${ms} ms per mode (after one warm-up round), yielding to the event loop every ${BATCH} emits in every mode. "cost vs plain" is plain ops/s divided by the mode's (1.00× = free; the idle budget is ≤ ${IDLE_BUDGET}×).`,
+      ].join('\n'),
+    );
+    await benchKind('EventEmitter', rounds, ms, dir);
+    await benchKind('EventTarget', rounds, ms, dir);
+  } finally {
+    await probe.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
