@@ -61,7 +61,7 @@ function measureDispatch(contender: string, ms: number): number[] {
  * measurement is the fastest of SLICES short slices, which filters out preemption; the spread across
  * processes (rounds) is reported separately.
  */
-const SLICES = 5;
+const SLICES = 20;
 function fastestSlice(ms: number, slice: () => number): number {
   let best = 0;
   for (let i = 0; i < SLICES; i++) best = Math.max(best, slice());

@@ -356,7 +356,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
       while (i < an || j < wn) {
         const sub = j >= wn || (i < an && runsBefore(a[i], w[j])) ? a[i++] : w[j++];
         let handler: StoredHandler | null = sub.handler;
-        if (sub.state !== PLAIN) {
+        if (sub.kind !== PLAIN) {
           handler = this.admit(sub, type);
           if (handler === null) continue;
         }
@@ -410,7 +410,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
       while (i < an || j < wn) {
         const sub = j >= wn || (i < an && runsBefore(a[i], w[j])) ? a[i++] : w[j++];
         let handler: StoredHandler | null = sub.handler;
-        if (sub.state !== PLAIN) {
+        if (sub.kind !== PLAIN) {
           handler = this.admit(sub, type);
           if (handler === null) continue;
         }
@@ -464,7 +464,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
    * collected or dead). A `once` subscription is removed here, before its handler runs.
    */
   private admit(sub: SubscriptionRecord, type: string): StoredHandler | null {
-    if (sub.state === INACTIVE) return null;
+    if (sub.kind === INACTIVE) return null;
     const group = sub.group;
     if (group !== null) {
       const owner = group.ref.deref();
@@ -716,7 +716,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
   /** @internal Removes an active subscription of this bus. False when it was not one. */
   removeSubscription(sub: SubscriptionRecord, reason: UnsubscribeReason): boolean {
     const list = sub.list;
-    if (list === null || list.bus !== this || sub.state === INACTIVE) return false;
+    if (list === null || list.bus !== this || sub.kind === INACTIVE) return false;
     list.unlink(sub, dispatchDepth > 0);
     if (list === this.wildcard) this.updateFastDepth();
     this.retire(sub, reason);
@@ -747,14 +747,15 @@ export class EventBus<E extends EventMap> implements TracedBus {
   }
 
   private listFor(type: string): ListenerList {
+    // The one-entry type cache first (it serves dispatch too): no Map lookup for the same type again.
+    if (type === this.lastType && this.lastList !== NO_SUBSCRIBERS) return this.lastList;
     let list = this.byType.get(type);
     if (list === undefined) {
       list = new ListenerList(this, type);
       this.byType.set(type, list);
-      // The cache may hold NO_SUBSCRIBERS for this type.
-      this.lastType = NO_TYPE;
-      this.lastList = NO_SUBSCRIBERS;
     }
+    this.lastType = type;
+    this.lastList = list;
     return list;
   }
 

@@ -60,20 +60,24 @@ export const skippedHandler: StoredHandler = () => undefined;
 /**
  * @internal `SubscriptionRecord.state`: one field the checking loops read per handler.
  * PLAIN: active, no owner, not once (call it straight away); SLOW: active with an owner or `once`
- * (check first); INACTIVE: unsubscribed.
+ * (check first); INACTIVE: unsubscribed. The ONCE bit is added to any of them.
  */
 export const PLAIN = 0;
 /** @internal */
 export const SLOW = 1;
 /** @internal */
 export const INACTIVE = 2;
+const KIND = 3;
+const ONCE = 4;
 
 /**
  * @internal When subscriptions were made: one shared object per task (or per 64 subscriptions,
  * whichever ends first), so subscribing reads no clock (`Date.now()` costs ~65 ns here, more than the
- * rest of a subscribe + dispose) and stores a 4-byte reference instead of a boxed double.
+ * rest of a subscribe + dispose) and stores a reference instead of a boxed double.
  */
 class Instant {
+  /** False here; true for SubscriptionExtras (cheaper to test than `instanceof`). */
+  readonly own: boolean = false;
   constructor(readonly ms: number) {}
 }
 const INSTANT_USES = 64;
@@ -92,10 +96,16 @@ function subscribeInstant(): Instant {
   return i;
 }
 
-/** @internal What few subscriptions have: kept out of the record so the common one stays small. */
-class SubscriptionExtras {
+/**
+ * @internal What few subscriptions have, kept out of the record so the common one stays small (six
+ * fields). Also carries `createdAt`, so the record needs one field for both.
+ */
+class SubscriptionExtras extends Instant {
+  override readonly own: boolean = true;
   label: string | undefined = undefined;
+  priority = 0;
   signal: AbortSignal | null = null;
+  group: OwnerGroup | null = null;
   site: SourceSite | undefined = undefined;
   /** The last consumed result this subscription produced (reused while `delivered` matches). */
   consumedResult: DispatchResult | null = null;
@@ -103,60 +113,95 @@ class SubscriptionExtras {
 
 /** @internal */
 export class SubscriptionRecord implements Subscription, TracedSubscription {
+  /** PLAIN / SLOW / INACTIVE, plus ONCE. */
   state: number;
   /**
-   * Calls not covered by the list's `runs` since it joined: calls made by the checking loops, minus the fast
-   * loop's dispatches that did not reach this subscription (consumed earlier, unsubscribed before its
-   * turn), plus, once it left its list, everything it had.
+   * Its call count, as a base for the list's dispatch count: while in a list, calls are
+   * `callCount + started(list.runs)` (minus a call not made yet, see `pendingCall`); the checking
+   * loops add their calls, the fast loop takes back dispatches that did not reach it. When it leaves
+   * its list it becomes the plain count.
    */
   callCount = 0;
-  /** `list.runs` when it joined its list. */
-  runsAtJoin = 0;
-  /** The list it is in while active (null once inactive): how it finds its bus to unsubscribe. */
-  list: ListenerList | null;
-  /** The owner's group; set by the bus right after construction when there is an owner. */
-  group: OwnerGroup | null = null;
-  private extras: SubscriptionExtras | null = null;
-  private readonly madeAt: Instant;
+  /** While active its list (how it finds its bus, its dispatch count, its type); afterwards its type. */
+  private where: ListenerList | string;
+  /** createdAt (shared per task), or this subscription's own extras (which carry createdAt too). */
+  private meta: Instant;
 
   constructor(
     readonly id: number,
-    readonly type: string,
+    type: string,
     public handler: StoredHandler,
-    readonly priority: number,
+    priority: number,
     label: string | undefined,
-    readonly once: boolean,
+    once: boolean,
     list: ListenerList | null,
     signal: AbortSignal | null,
   ) {
-    this.list = list;
-    this.state = list === null ? INACTIVE : once ? SLOW : PLAIN;
-    this.madeAt = subscribeInstant();
-    if (label !== undefined || signal !== null) {
+    this.state = (list === null ? INACTIVE : once ? SLOW : PLAIN) | (once ? ONCE : 0);
+    this.where = list === null ? type : list;
+    this.meta = subscribeInstant();
+    if (label !== undefined || signal !== null || priority !== 0) {
       const extras = this.more();
       extras.label = label;
       extras.signal = signal;
+      extras.priority = priority;
     }
   }
 
   private more(): SubscriptionExtras {
-    let extras = this.extras;
-    if (extras === null) extras = this.extras = new SubscriptionExtras();
+    const meta = this.meta;
+    if (meta.own) return meta as SubscriptionExtras;
+    const extras = new SubscriptionExtras(meta.ms);
+    this.meta = extras;
     return extras;
+  }
+
+  private get extras(): SubscriptionExtras | null {
+    const meta = this.meta;
+    return meta.own ? (meta as SubscriptionExtras) : null;
+  }
+
+  /** The list it is in; null once inactive. */
+  get list(): ListenerList | null {
+    const where = this.where;
+    return typeof where === 'string' ? null : where;
+  }
+
+  /** The subscribed event name, or `'*'`. */
+  get type(): string {
+    const where = this.where;
+    return typeof where === 'string' ? where : where.snap.type;
   }
 
   /** Epoch milliseconds (of the task that subscribed, see `subscribeInstant`). */
   get createdAt(): number {
-    return this.madeAt.ms;
+    return this.meta.ms;
+  }
+
+  get priority(): number {
+    const meta = this.meta;
+    return meta.own ? (meta as SubscriptionExtras).priority : 0;
+  }
+
+  get once(): boolean {
+    return (this.state & ONCE) !== 0;
   }
 
   get label(): string | undefined {
-    return this.extras === null ? undefined : this.extras.label;
+    const extras = this.extras;
+    return extras === null ? undefined : extras.label;
+  }
+
+  /** The owner's group, when it has an owner. */
+  get group(): OwnerGroup | null {
+    const extras = this.extras;
+    return extras === null ? null : extras.group;
   }
 
   /** Set by the tracer at subscribe time. */
   get site(): SourceSite | undefined {
-    return this.extras === null ? undefined : this.extras.site;
+    const extras = this.extras;
+    return extras === null ? undefined : extras.site;
   }
   set site(site: SourceSite | undefined) {
     if (site !== undefined || this.extras !== null) this.more().site = site;
@@ -164,7 +209,8 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
 
   /** The last consumed result this subscription produced (reused while `delivered` matches). */
   get consumedResult(): DispatchResult | null {
-    return this.extras === null ? null : this.extras.consumedResult;
+    const extras = this.extras;
+    return extras === null ? null : extras.consumedResult;
   }
   set consumedResult(result: DispatchResult | null) {
     this.more().consumedResult = result;
@@ -174,34 +220,52 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
   get calls(): number {
     const list = this.list;
     if (list === null) return this.callCount;
-    return this.callCount + started(list.runs) - started(this.runsAtJoin) - list.pendingCall(this);
+    return this.callCount + started(list.runs) - list.pendingCall(this);
+  }
+
+  /** @internal Joins `list` (at the end of its dispatches so far). */
+  joined(list: ListenerList): void {
+    this.callCount -= started(list.runs);
+  }
+
+  /** @internal Leaves `list`: the count becomes plain. */
+  left(list: ListenerList): void {
+    this.callCount += started(list.runs);
+    this.where = list.snap.type;
   }
 
   /** False once unsubscribed for any reason. */
   get active(): boolean {
-    return this.state !== INACTIVE;
+    return (this.state & KIND) !== INACTIVE;
+  }
+
+  /** @internal Checked at dispatch (owner or once) or not (PLAIN); INACTIVE once unsubscribed. */
+  get kind(): number {
+    return this.state & KIND;
   }
 
   /** @internal Attaches the owner's group (the subscription then needs the owner check at dispatch). */
   attachOwner(group: OwnerGroup): void {
-    this.group = group;
-    this.state = SLOW;
+    this.more().group = group;
+    this.state = (this.state & ONCE) | SLOW;
   }
 
   /** Owner description, computed once when the owner first subscribed on this bus. */
   get ownerDescription(): string | undefined {
-    return this.group === null ? undefined : this.group.description;
+    const group = this.group;
+    return group === null ? undefined : group.description;
   }
 
   /** The owner's per-process id; undefined without an owner. */
   get ownerId(): number | undefined {
-    return this.group === null ? undefined : this.group.ownerId;
+    const group = this.group;
+    return group === null ? undefined : group.ownerId;
   }
 
   /** Unsubscribes. Idempotent. */
   dispose(): void {
-    const list = this.list;
-    if (list !== null) list.bus.removeSubscription(this, 'dispose');
+    const where = this.where;
+    if (typeof where !== 'string') where.bus.removeSubscription(this, 'dispose');
   }
 
   /** Same as `dispose()`, for `using`. */
@@ -211,13 +275,13 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
 
   /** @internal The AbortSignal's 'abort' listener (an EventListener object, so no closure per subscription). */
   handleEvent(): void {
-    const list = this.list;
-    if (list !== null) list.bus.removeSubscription(this, 'signal');
+    const where = this.where;
+    if (typeof where !== 'string') where.bus.removeSubscription(this, 'signal');
   }
 
   /** @internal Called by the bus once the record has left every list (after `ListenerList.unlink`). */
   release(): void {
-    this.state = INACTIVE;
+    this.state = (this.state & ONCE) | INACTIVE;
     // Drop the handler so a handle kept by the user does not keep the handler's closure alive.
     this.handler = released;
     const extras = this.extras;
@@ -314,8 +378,8 @@ export class ListenerList {
     const subs = snap.subs;
     let i = subs.length;
     while (i > 0 && subs[i - 1].priority < sub.priority) i--;
-    sub.runsAtJoin = this.runs;
-    if (sub.state !== PLAIN) this.gate += SLOW_STEP;
+    sub.joined(this);
+    if (sub.kind !== PLAIN) this.gate += SLOW_STEP;
     if (!copy && subs !== EMPTY_SUBS) {
       const handlers = snap.handlers;
       if (i === subs.length) {
@@ -345,7 +409,9 @@ export class ListenerList {
   unlink(sub: SubscriptionRecord, copy: boolean): boolean {
     const snap = this.snap;
     const subs = snap.subs;
-    const i = subs.lastIndexOf(sub);
+    // From the end by hand (the common dispose is of the latest subscription; the builtin's call costs more).
+    let i = subs.length - 1;
+    while (i >= 0 && subs[i] !== sub) i--;
     if (i < 0) return false;
     this.leave(sub);
     if (copy) {
@@ -374,9 +440,8 @@ export class ListenerList {
    * has not reached it yet, swaps a no-op in for its handler there (it must not be called).
    */
   private leave(sub: SubscriptionRecord): void {
-    sub.callCount += started(this.runs) - started(sub.runsAtJoin);
-    sub.list = null;
-    if (sub.state !== PLAIN) this.gate -= SLOW_STEP;
+    sub.left(this);
+    if (sub.kind !== PLAIN) this.gate -= SLOW_STEP;
     const running = this.runningSnapshot();
     if (running === null) return;
     const j = running.subs.lastIndexOf(sub);
