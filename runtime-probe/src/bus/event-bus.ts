@@ -6,6 +6,7 @@
 import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
+import { runHandlersFor, type FailSink } from './dispatch-code';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
@@ -18,6 +19,7 @@ import {
   PLAIN,
   SubscriptionRecord,
   takeSubscriptionId,
+  type Snapshot,
   type StoredHandler,
 } from './subscription';
 import {
@@ -117,7 +119,7 @@ function toInfo(sub: SubscriptionRecord, bus: string): SubscriptionInfo {
  * After `dispose()` the bus stays usable but inert: `subscribe` returns an inactive Subscription,
  * `dispatch` delivers to nobody, `enqueue` drops the event.
  */
-export class EventBus<E extends EventMap> implements TracedBus {
+export class EventBus<E extends EventMap> implements TracedBus, FailSink {
   /** Unique per process, never reused. */
   readonly busId: number;
   /** The bus's name (a named bus is a channel). */
@@ -310,26 +312,25 @@ export class EventBus<E extends EventMap> implements TracedBus {
     snap.consumed = false;
     typed.runs++;
     dispatchDepth = depth + 1;
-    let i = 0;
+    let stop = -1;
     let delivered = n;
     try {
-      for (; i < n; i++) {
-        snap.index = i;
-        try {
-          if (handlers[i](payload, snap) === true || snap.consumed) break;
-        } catch (error) {
-          snap.consumed = false; // a throwing handler never consumes
-          this.handlerFailed(error, type, snap.subs[i]);
-        }
-      }
+      // Unrolled generated code for short lists, else (or under a CSP) a loop: see dispatch-code.ts.
+      stop = runHandlersFor(n)(handlers, payload, snap, this);
     } finally {
       dispatchDepth = depth;
       typed.runs++;
-      // Cold: stopped early (consumed, or a stack overflow on its way out), or the list changed under it.
-      if (i < n || typed.running !== null) delivered = typed.settle(snap, i, n);
+      if (stop < 0) stop = snap.index; // an error escaped (a stack overflow on its way out) from there
+      // Cold: stopped early (consumed, or that error), or the list changed under the loop.
+      if (stop < n || typed.running !== null) delivered = typed.settle(snap, stop, n);
     }
-    // Only a consuming handler leaves the loop early without throwing.
-    return i === n ? notConsumedResult(delivered) : consumedResult(snap.subs[i], delivered);
+    // Only a consuming handler stops the body early without throwing.
+    return stop === n ? notConsumedResult(delivered) : consumedResult(snap.subs[stop], delivered);
+  }
+
+  /** @internal The fast loop's error path (FailSink): a handler of `snap` at `index` threw. */
+  handlerFailedAt(error: unknown, snap: Snapshot, index: number): void {
+    this.handlerFailed(error, snap.type, snap.subs[index]);
   }
 
   /**

@@ -1,13 +1,20 @@
 // One object per subscription: the handle the user holds, the record the bus iterates and what the
 // tracer reads are the same object, which keeps memory per subscription low.
 import { disposeSymbol } from '../delegates/disposable';
-import type { DispatchContextImpl } from './dispatch-context';
 import { runtime } from './runtime';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
 
+/** @internal What handlers get as `ctx`: a Snapshot (fast loop) or a DispatchContextImpl (checking loops). */
+export interface HandlerContext {
+  readonly type: string;
+  readonly depth: number;
+  readonly subscriptionId: number;
+  consume(): void;
+}
+
 /** @internal A handler as the bus stores it. */
-export type StoredHandler = (payload: unknown, ctx: DispatchContextImpl) => unknown;
+export type StoredHandler = (payload: unknown, ctx: HandlerContext) => unknown;
 
 /** @internal What a subscription needs of its bus to remove itself. */
 export interface SubscriptionHost {
@@ -303,6 +310,7 @@ const EMPTY_SUBS: readonly SubscriptionRecord[] = [];
  */
 export class Snapshot {
   depth = 0;
+  /** Set by `consume()`; reset at the start of each dispatch and by a throwing handler. */
   consumed = false;
   /** Whose turn it is in the fast loop running over this snapshot. */
   index = 0;
