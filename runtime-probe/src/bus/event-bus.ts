@@ -312,19 +312,23 @@ export class EventBus<E extends EventMap> implements TracedBus, FailSink {
     snap.consumed = false;
     typed.runs++;
     dispatchDepth = depth + 1;
-    let stop = -1;
-    let delivered = n;
+    let stop: number;
     try {
       // Unrolled generated code for short lists, else (or under a CSP) a loop: see dispatch-code.ts.
       stop = runHandlersFor(n)(handlers, payload, snap, this);
-    } finally {
+    } catch (error) {
+      // A stack overflow on its way out (see `overflowed`): it stopped at the handler that threw.
       dispatchDepth = depth;
       typed.runs++;
-      if (stop < 0) stop = snap.index; // an error escaped (a stack overflow on its way out) from there
-      // Cold: stopped early (consumed, or that error), or the list changed under the loop.
-      if (stop < n || typed.running !== null) delivered = typed.settle(snap, stop, n);
+      typed.settle(snap, snap.index, n);
+      throw error;
     }
-    // Only a consuming handler stops the body early without throwing.
+    dispatchDepth = depth;
+    typed.runs++;
+    // Every handler ran and the list did not change under the loop: the common case.
+    if (stop === n && typed.running === null) return snap.result;
+    // Consumed, or someone was unsubscribed before their turn.
+    const delivered = typed.settle(snap, stop, n);
     return stop === n ? notConsumedResult(delivered) : consumedResult(snap.subs[stop], delivered);
   }
 

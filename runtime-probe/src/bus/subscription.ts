@@ -1,6 +1,7 @@
 // One object per subscription: the handle the user holds, the record the bus iterates and what the
 // tracer reads are the same object, which keeps memory per subscription low.
 import { disposeSymbol } from '../delegates/disposable';
+import { notConsumedResult } from './dispatch-context';
 import { runtime } from './runtime';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
@@ -316,11 +317,15 @@ export class Snapshot {
   index = 0;
   /** Indexes of handlers swapped for `skippedHandler` while this snapshot ran (rare; null when none). */
   skipped: number[] | null = null;
+  /** What a dispatch that called every handler returns (kept in step with the handler count). */
+  result: DispatchResult;
   constructor(
     readonly type: string,
     public handlers: StoredHandler[],
     public subs: SubscriptionRecord[],
-  ) {}
+  ) {
+    this.result = notConsumedResult(handlers.length);
+  }
   get subscriptionId(): number {
     return this.subs[this.index].id;
   }
@@ -397,6 +402,7 @@ export class ListenerList {
         subs.splice(i, 0, sub);
         handlers.splice(i, 0, sub.handler);
       }
+      snap.result = notConsumedResult(subs.length);
     } else {
       const nextSubs = subs.slice(0, i);
       nextSubs.push(sub);
@@ -428,9 +434,11 @@ export class ListenerList {
       // the common subscribe-then-dispose case
       subs.pop();
       snap.handlers.pop();
+      snap.result = notConsumedResult(subs.length);
     } else {
       subs.splice(i, 1);
       snap.handlers.splice(i, 1);
+      snap.result = notConsumedResult(subs.length);
     }
     return true;
   }
