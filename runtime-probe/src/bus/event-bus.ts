@@ -6,6 +6,7 @@
 import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
+import { runHandlersFor, type FailSink } from './dispatch-code';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
@@ -18,6 +19,7 @@ import {
   PLAIN,
   SubscriptionRecord,
   takeSubscriptionId,
+  type Snapshot,
   type StoredHandler,
 } from './subscription';
 import {
@@ -49,7 +51,7 @@ let dispatchDepth = 0;
 /** Traced path only: the sequence number of the traced dispatch running at each depth (0 = none). */
 const seqStack: number[] = [];
 /** The list of every type nobody subscribed to; never mutated (subscribing creates a real list). */
-const NO_SUBSCRIBERS = new ListenerList();
+const NO_SUBSCRIBERS = new ListenerList({ removeSubscription: () => false }, '');
 /** What the one-entry type cache holds when it holds nothing: equal to no value a caller can pass. */
 const NO_TYPE: unique symbol = Symbol('no type');
 const releasedHandler: StoredHandler = () => undefined;
@@ -117,7 +119,7 @@ function toInfo(sub: SubscriptionRecord, bus: string): SubscriptionInfo {
  * After `dispose()` the bus stays usable but inert: `subscribe` returns an inactive Subscription,
  * `dispatch` delivers to nobody, `enqueue` drops the event.
  */
-export class EventBus<E extends EventMap> implements TracedBus {
+export class EventBus<E extends EventMap> implements TracedBus, FailSink {
   /** Unique per process, never reused. */
   readonly busId: number;
   /** The bus's name (a named bus is a channel). */
@@ -139,7 +141,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
   private readonly isOwnerAlive: (owner: object) => boolean;
   private readonly warnOnCollectedOwner: boolean;
   private readonly byType = new Map<string, ListenerList>();
-  private readonly wildcard = new ListenerList();
+  private readonly wildcard: ListenerList = new ListenerList(this, '*');
   private count = 0;
   /** Created with the first owned subscription. */
   private owners: WeakMap<object, OwnerGroup> | null = null;
@@ -249,9 +251,10 @@ export class EventBus<E extends EventMap> implements TracedBus {
     const id = takeSubscriptionId();
     if (this.closed || (signal !== undefined && signal.aborted)) {
       // Nothing is subscribed: an inactive handle, so callers need no special case.
-      return new SubscriptionRecord(id, type, releasedHandler, priority, label, once, Date.now(), null, null);
+      return new SubscriptionRecord(id, type, releasedHandler, priority, label, once, null, null);
     }
-    const sub = new SubscriptionRecord(id, type, handler as unknown as StoredHandler, priority, label, once, Date.now(), this, signal ?? null);
+    const list = type === '*' ? this.wildcard : this.listFor(type);
+    const sub = new SubscriptionRecord(id, type, handler as unknown as StoredHandler, priority, label, once, list, signal ?? null);
     // The record itself is the abort listener (an EventListener object): no closure per subscription.
     if (signal !== undefined) signal.addEventListener('abort', sub);
     if (owner !== undefined) {
@@ -259,12 +262,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
       sub.attachOwner(group);
       group.subs.push(sub);
     }
-    if (type === '*') {
-      this.wildcard.insert(sub, dispatchDepth > 0);
-      this.updateFastDepth();
-    } else {
-      this.listFor(type).insert(sub, dispatchDepth > 0);
-    }
+    list.insert(sub, dispatchDepth > 0);
+    if (type === '*') this.updateFastDepth();
     this.count++;
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
@@ -299,42 +298,43 @@ export class EventBus<E extends EventMap> implements TracedBus {
     }
     const typed = type === this.lastType ? this.lastList : this.lookup(type);
     const depth = dispatchDepth;
-    // fastDepth is -1 while '*' subscribers exist, so this one test also routes those away.
-    if (depth > this.fastDepth) return this.dispatchGeneral(typed, type, payload, depth);
-    const list = typed.list;
-    const n = list.length;
+    // One gate for everything the fast loop leaves out: the list's gate counts its owned and `once`
+    // subscriptions, odd `runs` means a fast loop already runs over it (a re-entrant dispatch), and
+    // fastDepth is -1 while '*' subscribers exist (and bounds the depth).
+    if ((typed.gate | (typed.runs & 1)) !== 0 || depth > this.fastDepth) return this.dispatchGeneral(typed, type, payload, depth);
+    const snap = typed.snap;
+    const handlers = snap.handlers;
+    const n = handlers.length;
     if (n === 0) return notConsumedResult(0);
-    const ctx = contexts[depth];
-    ctx.type = type;
-    ctx.consumed = false;
+    // The snapshot is the handlers' ctx. Call counts are not incremented per handler: `runs` counts
+    // this dispatch for every subscription of the list, and `settle` takes back what was not called.
+    snap.depth = depth;
+    snap.consumed = false;
+    typed.runs++;
     dispatchDepth = depth + 1;
-    let delivered = 0;
-    let consumer: SubscriptionRecord | null = null;
+    let stop: number;
     try {
-      for (let i = 0; i < n; i++) {
-        const sub = list[i];
-        let handler: StoredHandler | null = sub.handler;
-        if (sub.state !== PLAIN) {
-          handler = this.admit(sub, type);
-          if (handler === null) continue;
-        }
-        delivered++;
-        sub.calls++;
-        ctx.subscriptionId = sub.id;
-        try {
-          if (handler(payload, ctx) === true || ctx.consumed) {
-            consumer = sub;
-            break;
-          }
-        } catch (error) {
-          ctx.consumed = false; // a throwing handler never consumes
-          this.handlerFailed(error, type, sub);
-        }
-      }
-    } finally {
+      // Unrolled generated code for short lists, else (or under a CSP) a loop: see dispatch-code.ts.
+      stop = runHandlersFor(n)(handlers, payload, snap, this);
+    } catch (error) {
+      // A stack overflow on its way out (see `overflowed`): it stopped at the handler that threw.
       dispatchDepth = depth;
+      typed.runs++;
+      typed.settle(snap, snap.index, n);
+      throw error;
     }
-    return consumer === null ? notConsumedResult(delivered) : consumedResult(consumer, delivered);
+    dispatchDepth = depth;
+    typed.runs++;
+    // Every handler ran and the list did not change under the loop: the common case.
+    if (stop === n && typed.running === null) return snap.result;
+    // Consumed, or someone was unsubscribed before their turn.
+    const delivered = typed.settle(snap, stop, n);
+    return stop === n ? notConsumedResult(delivered) : consumedResult(snap.subs[stop], delivered);
+  }
+
+  /** @internal The fast loop's error path (FailSink): a handler of `snap` at `index` threw. */
+  handlerFailedAt(error: unknown, snap: Snapshot, index: number): void {
+    this.handlerFailed(error, snap.type, snap.subs[index]);
   }
 
   /**
@@ -361,12 +361,12 @@ export class EventBus<E extends EventMap> implements TracedBus {
       while (i < an || j < wn) {
         const sub = j >= wn || (i < an && runsBefore(a[i], w[j])) ? a[i++] : w[j++];
         let handler: StoredHandler | null = sub.handler;
-        if (sub.state !== PLAIN) {
+        if (sub.kind !== PLAIN) {
           handler = this.admit(sub, type);
           if (handler === null) continue;
         }
         delivered++;
-        sub.calls++;
+        sub.callCount++;
         ctx.subscriptionId = sub.id;
         try {
           if (handler(payload, ctx) === true || ctx.consumed) {
@@ -415,12 +415,12 @@ export class EventBus<E extends EventMap> implements TracedBus {
       while (i < an || j < wn) {
         const sub = j >= wn || (i < an && runsBefore(a[i], w[j])) ? a[i++] : w[j++];
         let handler: StoredHandler | null = sub.handler;
-        if (sub.state !== PLAIN) {
+        if (sub.kind !== PLAIN) {
           handler = this.admit(sub, type);
           if (handler === null) continue;
         }
         delivered++;
-        sub.calls++;
+        sub.callCount++;
         ctx.subscriptionId = sub.id;
         try {
           tracer.handlerStart(seq, sub);
@@ -469,7 +469,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
    * collected or dead). A `once` subscription is removed here, before its handler runs.
    */
   private admit(sub: SubscriptionRecord, type: string): StoredHandler | null {
-    if (sub.state === INACTIVE) return null;
+    if (sub.kind === INACTIVE) return null;
     const group = sub.group;
     if (group !== null) {
       const owner = group.ref.deref();
@@ -648,10 +648,9 @@ export class EventBus<E extends EventMap> implements TracedBus {
   /** Unsubscribes everything (the bus stays usable). */
   clear(): void {
     for (const list of [...this.byType.values(), this.wildcard]) {
-      const subs = list.list;
-      if (subs.length === 0) continue;
-      list.list = []; // a fresh array: a running dispatch keeps iterating its own
-      for (const sub of subs) this.retire(sub, 'clear');
+      if (list.list.length === 0) continue;
+      // A fresh snapshot: a running dispatch keeps iterating its own (minus those not reached yet).
+      for (const sub of list.unlinkAll()) this.retire(sub, 'clear');
     }
     this.updateFastDepth();
   }
@@ -721,13 +720,10 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /** @internal Removes an active subscription of this bus. False when it was not one. */
   removeSubscription(sub: SubscriptionRecord, reason: UnsubscribeReason): boolean {
-    if (sub.host !== this || sub.state === INACTIVE) return false;
-    if (sub.type === '*') {
-      this.wildcard.unlink(sub, dispatchDepth > 0);
-      this.updateFastDepth();
-    } else {
-      (this.byType.get(sub.type) as ListenerList).unlink(sub, dispatchDepth > 0);
-    }
+    const list = sub.list;
+    if (list === null || list.bus !== this || sub.kind === INACTIVE) return false;
+    list.unlink(sub, dispatchDepth > 0);
+    if (list === this.wildcard) this.updateFastDepth();
     this.retire(sub, reason);
     return true;
   }
@@ -756,14 +752,15 @@ export class EventBus<E extends EventMap> implements TracedBus {
   }
 
   private listFor(type: string): ListenerList {
+    // The one-entry type cache first (it serves dispatch too): no Map lookup for the same type again.
+    if (type === this.lastType && this.lastList !== NO_SUBSCRIBERS) return this.lastList;
     let list = this.byType.get(type);
     if (list === undefined) {
-      list = new ListenerList();
+      list = new ListenerList(this, type);
       this.byType.set(type, list);
-      // The cache may hold NO_SUBSCRIBERS for this type.
-      this.lastType = NO_TYPE;
-      this.lastList = NO_SUBSCRIBERS;
     }
+    this.lastType = type;
+    this.lastList = list;
     return list;
   }
 

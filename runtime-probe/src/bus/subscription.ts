@@ -1,13 +1,21 @@
 // One object per subscription: the handle the user holds, the record the bus iterates and what the
 // tracer reads are the same object, which keeps memory per subscription low.
 import { disposeSymbol } from '../delegates/disposable';
-import type { DispatchContextImpl } from './dispatch-context';
+import { notConsumedResult } from './dispatch-context';
 import { runtime } from './runtime';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
 
+/** @internal What handlers get as `ctx`: a Snapshot (fast loop) or a DispatchContextImpl (checking loops). */
+export interface HandlerContext {
+  readonly type: string;
+  readonly depth: number;
+  readonly subscriptionId: number;
+  consume(): void;
+}
+
 /** @internal A handler as the bus stores it. */
-export type StoredHandler = (payload: unknown, ctx: DispatchContextImpl) => unknown;
+export type StoredHandler = (payload: unknown, ctx: HandlerContext) => unknown;
 
 /** @internal What a subscription needs of its bus to remove itself. */
 export interface SubscriptionHost {
@@ -54,68 +62,218 @@ export function takeSubscriptionId(): number {
 }
 
 const released: StoredHandler = () => undefined;
+/** @internal Swapped into a running snapshot in place of a handler unsubscribed before its turn. */
+export const skippedHandler: StoredHandler = () => undefined;
 
 /**
- * @internal `SubscriptionRecord.state`: one field the dispatch loop reads per handler.
+ * @internal `SubscriptionRecord.state`: one field the checking loops read per handler.
  * PLAIN: active, no owner, not once (call it straight away); SLOW: active with an owner or `once`
- * (check first); INACTIVE: unsubscribed.
+ * (check first); INACTIVE: unsubscribed. The ONCE bit is added to any of them.
  */
 export const PLAIN = 0;
 /** @internal */
 export const SLOW = 1;
 /** @internal */
 export const INACTIVE = 2;
+const KIND = 3;
+const ONCE = 4;
 
-/** @internal */
-export class SubscriptionRecord implements Subscription, TracedSubscription {
-  state: number;
-  calls = 0;
-  /** Set by the tracer at subscribe time. */
+/**
+ * @internal When subscriptions were made: one shared object per task (or per 64 subscriptions,
+ * whichever ends first), so subscribing reads no clock (`Date.now()` costs ~65 ns here, more than the
+ * rest of a subscribe + dispose) and stores a reference instead of a boxed double.
+ */
+class Instant {
+  /** False here; true for SubscriptionExtras (cheaper to test than `instanceof`). */
+  readonly own: boolean = false;
+  constructor(readonly ms: number) {}
+}
+const INSTANT_USES = 64;
+let instant: Instant | null = null;
+let instantUses = 0;
+const forgetInstant = (): void => {
+  instant = null;
+};
+function subscribeInstant(): Instant {
+  let i = instant;
+  if (i === null || ++instantUses > INSTANT_USES) {
+    if (i === null) queueMicrotask(forgetInstant);
+    i = instant = new Instant(Date.now());
+    instantUses = 0;
+  }
+  return i;
+}
+
+/**
+ * @internal What few subscriptions have, kept out of the record so the common one stays small (six
+ * fields). Also carries `createdAt`, so the record needs one field for both.
+ */
+class SubscriptionExtras extends Instant {
+  override readonly own: boolean = true;
+  label: string | undefined = undefined;
+  priority = 0;
+  signal: AbortSignal | null = null;
+  group: OwnerGroup | null = null;
   site: SourceSite | undefined = undefined;
   /** The last consumed result this subscription produced (reused while `delivered` matches). */
   consumedResult: DispatchResult | null = null;
-  /** The owner's group; set by the bus right after construction when there is an owner. */
-  group: OwnerGroup | null = null;
+}
+
+/** @internal */
+export class SubscriptionRecord implements Subscription, TracedSubscription {
+  /** PLAIN / SLOW / INACTIVE, plus ONCE. */
+  state: number;
+  /**
+   * Its call count, as a base for the list's dispatch count: while in a list, calls are
+   * `callCount + started(list.runs)` (minus a call not made yet, see `pendingCall`); the checking
+   * loops add their calls, the fast loop takes back dispatches that did not reach it. When it leaves
+   * its list it becomes the plain count.
+   */
+  callCount = 0;
+  /** While active its list (how it finds its bus, its dispatch count, its type); afterwards its type. */
+  private where: ListenerList | string;
+  /** createdAt (shared per task), or this subscription's own extras (which carry createdAt too). */
+  private meta: Instant;
 
   constructor(
     readonly id: number,
-    readonly type: string,
+    type: string,
     public handler: StoredHandler,
-    readonly priority: number,
-    readonly label: string | undefined,
-    readonly once: boolean,
-    readonly createdAt: number,
-    public host: SubscriptionHost | null,
-    public signal: AbortSignal | null,
+    priority: number,
+    label: string | undefined,
+    once: boolean,
+    list: ListenerList | null,
+    signal: AbortSignal | null,
   ) {
-    this.state = host === null ? INACTIVE : once ? SLOW : PLAIN;
+    this.state = (list === null ? INACTIVE : once ? SLOW : PLAIN) | (once ? ONCE : 0);
+    this.where = list === null ? type : list;
+    this.meta = subscribeInstant();
+    if (label !== undefined || signal !== null || priority !== 0) {
+      const extras = this.more();
+      extras.label = label;
+      extras.signal = signal;
+      extras.priority = priority;
+    }
+  }
+
+  private more(): SubscriptionExtras {
+    const meta = this.meta;
+    if (meta.own) return meta as SubscriptionExtras;
+    const extras = new SubscriptionExtras(meta.ms);
+    this.meta = extras;
+    return extras;
+  }
+
+  private get extras(): SubscriptionExtras | null {
+    const meta = this.meta;
+    return meta.own ? (meta as SubscriptionExtras) : null;
+  }
+
+  /** The list it is in; null once inactive. */
+  get list(): ListenerList | null {
+    const where = this.where;
+    return typeof where === 'string' ? null : where;
+  }
+
+  /** The subscribed event name, or `'*'`. */
+  get type(): string {
+    const where = this.where;
+    return typeof where === 'string' ? where : where.snap.type;
+  }
+
+  /** Epoch milliseconds (of the task that subscribed, see `subscribeInstant`). */
+  get createdAt(): number {
+    return this.meta.ms;
+  }
+
+  get priority(): number {
+    const meta = this.meta;
+    return meta.own ? (meta as SubscriptionExtras).priority : 0;
+  }
+
+  get once(): boolean {
+    return (this.state & ONCE) !== 0;
+  }
+
+  get label(): string | undefined {
+    const extras = this.extras;
+    return extras === null ? undefined : extras.label;
+  }
+
+  /** The owner's group, when it has an owner. */
+  get group(): OwnerGroup | null {
+    const extras = this.extras;
+    return extras === null ? null : extras.group;
+  }
+
+  /** Set by the tracer at subscribe time. */
+  get site(): SourceSite | undefined {
+    const extras = this.extras;
+    return extras === null ? undefined : extras.site;
+  }
+  set site(site: SourceSite | undefined) {
+    if (site !== undefined || this.extras !== null) this.more().site = site;
+  }
+
+  /** The last consumed result this subscription produced (reused while `delivered` matches). */
+  get consumedResult(): DispatchResult | null {
+    const extras = this.extras;
+    return extras === null ? null : extras.consumedResult;
+  }
+  set consumedResult(result: DispatchResult | null) {
+    this.more().consumedResult = result;
+  }
+
+  /** How many times the handler has been called (derived: the fast loop counts dispatches per list). */
+  get calls(): number {
+    const list = this.list;
+    if (list === null) return this.callCount;
+    return this.callCount + started(list.runs) - list.pendingCall(this);
+  }
+
+  /** @internal Joins `list` (at the end of its dispatches so far). */
+  joined(list: ListenerList): void {
+    this.callCount -= started(list.runs);
+  }
+
+  /** @internal Leaves `list`: the count becomes plain. */
+  left(list: ListenerList): void {
+    this.callCount += started(list.runs);
+    this.where = list.snap.type;
   }
 
   /** False once unsubscribed for any reason. */
   get active(): boolean {
-    return this.state !== INACTIVE;
+    return (this.state & KIND) !== INACTIVE;
+  }
+
+  /** @internal Checked at dispatch (owner or once) or not (PLAIN); INACTIVE once unsubscribed. */
+  get kind(): number {
+    return this.state & KIND;
   }
 
   /** @internal Attaches the owner's group (the subscription then needs the owner check at dispatch). */
   attachOwner(group: OwnerGroup): void {
-    this.group = group;
-    this.state = SLOW;
+    this.more().group = group;
+    this.state = (this.state & ONCE) | SLOW;
   }
 
   /** Owner description, computed once when the owner first subscribed on this bus. */
   get ownerDescription(): string | undefined {
-    return this.group === null ? undefined : this.group.description;
+    const group = this.group;
+    return group === null ? undefined : group.description;
   }
 
   /** The owner's per-process id; undefined without an owner. */
   get ownerId(): number | undefined {
-    return this.group === null ? undefined : this.group.ownerId;
+    const group = this.group;
+    return group === null ? undefined : group.ownerId;
   }
 
   /** Unsubscribes. Idempotent. */
   dispose(): void {
-    const host = this.host;
-    if (host !== null) host.removeSubscription(this, 'dispose');
+    const where = this.where;
+    if (typeof where !== 'string') where.bus.removeSubscription(this, 'dispose');
   }
 
   /** Same as `dispose()`, for `using`. */
@@ -125,56 +283,219 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
 
   /** @internal The AbortSignal's 'abort' listener (an EventListener object, so no closure per subscription). */
   handleEvent(): void {
-    const host = this.host;
-    if (host !== null) host.removeSubscription(this, 'signal');
+    const where = this.where;
+    if (typeof where !== 'string') where.bus.removeSubscription(this, 'signal');
   }
 
-  /** @internal Called by the bus once the record has left every list. */
+  /** @internal Called by the bus once the record has left every list (after `ListenerList.unlink`). */
   release(): void {
-    this.state = INACTIVE;
-    this.host = null;
+    this.state = (this.state & ONCE) | INACTIVE;
     // Drop the handler so a handle kept by the user does not keep the handler's closure alive.
     this.handler = released;
-    const signal = this.signal;
-    if (signal !== null) {
-      this.signal = null;
+    const extras = this.extras;
+    if (extras !== null && extras.signal !== null) {
+      const signal = extras.signal;
+      extras.signal = null;
       signal.removeEventListener('abort', this);
     }
   }
 }
 
+const EMPTY_HANDLERS: readonly StoredHandler[] = [];
+const EMPTY_SUBS: readonly SubscriptionRecord[] = [];
+
+/**
+ * @internal One version of a list's handlers: `handlers[i]` is `subs[i].handler`. It is also the
+ * `ctx` the fast loop hands to the handlers (one object fewer to load and write per dispatch):
+ * `index` says whose turn it is, from which `subscriptionId` is read.
+ */
+export class Snapshot {
+  depth = 0;
+  /** Set by `consume()`; reset at the start of each dispatch and by a throwing handler. */
+  consumed = false;
+  /** Whose turn it is in the fast loop running over this snapshot. */
+  index = 0;
+  /** Indexes of handlers swapped for `skippedHandler` while this snapshot ran (rare; null when none). */
+  skipped: number[] | null = null;
+  /** What a dispatch that called every handler returns (kept in step with the handler count). */
+  result: DispatchResult;
+  constructor(
+    readonly type: string,
+    public handlers: StoredHandler[],
+    public subs: SubscriptionRecord[],
+  ) {
+    this.result = notConsumedResult(handlers.length);
+  }
+  get subscriptionId(): number {
+    return this.subs[this.index].id;
+  }
+  consume(): void {
+    this.consumed = true;
+  }
+}
+
+/** @internal Dispatches the fast loop has started over a list whose `runs` is `runs` (see ListenerList.runs). */
+export function started(runs: number): number {
+  return (runs + 1) >> 1;
+}
+
+/** `ListenerList.gate` per subscription that needs checks. */
+const SLOW_STEP = 1;
+
 /**
  * @internal The subscriptions of one event type (or of `'*'`), highest priority first, ties in
- * subscription order. Copy-on-write while any dispatch runs (`copy`): a dispatch keeps iterating the
- * array it started with, so subscribers added meanwhile are not called and indexes never shift under
- * it. (Copying whenever *any* dispatch runs, rather than tracking which lists are being iterated,
- * keeps the dispatch loop free of bookkeeping; changes made inside handlers are rare and small.)
+ * subscription order, as a Snapshot. Copy-on-write while any dispatch runs (`copy`): a dispatch keeps
+ * iterating the snapshot it started with, so subscribers added meanwhile are not called and indexes
+ * never shift under it; one unsubscribed before its turn is swapped for a no-op in the running
+ * snapshot (so the fast loop checks nothing per handler). (Copying whenever *any* dispatch runs,
+ * rather than tracking which lists are being iterated, keeps the loop free of bookkeeping; changes
+ * made inside handlers are rare and small.)
  */
 export class ListenerList {
-  list: SubscriptionRecord[] = [];
+  snap: Snapshot;
+  /**
+   * Zero when the fast loop may run over this list: it counts the subscriptions needing checks (an
+   * owner or `once`), which send every dispatch of the list to the checking loop.
+   */
+  gate = 0;
+  /**
+   * Two per dispatch of the fast loop: odd while one runs over this list (so a re-entrant dispatch
+   * takes the checking loop, and the snapshot can serve as ctx). Every subscription's call count
+   * derives from it (`started`), so the loop increments nothing per handler.
+   */
+  runs = 0;
+  /**
+   * While the fast loop runs (runs odd): the snapshot it runs over, once `snap` was replaced (before
+   * that, it is `snap`). Reset by the loop on its way out.
+   */
+  running: Snapshot | null = null;
+
+  constructor(
+    readonly bus: SubscriptionHost,
+    type: string,
+  ) {
+    this.snap = new Snapshot(type, EMPTY_HANDLERS as StoredHandler[], EMPTY_SUBS as SubscriptionRecord[]);
+  }
+
+  get list(): SubscriptionRecord[] {
+    return this.snap.subs;
+  }
+
+  /** The snapshot the fast loop is running over, or null when none runs. */
+  runningSnapshot(): Snapshot | null {
+    return (this.runs & 1) === 0 ? null : (this.running ?? this.snap);
+  }
 
   insert(sub: SubscriptionRecord, copy: boolean): void {
-    const list = this.list;
-    let i = list.length;
-    while (i > 0 && list[i - 1].priority < sub.priority) i--;
-    if (!copy) {
-      if (i === list.length) list.push(sub);
-      else list.splice(i, 0, sub);
+    const snap = this.snap;
+    const subs = snap.subs;
+    let i = subs.length;
+    while (i > 0 && subs[i - 1].priority < sub.priority) i--;
+    sub.joined(this);
+    if (sub.kind !== PLAIN) this.gate += SLOW_STEP;
+    if (!copy && subs !== EMPTY_SUBS) {
+      const handlers = snap.handlers;
+      if (i === subs.length) {
+        subs.push(sub);
+        handlers.push(sub.handler);
+      } else {
+        subs.splice(i, 0, sub);
+        handlers.splice(i, 0, sub.handler);
+      }
+      snap.result = notConsumedResult(subs.length);
     } else {
-      const next = list.slice(0, i);
-      next.push(sub);
-      for (let k = i; k < list.length; k++) next.push(list[k]);
-      this.list = next;
+      const nextSubs = subs.slice(0, i);
+      nextSubs.push(sub);
+      for (let k = i; k < subs.length; k++) nextSubs.push(subs[k]);
+      this.replace(nextSubs);
     }
   }
 
-  unlink(sub: SubscriptionRecord, copy: boolean): void {
-    const list = this.list;
-    const i = list.lastIndexOf(sub);
-    if (i < 0) return;
-    if (copy) this.list = list.slice(0, i).concat(list.slice(i + 1));
-    else if (i === list.length - 1) list.pop(); // the common subscribe-then-dispose case
-    else list.splice(i, 1);
+  /** A new snapshot object: the running one keeps its arrays and its role as some handler's ctx. */
+  private replace(subs: SubscriptionRecord[]): void {
+    if ((this.runs & 1) !== 0 && this.running === null) this.running = this.snap;
+    const handlers: StoredHandler[] = [];
+    for (let k = 0; k < subs.length; k++) handlers.push(subs[k].handler);
+    this.snap = new Snapshot(this.snap.type, handlers, subs);
+  }
+
+  /** Takes `sub` out (settling its call count); false when it was not in the list. */
+  unlink(sub: SubscriptionRecord, copy: boolean): boolean {
+    const snap = this.snap;
+    const subs = snap.subs;
+    // From the end by hand (the common dispose is of the latest subscription; the builtin's call costs more).
+    let i = subs.length - 1;
+    while (i >= 0 && subs[i] !== sub) i--;
+    if (i < 0) return false;
+    this.leave(sub);
+    if (copy) {
+      this.replace(subs.slice(0, i).concat(subs.slice(i + 1)));
+    } else if (i === subs.length - 1) {
+      // the common subscribe-then-dispose case
+      subs.pop();
+      snap.handlers.pop();
+      snap.result = notConsumedResult(subs.length);
+    } else {
+      subs.splice(i, 1);
+      snap.handlers.splice(i, 1);
+      snap.result = notConsumedResult(subs.length);
+    }
+    return true;
+  }
+
+  /** Takes every subscription out (each settled as by `unlink`); returns them. */
+  unlinkAll(): SubscriptionRecord[] {
+    const subs = this.snap.subs;
+    for (let k = 0; k < subs.length; k++) this.leave(subs[k]);
+    this.replace(EMPTY_SUBS as SubscriptionRecord[]);
+    return subs;
+  }
+
+  /**
+   * Settles a leaving subscription's call count, and if the fast loop is running over this list and
+   * has not reached it yet, swaps a no-op in for its handler there (it must not be called).
+   */
+  private leave(sub: SubscriptionRecord): void {
+    sub.left(this);
+    if (sub.kind !== PLAIN) this.gate -= SLOW_STEP;
+    const running = this.runningSnapshot();
+    if (running === null) return;
+    const j = running.subs.lastIndexOf(sub);
+    if (j <= running.index || running.handlers[j] === skippedHandler) return;
+    running.handlers[j] = skippedHandler;
+    (running.skipped ??= []).push(j);
+    sub.callCount--; // counted by `runs`, never called
+  }
+
+  /**
+   * The fast loop's way out when it stopped at `stop` < n (consumed, or an error escaping) or the list
+   * changed under it: the subscriptions after `stop` were counted by `runs` but not called, skipped
+   * handlers were not called either. Returns how many handlers were really called.
+   */
+  settle(snap: Snapshot, stop: number, n: number): number {
+    this.running = null;
+    const skipped = snap.skipped;
+    const reached = stop < n ? stop + 1 : n;
+    for (let k = reached; k < n; k++) {
+      if (skipped === null || !skipped.includes(k)) snap.subs[k].callCount--;
+    }
+    let delivered = reached;
+    if (skipped !== null) {
+      for (const k of skipped) if (k < reached) delivered--;
+      snap.skipped = null;
+    }
+    return delivered;
+  }
+
+  /**
+   * Calls of `sub` (a member) not made yet although `runs` counts them: 1 while the fast loop runs
+   * over this list and has not reached it (read from inside a handler), else 0.
+   */
+  pendingCall(sub: SubscriptionRecord): number {
+    const running = this.runningSnapshot();
+    if (running === null) return 0;
+    const j = running.subs.lastIndexOf(sub);
+    return j > running.index && running.handlers[j] !== skippedHandler ? 1 : 0;
   }
 }
 

@@ -91,7 +91,7 @@ export interface SubscriptionInfo {
   readonly owner: string | undefined;
   /** How many times the handler has been called. */
   readonly calls: number;
-  /** When it subscribed, epoch milliseconds. */
+  /** When it subscribed, epoch milliseconds (read once per task, and at least every 64 subscriptions). */
   readonly createdAt: number;
   readonly once: boolean;
   /** The bus's name. */
