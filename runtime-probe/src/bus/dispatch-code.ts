@@ -8,12 +8,12 @@
 // `runLoop`, the same semantics as a plain loop. No Node built-ins here (the browser entry uses it).
 import type { Snapshot, StoredHandler } from './subscription';
 
-/** What the generated code calls when a handler throws (the bus's error path). */
+/** @internal What the generated code calls when a handler throws (the bus's error path). */
 export interface FailSink {
   handlerFailedAt(error: unknown, snap: Snapshot, index: number): void;
 }
 
-/**
+/** @internal
  * Runs the handlers of a snapshot with `snap` as their ctx; returns the index of the handler that
  * consumed the event, or the handler count when none did. Stores the running index in
  * `snap.index` before each call (ctx.subscriptionId and unsubscribe-before-its-turn read it), so when
@@ -21,7 +21,7 @@ export interface FailSink {
  */
 export type RunHandlers = (handlers: StoredHandler[], payload: unknown, snap: Snapshot, sink: FailSink) => number;
 
-/** The generic body: any handler count, and every count where code generation is not allowed. */
+/** @internal The generic body: any handler count, and every count where code generation is not allowed. */
 export function runLoop(handlers: StoredHandler[], payload: unknown, snap: Snapshot, sink: FailSink): number {
   const n = handlers.length;
   for (let i = 0; i < n; i++) {
@@ -39,7 +39,7 @@ export function runLoop(handlers: StoredHandler[], payload: unknown, snap: Snaps
 /** Longer lists take the loop: the code grows with the count, the gain does not. */
 const MAX_UNROLLED = 12;
 
-/** The source of the unrolled body for `n` handlers (same semantics as `runLoop`). */
+/** @internal The source of the unrolled body for `n` handlers (same semantics as `runLoop`). */
 export function unrolledSource(n: number): string {
   let body = '';
   for (let k = 0; k < n; k++) {

@@ -6,7 +6,7 @@
 import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
-import { runHandlersFor, type FailSink } from './dispatch-code';
+import { runHandlersFor } from './dispatch-code';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
@@ -119,7 +119,8 @@ function toInfo(sub: SubscriptionRecord, bus: string): SubscriptionInfo {
  * After `dispose()` the bus stays usable but inert: `subscribe` returns an inactive Subscription,
  * `dispatch` delivers to nobody, `enqueue` drops the event.
  */
-export class EventBus<E extends EventMap> implements TracedBus, FailSink {
+// The fast loop's FailSink too (structurally: the interface is internal, kept out of the .d.ts).
+export class EventBus<E extends EventMap> implements TracedBus {
   /** Unique per process, never reused. */
   readonly busId: number;
   /** The bus's name (a named bus is a channel). */
