@@ -74,7 +74,8 @@ class Pool {
   readonly shortByLength = new Map<number, number[]>();
   /** `length:piece:text` → positions (see `pieceBounds`). */
   readonly byPiece = new Map<string, number[]>();
-  readonly subjects = new Map<number, SubjectProgress>();
+  /** By type index (an array: a hundred thousand Map look-ups per run cost more than the search's budget). */
+  readonly subjects: (SubjectProgress | undefined)[] = [];
   syncedRun = -1;
   /** 2K + 1 for edit distance K: K edits break at most 2K pieces (a transposition may break two). */
   readonly pieces: number;
@@ -135,7 +136,8 @@ function lowerBound(list: readonly number[], value: number): number {
 export class NearMissSearch {
   private readonly keys: (NameKey | undefined)[] = [];
   private pools: Record<NearMissPoolKind, Pool> = { listened: new Pool('listened', 2), dispatched: new Pool('dispatched', 2) };
-  private optionsKey = '';
+  private maxDistance = Number.NaN;
+  private minScore = Number.NaN;
   private run = 0;
   private budget = Infinity;
   private work = 0;
@@ -160,11 +162,11 @@ export class NearMissSearch {
    * distance), with the matches found so far when this run's budget ran out first.
    */
   search(model: Model, t: EventTypeState, kind: NearMissPoolKind, maxDistance: number, minScore: number): readonly NearMissMatch[] {
-    const optionsKey = `${maxDistance}|${minScore}`;
-    if (optionsKey !== this.optionsKey) {
+    if (maxDistance !== this.maxDistance || minScore !== this.minScore) {
       // New thresholds: what was matched under the old ones no longer holds, and the piece index
       // depends on the distance. Name keys stay.
-      this.optionsKey = optionsKey;
+      this.maxDistance = maxDistance;
+      this.minScore = minScore;
       const maxEdits = Math.max(0, Math.floor(maxDistance));
       this.pools = { listened: new Pool('listened', maxEdits), dispatched: new Pool('dispatched', maxEdits) };
     }
@@ -180,12 +182,12 @@ export class NearMissSearch {
       return NO_MATCHES;
     }
     this.indexMembers(pool, types);
-    let subject = pool.subjects.get(t.index);
+    let subject = pool.subjects[t.index];
     if (subject === undefined) {
       // Out of budget: not even tokenised; a later run starts it.
       if (this.work >= this.budget) return NO_MATCHES;
       subject = { checkedUpTo: 0, matches: [] };
-      pool.subjects.set(t.index, subject);
+      pool.subjects[t.index] = subject;
     }
     if (subject.checkedUpTo < pool.indexed && this.work < this.budget) this.compare(pool, subject, t, types, maxDistance, minScore);
     if (subject.checkedUpTo === pool.members.length) this.complete++;
