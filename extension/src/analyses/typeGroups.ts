@@ -4,14 +4,15 @@
 // of warnings. So the per-type analyses (never dispatched, nobody listens) group their findings:
 // - a family — names equal once their id-like parts are replaced by `#` (`user.#.updated`) — with
 //   at least FAMILY_WARNING_MIN findings on one bus becomes one warning naming an example;
-// - beyond INDIVIDUAL_WARNING_CAP single findings on one bus, the rest become one "N more" warning.
+// - one kind says at most INDIVIDUAL_WARNING_CAP warnings per bus (families and single types); the
+//   rest become one "N more" warning.
 // A typo (a finding with a near miss) is shown before the rest, in singles and as a group's example.
 import type { EventTypeState } from '../model/entities';
 import type { TypeGroupEvidence } from './warning';
 
 /** Findings of one kind in one family (on one bus) from which they are one warning. */
 export const FAMILY_WARNING_MIN = 20;
-/** Single findings of one kind on one bus shown one warning each; the rest are one "N more" warning. */
+/** Warnings of one kind per bus (families, at most half of them, and single types); the rest are one "N more" warning. */
 export const INDIVIDUAL_WARNING_CAP = 200;
 /** Example type names a group warning carries. */
 const GROUP_EXAMPLES = 5;
@@ -146,7 +147,12 @@ function typosFirst<F extends TypeFinding>(list: readonly F[]): F[] {
   return out;
 }
 
-/** Splits findings (in type order) into single warnings and groups, per bus (see the file comment). */
+/**
+ * Splits findings (in type order) into single warnings and groups, per bus, so that one kind gives
+ * at most INDIVIDUAL_WARNING_CAP + 1 warnings per bus: families of FAMILY_WARNING_MIN findings or
+ * more (the largest first, at most half the cap), then single findings (typos first), then one
+ * "N more" group for the rest.
+ */
 export function groupFindings<F extends TypeFinding>(findings: readonly F[], families: TypeFamilies): GroupedFindings<F> {
   const byFamily = new Map<number, F[]>();
   for (const f of findings) {
@@ -156,27 +162,37 @@ export function groupFindings<F extends TypeFinding>(findings: readonly F[], fam
     if (list === undefined) byFamily.set(id, [f]);
     else list.push(f);
   }
+  const large: { id: number; members: F[] }[] = [];
+  for (const [id, members] of byFamily) if (members.length >= FAMILY_WARNING_MIN) large.push({ id, members });
+  large.sort((a, b) => b.members.length - a.members.length || a.members[0].t.index - b.members[0].t.index);
   const groups: FindingGroup<F>[] = [];
-  for (const [id, members] of byFamily) {
-    if (members.length >= FAMILY_WARNING_MIN) groups.push({ bus: members[0].t.bus, pattern: families.pattern(id), members: typosFirst(members) });
+  const slotsUsed = new Map<number, number>();
+  const grouped = new Set<number>();
+  for (const { id, members } of large) {
+    const bus = members[0].t.bus;
+    const used = slotsUsed.get(bus) ?? 0;
+    if (used >= INDIVIDUAL_WARNING_CAP / 2) continue;
+    slotsUsed.set(bus, used + 1);
+    grouped.add(id);
+    groups.push({ bus, pattern: families.pattern(id), members: typosFirst(members) });
   }
   const singlesByBus = new Map<number, F[]>();
   for (const f of findings) {
-    const id = families.idOf(f.t);
-    if (id >= 0 && byFamily.get(id)!.length >= FAMILY_WARNING_MIN) continue;
+    if (grouped.size > 0 && grouped.has(families.idOf(f.t))) continue;
     const list = singlesByBus.get(f.t.bus);
     if (list === undefined) singlesByBus.set(f.t.bus, [f]);
     else list.push(f);
   }
   const singles: F[] = [];
   for (const [bus, list] of singlesByBus) {
-    if (list.length <= INDIVIDUAL_WARNING_CAP) {
+    const slots = INDIVIDUAL_WARNING_CAP - (slotsUsed.get(bus) ?? 0);
+    if (list.length <= slots) {
       for (const f of list) singles.push(f);
       continue;
     }
     const ordered = typosFirst(list);
-    for (let i = 0; i < INDIVIDUAL_WARNING_CAP; i++) singles.push(ordered[i]);
-    groups.push({ bus, pattern: null, members: ordered.slice(INDIVIDUAL_WARNING_CAP) });
+    for (let i = 0; i < slots; i++) singles.push(ordered[i]);
+    groups.push({ bus, pattern: null, members: ordered.slice(slots) });
   }
   return { singles, groups };
 }
