@@ -25,10 +25,11 @@ export const POOL_ACCEPTS: Readonly<Record<NearMissPoolKind, (t: EventTypeState)
 };
 
 /**
- * Default work units per analyzer run: one unit is one name tokenised or one pair compared (about
- * 0.3–1 µs each), so a run spends at most ~10–20 ms on the search.
+ * Default work units per analyzer run: one unit is one name tokenised, one pair compared or one
+ * bucket a name is filed in (about 0.3–1 µs each on an idle machine), so a run spends at most
+ * ~5–10 ms on the search.
  */
-export const DEFAULT_NEAR_MISS_BUDGET = 20_000;
+export const DEFAULT_NEAR_MISS_BUDGET = 10_000;
 
 const NO_MATCHES: readonly NearMissMatch[] = [];
 
@@ -210,6 +211,9 @@ export class NearMissSearch {
       const t = types[pool.members[position]];
       push(pool.byName, t.name, position);
       const key = this.keyOf(t);
+      // Filing a name in its buckets costs about as much as tokenising it (string keys, map
+      // growth): one unit, plus one per piece below.
+      this.work++;
       if (!key.comparable) continue;
       if (key.words !== '') push(pool.byWords, key.words, position);
       if (key.sortedWords !== null) push(pool.bySortedWords, key.sortedWords, position);
@@ -223,6 +227,7 @@ export class NearMissSearch {
         const [start, end] = pieceBounds(length, pool.pieces, i);
         push(pool.byPiece, `${length}:${i}:${key.lower.slice(start, end)}`, position);
       }
+      this.work += pool.pieces;
     }
   }
 

@@ -43,18 +43,19 @@ for (const n of [10_000, 100_000]) {
         const update = analyzer.run();
         checkBounded(update, `run ${run}`);
         assert.ok(update.progress.typesToCheck >= n / 2, `run ${run}: ${update.progress.typesToCheck} types to check`);
-        // The near miss enemy.kiled → enemy.killed is not lost among the many (at 100,000 types the
-        // first runs' budget goes to indexing the pool, so it may take a few more runs).
-        if (n <= 10_000) assert.ok(update.warnings.some((w) => w.id === 'unheard-dispatch:1:enemy.kiled'), `run ${run}: enemy.kiled`);
+        // The near miss enemy.kiled → enemy.killed is not lost among the many (where thousands of
+        // types are listened to, the first runs' budget goes to indexing them, so it comes later:
+        // the completion tests below check that it does).
+        if (scenario === 'user-updates') assert.ok(update.warnings.some((w) => w.id === 'unheard-dispatch:1:enemy.kiled'), `run ${run}: enemy.kiled`);
       }
     });
   }
 }
 
 for (const [scenario, n, maxRuns] of [
-  ['user-updates', 10_000, 10],
-  ['never-dispatched-snapshot', 10_000, 10],
-  ['random-names', 1_000, 60],
+  ['user-updates', 10_000, 40],
+  ['never-dispatched-snapshot', 10_000, 40],
+  ['random-names', 1_000, 100],
 ] as [ManyTypesScenario, number, number][]) {
   test(`${scenario}, ${n.toLocaleString('en-US')} types: budgeted runs finish the search and equal the uncapped answer`, { timeout: 600_000 }, () => {
     const model = manyTypesModel(scenario, n);
