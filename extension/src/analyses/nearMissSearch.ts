@@ -206,7 +206,11 @@ export class NearMissSearch {
   }
 
   private indexMembers(pool: Pool, types: readonly EventTypeState[]): void {
-    while (pool.indexed < pool.members.length && this.work < this.budget) {
+    // Indexing a large pool may take most of a run's budget, but not all of it: the searches get
+    // the other half, comparing with the members indexed so far (a typo next to a pool of 100,000
+    // names is found in the first run, not after the whole pool is indexed).
+    const limit = this.budget / 2;
+    while (pool.indexed < pool.members.length && this.work < limit) {
       const position = pool.indexed++;
       const t = types[pool.members[position]];
       push(pool.byName, t.name, position);

@@ -43,10 +43,10 @@ for (const n of [10_000, 100_000]) {
         const update = analyzer.run();
         checkBounded(update, `run ${run}`);
         assert.ok(update.progress.typesToCheck >= n / 2, `run ${run}: ${update.progress.typesToCheck} types to check`);
-        // The near miss enemy.kiled → enemy.killed is not lost among the many (where thousands of
-        // types are listened to, the first runs' budget goes to indexing them, so it comes later:
-        // the completion tests below check that it does).
-        if (scenario === 'user-updates') assert.ok(update.warnings.some((w) => w.id === 'unheard-dispatch:1:enemy.kiled'), `run ${run}: enemy.kiled`);
+        // The near miss enemy.kiled → enemy.killed is not lost among the many, from the first run
+        // (in the snapshot scenario enemy.killed is listened to after the snapshot's many types, so
+        // it is found once those are indexed: the completion tests below check that).
+        if (scenario !== 'never-dispatched-snapshot') assert.ok(update.warnings.some((w) => w.id === 'unheard-dispatch:1:enemy.kiled'), `run ${run}: enemy.kiled`);
       }
     });
   }
