@@ -78,6 +78,9 @@ class Pool {
   /** By type index (an array: a hundred thousand Map look-ups per run cost more than the search's budget). */
   readonly subjects: (SubjectProgress | undefined)[] = [];
   syncedRun = -1;
+  /** The run in which this pool was last indexed, and the work level its indexing stops at in it. */
+  indexRun = -1;
+  indexLimit = 0;
   /** 2K + 1 for edit distance K: K edits break at most 2K pieces (a transposition may break two). */
   readonly pieces: number;
 
@@ -209,7 +212,12 @@ export class NearMissSearch {
     // Indexing a large pool may take most of a run's budget, but not all of it: the searches get
     // the other half, comparing with the members indexed so far (a typo next to a pool of 100,000
     // names is found in the first run, not after the whole pool is indexed).
-    const limit = this.budget / 2;
+    // Per pool, so one large pool cannot starve the other's indexing either.
+    if (pool.indexRun !== this.run) {
+      pool.indexRun = this.run;
+      pool.indexLimit = this.work + this.budget / 2;
+    }
+    const limit = Math.min(this.budget, pool.indexLimit);
     while (pool.indexed < pool.members.length && this.work < limit) {
       const position = pool.indexed++;
       const t = types[pool.members[position]];
