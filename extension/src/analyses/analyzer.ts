@@ -3,7 +3,9 @@
 // enough to run on every throttled model change: each analysis is linear in types, live
 // subscriptions or sites, never in dispatches; the near-miss name search (the one part that compares
 // types with each other) has a work budget per run and carries the rest over, and says so in
-// `progress` until it has caught up.
+// `progress` until it has caught up. However many types there are, a run says a bounded number of
+// warnings: the per-type analyses group families of look-alike names and cap the rest (typeGroups.ts),
+// so building, fingerprinting and sorting warnings stays small too.
 import type { Model } from '../model/model';
 import { emptyAnalysisState, type Analysis, type AnalysisContext, type AnalysisState } from './context';
 import { analyzeChurn } from './churn';

@@ -5,6 +5,7 @@ import type { Model } from '../model/model';
 import type { LeakMonitor } from './leakMonitor';
 import type { AnalysisOptions } from './options';
 import { NearMissSearch, POOL_ACCEPTS, type NearMissPoolKind } from './nearMissSearch';
+import { TypeFamilies } from './typeGroups';
 import type { NearMissEvidence, TypeRef, WarningDraft } from './warning';
 
 /** State an analysis keeps between runs (the analyzer owns it; `reset` empties it). */
@@ -12,10 +13,12 @@ export interface AnalysisState {
   readonly leakMonitors: Map<string, LeakMonitor>;
   /** Names never change: tokens, pools and what each type was compared with carry over between runs. */
   readonly nearMisses: NearMissSearch;
+  /** Each type's name family (`user.#.updated`), for grouping many warnings into one. */
+  readonly families: TypeFamilies;
 }
 
 export function emptyAnalysisState(): AnalysisState {
-  return { leakMonitors: new Map(), nearMisses: new NearMissSearch() };
+  return { leakMonitors: new Map(), nearMisses: new NearMissSearch(), families: new TypeFamilies() };
 }
 
 export interface AnalysisContext {
@@ -68,6 +71,11 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** `12,345 types`: plural with thousands separators, for counts that can be large. */
+export function pluralCount(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
 export function round(n: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
@@ -97,6 +105,7 @@ export function findNearMisses(ctx: AnalysisContext, t: EventTypeState, pool: Ne
   const { model, options, state } = ctx;
   const o = options.unheardDispatch;
   const matches = state.nearMisses.search(model, t, pool, o.nearMissMaxDistance, o.nearMissMinScore);
+  if (matches.length === 0) return [];
   const accepts = POOL_ACCEPTS[pool];
   const out: NearMissEvidence[] = [];
   for (const { index, reason, score } of matches) {

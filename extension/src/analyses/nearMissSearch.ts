@@ -25,10 +25,11 @@ export const POOL_ACCEPTS: Readonly<Record<NearMissPoolKind, (t: EventTypeState)
 };
 
 /**
- * Default work units per analyzer run: one unit is one name tokenised or one pair compared (about
- * 0.3–1 µs each), so a run spends at most ~10–20 ms on the search.
+ * Default work units per analyzer run: one unit is one name tokenised, one pair compared or one
+ * bucket a name is filed in (about 0.3–1 µs each on an idle machine), so a run spends at most
+ * ~5–10 ms on the search.
  */
-export const DEFAULT_NEAR_MISS_BUDGET = 20_000;
+export const DEFAULT_NEAR_MISS_BUDGET = 10_000;
 
 const NO_MATCHES: readonly NearMissMatch[] = [];
 
@@ -74,8 +75,12 @@ class Pool {
   readonly shortByLength = new Map<number, number[]>();
   /** `length:piece:text` → positions (see `pieceBounds`). */
   readonly byPiece = new Map<string, number[]>();
-  readonly subjects = new Map<number, SubjectProgress>();
+  /** By type index (an array: a hundred thousand Map look-ups per run cost more than the search's budget). */
+  readonly subjects: (SubjectProgress | undefined)[] = [];
   syncedRun = -1;
+  /** The run in which this pool was last indexed, and the work level its indexing stops at in it. */
+  indexRun = -1;
+  indexLimit = 0;
   /** 2K + 1 for edit distance K: K edits break at most 2K pieces (a transposition may break two). */
   readonly pieces: number;
 
@@ -135,7 +140,8 @@ function lowerBound(list: readonly number[], value: number): number {
 export class NearMissSearch {
   private readonly keys: (NameKey | undefined)[] = [];
   private pools: Record<NearMissPoolKind, Pool> = { listened: new Pool('listened', 2), dispatched: new Pool('dispatched', 2) };
-  private optionsKey = '';
+  private maxDistance = Number.NaN;
+  private minScore = Number.NaN;
   private run = 0;
   private budget = Infinity;
   private work = 0;
@@ -160,11 +166,11 @@ export class NearMissSearch {
    * distance), with the matches found so far when this run's budget ran out first.
    */
   search(model: Model, t: EventTypeState, kind: NearMissPoolKind, maxDistance: number, minScore: number): readonly NearMissMatch[] {
-    const optionsKey = `${maxDistance}|${minScore}`;
-    if (optionsKey !== this.optionsKey) {
+    if (maxDistance !== this.maxDistance || minScore !== this.minScore) {
       // New thresholds: what was matched under the old ones no longer holds, and the piece index
       // depends on the distance. Name keys stay.
-      this.optionsKey = optionsKey;
+      this.maxDistance = maxDistance;
+      this.minScore = minScore;
       const maxEdits = Math.max(0, Math.floor(maxDistance));
       this.pools = { listened: new Pool('listened', maxEdits), dispatched: new Pool('dispatched', maxEdits) };
     }
@@ -180,12 +186,12 @@ export class NearMissSearch {
       return NO_MATCHES;
     }
     this.indexMembers(pool, types);
-    let subject = pool.subjects.get(t.index);
+    let subject = pool.subjects[t.index];
     if (subject === undefined) {
       // Out of budget: not even tokenised; a later run starts it.
       if (this.work >= this.budget) return NO_MATCHES;
       subject = { checkedUpTo: 0, matches: [] };
-      pool.subjects.set(t.index, subject);
+      pool.subjects[t.index] = subject;
     }
     if (subject.checkedUpTo < pool.indexed && this.work < this.budget) this.compare(pool, subject, t, types, maxDistance, minScore);
     if (subject.checkedUpTo === pool.members.length) this.complete++;
@@ -203,11 +209,23 @@ export class NearMissSearch {
   }
 
   private indexMembers(pool: Pool, types: readonly EventTypeState[]): void {
-    while (pool.indexed < pool.members.length && this.work < this.budget) {
+    // Indexing a large pool may take most of a run's budget, but not all of it: the searches get
+    // the other half, comparing with the members indexed so far (a typo next to a pool of 100,000
+    // names is found in the first run, not after the whole pool is indexed).
+    // Per pool, so one large pool cannot starve the other's indexing either.
+    if (pool.indexRun !== this.run) {
+      pool.indexRun = this.run;
+      pool.indexLimit = this.work + this.budget / 2;
+    }
+    const limit = Math.min(this.budget, pool.indexLimit);
+    while (pool.indexed < pool.members.length && this.work < limit) {
       const position = pool.indexed++;
       const t = types[pool.members[position]];
       push(pool.byName, t.name, position);
       const key = this.keyOf(t);
+      // Filing a name in its buckets costs about as much as tokenising it (string keys, map
+      // growth): one unit, plus one per piece below.
+      this.work++;
       if (!key.comparable) continue;
       if (key.words !== '') push(pool.byWords, key.words, position);
       if (key.sortedWords !== null) push(pool.bySortedWords, key.sortedWords, position);
@@ -221,6 +239,7 @@ export class NearMissSearch {
         const [start, end] = pieceBounds(length, pool.pieces, i);
         push(pool.byPiece, `${length}:${i}:${key.lower.slice(start, end)}`, position);
       }
+      this.work += pool.pieces;
     }
   }
 

@@ -1,46 +1,116 @@
 // Subscriptions to types that are never dispatched: after a grace period, live subscriptions
 // whose type saw no dispatch since they subscribed (nor before attach, as far as the probe
-// counted). One warning per type; a near-miss name that *is* dispatched is the likely cause.
-import type { SubscriptionState } from '../model/entities';
-import { findNearMisses, ms, nearMissText, plural, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
-import type { WarningDraft } from './warning';
+// counted). One warning per type — or per family of many types (`user.#.updated`), and one for
+// the types beyond the per-bus cap (typeGroups.ts); a near-miss name that *is* dispatched is the
+// likely cause.
+import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { EventTypeState, SubscriptionState } from '../model/entities';
+import { busName, findNearMisses, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
+import { groupEvidence, groupExamples, groupFindings, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
+import type { NearMissEvidence, WarningDraft } from './warning';
+
+interface NeverDispatchedFinding extends TypeFinding {
+  /** Oldest first. */
+  readonly waiting: readonly SubscriptionState[];
+  readonly nearMisses: readonly NearMissEvidence[];
+}
 
 export function analyzeNeverDispatched(ctx: AnalysisContext): WarningDraft[] {
   const { model, options, now } = ctx;
   const grace = options.neverDispatched.graceMs;
-  const out: WarningDraft[] = [];
+  const findings: NeverDispatchedFinding[] = [];
   for (const t of model.allTypes()) {
     if (t.isWildcard || t.registeredCount === 0) continue;
-    const waiting: SubscriptionState[] = [];
-    for (const s of t.registered()) {
-      if (s.calls > 0 || (s.endedAt ?? now) - s.observedFrom < grace) continue;
-      if (t.dispatches - s.typeDispatchesAtStart > 0) continue;
-      // Late attach: a type the probe saw dispatched before may have reached this subscription.
-      if (s.fromSnapshot && t.dispatchesBeforeAttach > 0) continue;
-      waiting.push(s);
-    }
-    if (waiting.length === 0) continue;
-    waiting.sort((a, b) => a.createdAt - b.createdAt);
-    const oldest = waiting[0];
+    let waiting = collectWaiting(t, t.live, now, grace, null);
+    if (t.retired.size > 0) waiting = collectWaiting(t, t.retired, now, grace, waiting);
+    if (waiting === null) continue;
+    if (waiting.length > 1) waiting.sort((a, b) => a.createdAt - b.createdAt);
     const nearMisses = findNearMisses(ctx, t, 'dispatched');
-    const best = nearMisses[0];
-    const waited = (oldest.endedAt ?? now) - oldest.observedFrom;
-    const ended = t.busState.disposedAt !== null && t.live.size === 0;
-    out.push({
-      id: `never-dispatched:${t.bus}:${t.name}`,
-      kind: 'never-dispatched',
-      severity: best !== undefined ? 'warning' : 'info',
-      title: `${subName(oldest)} waits for "${t.name}", which is never dispatched`,
-      explanation:
-        `${waiting.length === 1 ? subName(oldest) : plural(waiting.length, 'subscription')} to ${typeName(model, t)} ` +
-        `${waiting.length === 1 ? 'has' : 'have'} waited ${ms(waited)}${ended ? ' (until the bus was disposed)' : ''} and no "${t.name}" was dispatched on that bus. ` +
-        (best !== undefined
-          ? `But ${nearMissText(best, t)} was dispatched ${plural(best.dispatches, 'time')}: the name is probably misspelled on one side.`
-          : `Nothing in the app dispatches it (or not yet): check that the publisher exists and uses this bus and name.`),
-      evidence: { subscriptions: waiting.length, oldestSubscribedAt: oldest.createdAt, waitedMs: Math.round(waited), nearMisses },
-      subjects: { buses: [t.bus], types: [typeRef(model, t)], subscriptions: waiting.slice(0, 50).map((s) => s.id) },
-      sites: uniqueSites(waiting.map((s) => s.site)),
-    });
+    findings.push({ t, typo: nearMisses.length > 0, waiting, nearMisses });
   }
+  const { singles, groups } = groupFindings(findings, ctx.state.families);
+  const out: WarningDraft[] = singles.map((f) => singleWarning(ctx, f));
+  for (const g of groups) out.push(groupWarning(ctx, g));
   return out;
+}
+
+/** Subscriptions of `t` in `subs` past the grace period that no dispatch of `t` can have reached. */
+function collectWaiting(t: EventTypeState, subs: ReadonlySet<SubscriptionState>, now: number, grace: number, into: SubscriptionState[] | null): SubscriptionState[] | null {
+  for (const s of subs) {
+    if (s.calls > 0 || (s.endedAt ?? now) - s.observedFrom < grace) continue;
+    if (t.dispatches - s.typeDispatchesAtStart > 0) continue;
+    // Late attach: a type the probe saw dispatched before may have reached this subscription.
+    if (s.fromSnapshot && t.dispatchesBeforeAttach > 0) continue;
+    (into ??= []).push(s);
+  }
+  return into;
+}
+
+function waitedOf(s: SubscriptionState, now: number): number {
+  return (s.endedAt ?? now) - s.observedFrom;
+}
+
+function endedWithBus(t: EventTypeState): boolean {
+  return t.busState.disposedAt !== null && t.live.size === 0;
+}
+
+function singleWarning(ctx: AnalysisContext, { t, waiting, nearMisses }: NeverDispatchedFinding): WarningDraft {
+  const { model, now } = ctx;
+  const oldest = waiting[0];
+  const best = nearMisses[0];
+  const waited = waitedOf(oldest, now);
+  return {
+    id: `never-dispatched:${t.bus}:${t.name}`,
+    kind: 'never-dispatched',
+    severity: best !== undefined ? 'warning' : 'info',
+    title: `${subName(oldest)} waits for "${t.name}", which is never dispatched`,
+    explanation:
+      `${waiting.length === 1 ? subName(oldest) : plural(waiting.length, 'subscription')} to ${typeName(model, t)} ` +
+      `${waiting.length === 1 ? 'has' : 'have'} waited ${ms(waited)}${endedWithBus(t) ? ' (until the bus was disposed)' : ''} and no "${t.name}" was dispatched on that bus. ` +
+      (best !== undefined
+        ? `But ${nearMissText(best, t)} was dispatched ${plural(best.dispatches, 'time')}: the name is probably misspelled on one side.`
+        : `Nothing in the app dispatches it (or not yet): check that the publisher exists and uses this bus and name.`),
+    evidence: { subscriptions: waiting.length, oldestSubscribedAt: oldest.createdAt, waitedMs: Math.round(waited), nearMisses },
+    subjects: { buses: [t.bus], types: [typeRef(model, t)], subscriptions: waiting.slice(0, 50).map((s) => s.id) },
+    sites: uniqueSites(waiting.map((s) => s.site)),
+  };
+}
+
+/** One warning for many types: counts over the group, an example (a typo when there is one) in words. */
+function groupWarning(ctx: AnalysisContext, group: FindingGroup<NeverDispatchedFinding>): WarningDraft {
+  const { model, now } = ctx;
+  let subscriptions = 0;
+  let oldestSubscribedAt = Infinity;
+  let waitedMs = 0;
+  const ids: number[] = [];
+  const sites: SiteInfo[] = [];
+  for (const f of group.members) {
+    for (const s of f.waiting) {
+      subscriptions++;
+      if (s.createdAt < oldestSubscribedAt) oldestSubscribedAt = s.createdAt;
+      waitedMs = Math.max(waitedMs, waitedOf(s, now));
+      if (ids.length < 50) ids.push(s.id);
+      if (s.site !== null && sites.length < 100) sites.push(s.site);
+    }
+  }
+  const example = group.members[0];
+  const best = example.nearMisses[0];
+  const exampleSite = example.waiting.find((s) => s.site !== null)?.site ?? null;
+  const bus = busName(model, group.bus);
+  const label = groupLabel(group, bus);
+  return {
+    id: groupWarningId('never-dispatched', group),
+    kind: 'never-dispatched',
+    severity: best !== undefined ? 'warning' : 'info',
+    title: `${label} are subscribed but never dispatched`,
+    explanation:
+      `${pluralCount(subscriptions, 'subscription')} to ${label} have waited up to ${ms(waitedMs)} and none of these types was dispatched, ` +
+      `e.g. ${subName(example.waiting[0])} waits for "${example.t.name}"${exampleSite !== null ? ` (subscribed at ${siteText(exampleSite)})` : ''}. ` +
+      (best !== undefined
+        ? `But ${nearMissText(best, example.t)} was dispatched ${plural(best.dispatches, 'time')}: the name is probably misspelled on one side.`
+        : `Nothing in the app dispatches them (or not yet): check that the publishers exist and use this bus and these names.`),
+    evidence: { subscriptions, oldestSubscribedAt, waitedMs: Math.round(waitedMs), nearMisses: example.nearMisses, group: groupEvidence(group) },
+    subjects: { buses: [group.bus], types: groupExamples(group).map((f) => typeRef(model, f.t)), subscriptions: ids },
+    sites: uniqueSites(sites),
+  };
 }

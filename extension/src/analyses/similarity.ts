@@ -73,9 +73,12 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
   const n = b.length;
   const band = Number.isFinite(limit) ? limit : Math.max(a.length, n);
   const over = limit + 1;
-  let prev2 = new Array<number>(n + 1).fill(over);
-  let prev = new Array<number>(n + 1);
-  let cur = new Array<number>(n + 1).fill(over);
+  // Three rows from a scratch buffer: the near-miss search calls this tens of thousands of times a
+  // run, and three fresh arrays per call were most of its garbage. (Float64: `over` may be Infinity.)
+  const rows = scratchRows(n + 1);
+  let prev2 = rows[0].fill(over, 0, n + 1);
+  let prev = rows[1];
+  let cur = rows[2].fill(over, 0, n + 1);
   for (let j = 0; j <= n; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
     const lo = Math.max(1, i - band);
@@ -99,6 +102,16 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
     cur = t;
   }
   return prev[n] > limit ? over : prev[n];
+}
+
+let scratch: [Float64Array, Float64Array, Float64Array] = [new Float64Array(0), new Float64Array(0), new Float64Array(0)];
+
+function scratchRows(length: number): [Float64Array, Float64Array, Float64Array] {
+  if (scratch[0].length < length) {
+    const size = Math.max(length, 64);
+    scratch = [new Float64Array(size), new Float64Array(size), new Float64Array(size)];
+  }
+  return scratch;
 }
 
 export type NearMissReason = 'same-words' | 'reordered-words' | 'edit-distance';

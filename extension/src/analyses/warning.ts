@@ -88,11 +88,28 @@ export interface NearMissEvidence {
   readonly dispatches: number;
 }
 
+/**
+ * Present when one warning stands for many types (see typeGroups.ts): a family of names that differ
+ * only in id-like parts (`user.#.updated`), or the types beyond the per-bus cap of single warnings.
+ * The other evidence fields then sum (or take the extreme) over the group; `nearMisses` are the
+ * first example's.
+ */
+export interface TypeGroupEvidence {
+  readonly by: 'family' | 'more';
+  /** The family's pattern (`user.#.updated`); null for `more`. */
+  readonly pattern: string | null;
+  /** Types in the group. */
+  readonly types: number;
+  /** A few of their names, likely typos first. */
+  readonly examples: readonly string[];
+}
+
 export interface UnheardDispatchEvidence {
   readonly unheard: number;
   readonly dispatches: number;
   readonly lastUnheardAt: number;
   readonly nearMisses: readonly NearMissEvidence[];
+  readonly group?: TypeGroupEvidence;
 }
 
 export interface NeverDispatchedEvidence {
@@ -100,6 +117,7 @@ export interface NeverDispatchedEvidence {
   readonly oldestSubscribedAt: number;
   readonly waitedMs: number;
   readonly nearMisses: readonly NearMissEvidence[];
+  readonly group?: TypeGroupEvidence;
 }
 
 export interface ChurnEvidence {
