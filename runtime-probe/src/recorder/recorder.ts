@@ -19,7 +19,6 @@ import {
   DETAIL_LEVELS,
   DROP_REASONS,
   MAX_PAYLOAD_CAP_BYTES,
-  RecordCode,
   RecordWriter,
   TARGET_BATCH_BYTES,
   UNSUBSCRIBE_REASONS,
@@ -34,14 +33,28 @@ import { capturePayload, type PayloadSanitizer, type ProxyCheck } from './payloa
 import type { RecordSink } from './sink';
 import { captureSite } from './sites';
 import { SiteTable, StringTable, type SiteEntry } from './tables';
+import {
+  BUS_CREATED,
+  BUS_DISPOSED,
+  DEPTH_LIMIT,
+  DISPATCH,
+  ENQUEUE,
+  FLUSH,
+  HANDLER,
+  HANDLER_ERROR,
+  OWNER_COLLECTED,
+  PAYLOAD,
+  SLOT_WIDTH as W,
+  SUBSCRIBE,
+  UNSUBSCRIBE,
+} from './layouts';
+import { encodeSlot, type SideStrings } from './ring-encoder';
 
 // The bus's reasons and the wire's reasons are the same list (checked at compile time).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const reasonsMatch: Same<TracerUnsubscribeReason, UnsubscribeReason> = true;
 void reasonsMatch;
 
-/** Doubles per ring slot: the widest record (dispatch) has 11 fields. */
-const W = 12;
 /** Doubles per row of the dispatch stack (see the ST_ offsets). */
 const ST = 9;
 const ST_SEQ = 0;
@@ -410,12 +423,13 @@ export class Recorder implements BusTracer, DispatchTracer {
     const r = this.alloc();
     if (r < 0) return this.dropFull(false);
     const ring = this.ring as Float64Array;
-    ring[r] = RecordCode.Handler;
-    ring[r + 1] = seq;
-    ring[r + 2] = sub.id;
-    ring[r + 3] = start;
-    ring[r + 4] = t - start;
-    ring[r + 5] = consumed ? 1 : 0;
+    const at = HANDLER.at;
+    ring[r] = HANDLER.code;
+    ring[r + at.seq] = seq;
+    ring[r + at.subscription] = sub.id;
+    ring[r + at.start] = start;
+    ring[r + at.duration] = t - start;
+    ring[r + at.consumed] = consumed ? 1 : 0;
   }
 
   handlerError(seq: number, _bus: TracedBus, sub: TracedSubscription, error: unknown): void {
@@ -436,10 +450,11 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.HandlerError;
-    r[b + 1] = seq;
-    r[b + 2] = sub.id;
-    r[b + 3] = perf.now();
+    const at = HANDLER_ERROR.at;
+    r[b] = HANDLER_ERROR.code;
+    r[b + at.seq] = seq;
+    r[b + at.subscription] = sub.id;
+    r[b + at.time] = perf.now();
     this.sideA[b / W] = message;
     this.sideB[b / W] = stack;
   }
@@ -464,17 +479,18 @@ export class Recorder implements BusTracer, DispatchTracer {
     const r = this.alloc();
     if (r < 0) return this.dropFull(true);
     const ring = this.ring as Float64Array;
-    ring[r] = RecordCode.Dispatch;
-    ring[r + 1] = seq;
-    ring[r + 2] = start;
-    ring[r + 3] = end - start;
-    ring[r + 4] = st[b + ST_BUS];
-    ring[r + 5] = st[b + ST_TYPE];
-    ring[r + 6] = delivered;
-    ring[r + 7] = consumedBy;
-    ring[r + 8] = st[b + ST_DEPTH];
-    ring[r + 9] = st[b + ST_PARENT];
-    ring[r + 10] = st[b + ST_SITE];
+    const at = DISPATCH.at;
+    ring[r] = DISPATCH.code;
+    ring[r + at.seq] = seq;
+    ring[r + at.start] = start;
+    ring[r + at.duration] = end - start;
+    ring[r + at.bus] = st[b + ST_BUS];
+    ring[r + at.type] = st[b + ST_TYPE];
+    ring[r + at.delivered] = delivered;
+    ring[r + at.consumedBy] = consumedBy;
+    ring[r + at.depth] = st[b + ST_DEPTH];
+    ring[r + at.parentSeq] = st[b + ST_PARENT];
+    ring[r + at.site] = st[b + ST_SITE];
   }
 
   shouldBreak(_bus: TracedBus, type: string): boolean {
@@ -512,9 +528,9 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Payload;
-    r[b + 1] = seq;
-    r[b + 2] = captured.truncated ? 1 : 0;
+    r[b] = PAYLOAD.code;
+    r[b + PAYLOAD.at.seq] = seq;
+    r[b + PAYLOAD.at.truncated] = captured.truncated ? 1 : 0;
     this.sideA[b / W] = captured.json;
   }
 
@@ -527,10 +543,10 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.BusCreated;
-    r[b + 1] = perf.now();
-    r[b + 2] = bus.busId;
-    r[b + 3] = nameId;
+    r[b] = BUS_CREATED.code;
+    r[b + BUS_CREATED.at.time] = perf.now();
+    r[b + BUS_CREATED.at.bus] = bus.busId;
+    r[b + BUS_CREATED.at.name] = nameId;
   }
 
   busDisposed(bus: TracedBus): void {
@@ -538,9 +554,9 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.BusDisposed;
-    r[b + 1] = perf.now();
-    r[b + 2] = bus.busId;
+    r[b] = BUS_DISPOSED.code;
+    r[b + BUS_DISPOSED.at.time] = perf.now();
+    r[b + BUS_DISPOSED.at.bus] = bus.busId;
   }
 
   subscribed(bus: TracedBus, sub: TracedSubscription): void {
@@ -559,16 +575,17 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Subscribe;
-    r[b + 1] = perf.now();
-    r[b + 2] = sub.id;
-    r[b + 3] = bus.busId;
-    r[b + 4] = typeId;
-    r[b + 5] = sub.priority;
-    r[b + 6] = labelId;
-    r[b + 7] = sub.once ? 1 : 0;
-    r[b + 8] = site === undefined ? 0 : site.id;
-    r[b + 9] = sub.ownerId ?? 0;
+    const at = SUBSCRIBE.at;
+    r[b] = SUBSCRIBE.code;
+    r[b + at.time] = perf.now();
+    r[b + at.subscription] = sub.id;
+    r[b + at.bus] = bus.busId;
+    r[b + at.type] = typeId;
+    r[b + at.priority] = sub.priority;
+    r[b + at.label] = labelId;
+    r[b + at.once] = sub.once ? 1 : 0;
+    r[b + at.site] = site === undefined ? 0 : site.id;
+    r[b + at.ownerId] = sub.ownerId ?? 0;
     this.sideA[b / W] = sub.ownerDescription ?? null;
   }
 
@@ -577,11 +594,12 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Unsubscribe;
-    r[b + 1] = perf.now();
-    r[b + 2] = sub.id;
-    r[b + 3] = REASON_CODE[reason];
-    r[b + 4] = sub.calls;
+    const at = UNSUBSCRIBE.at;
+    r[b] = UNSUBSCRIBE.code;
+    r[b + at.time] = perf.now();
+    r[b + at.subscription] = sub.id;
+    r[b + at.reason] = REASON_CODE[reason];
+    r[b + at.calls] = sub.calls;
   }
 
   ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number, ownerId?: number): void {
@@ -589,11 +607,12 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.OwnerCollected;
-    r[b + 1] = perf.now();
-    r[b + 2] = bus.busId;
-    r[b + 3] = removed;
-    r[b + 4] = ownerId ?? 0;
+    const at = OWNER_COLLECTED.at;
+    r[b] = OWNER_COLLECTED.code;
+    r[b + at.time] = perf.now();
+    r[b + at.bus] = bus.busId;
+    r[b + at.removed] = removed;
+    r[b + at.ownerId] = ownerId ?? 0;
     this.sideA[b / W] = ownerDescription ?? null;
   }
 
@@ -603,11 +622,12 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Enqueue;
-    r[b + 1] = perf.now();
-    r[b + 2] = bus.busId;
-    r[b + 3] = typeId;
-    r[b + 4] = queueLength;
+    const at = ENQUEUE.at;
+    r[b] = ENQUEUE.code;
+    r[b + at.time] = perf.now();
+    r[b + at.bus] = bus.busId;
+    r[b + at.type] = typeId;
+    r[b + at.queueLength] = queueLength;
   }
 
   flushed(bus: TracedBus, dispatched: number): void {
@@ -615,10 +635,10 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Flush;
-    r[b + 1] = perf.now();
-    r[b + 2] = bus.busId;
-    r[b + 3] = dispatched;
+    r[b] = FLUSH.code;
+    r[b + FLUSH.at.time] = perf.now();
+    r[b + FLUSH.at.bus] = bus.busId;
+    r[b + FLUSH.at.dispatched] = dispatched;
   }
 
   depthLimitHit(bus: TracedBus, type: string, depth: number): void {
@@ -628,12 +648,13 @@ export class Recorder implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.DepthLimit;
-    r[b + 1] = perf.now();
-    r[b + 2] = bus.busId;
-    r[b + 3] = typeId;
-    r[b + 4] = depth;
-    r[b + 5] = parentSeq;
+    const at = DEPTH_LIMIT.at;
+    r[b] = DEPTH_LIMIT.code;
+    r[b + at.time] = perf.now();
+    r[b + at.bus] = bus.busId;
+    r[b + at.type] = typeId;
+    r[b + at.depth] = depth;
+    r[b + at.parentSeq] = parentSeq;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -715,7 +736,7 @@ export class Recorder implements BusTracer, DispatchTracer {
     if (ring !== null) {
       let pos = this.readPos;
       for (let n = 0; n < this.size; n++) {
-        if (ring[pos * W] === RecordCode.Dispatch) dispatches++;
+        if (ring[pos * W] === DISPATCH.code) dispatches++;
         this.sideA[pos] = null;
         this.sideB[pos] = null;
         if (++pos === this.capacity) pos = 0;
@@ -732,8 +753,7 @@ export class Recorder implements BusTracer, DispatchTracer {
     if (ring === null) return;
     const w = this.writer;
     const cap = this.capacity;
-    const sideA = this.sideA;
-    const sideB = this.sideB;
+    const side: SideStrings = { sideA: this.sideA, sideB: this.sideB };
     const counts = this.typeDispatches;
     let pos = this.readPos;
     let size = this.size;
@@ -743,65 +763,20 @@ export class Recorder implements BusTracer, DispatchTracer {
       while (size > 0) {
         const b = pos * W;
         const code = ring[b];
-        switch (code) {
-          case RecordCode.Dispatch: {
-            const bus = ring[b + 4];
-            const typeId = ring[b + 5];
-            w.dispatch(ring[b + 1], ring[b + 2], ring[b + 3], bus, typeId, ring[b + 6], ring[b + 7], ring[b + 8], ring[b + 9], ring[b + 10]);
-            // Runs of one (bus, type) are counted first and added to the map once.
-            const key = bus * 0x4000000 + typeId;
-            if (key === runKey) runCount++;
-            else {
-              if (runCount !== 0) counts.set(runKey, (counts.get(runKey) ?? 0) + runCount);
-              runKey = key;
-              runCount = 1;
-            }
-            break;
+        if (code === DISPATCH.code) {
+          // Runs of one (bus, type) are counted first and added to the map once.
+          const key = ring[b + DISPATCH.at.bus] * 0x4000000 + ring[b + DISPATCH.at.type];
+          if (key === runKey) runCount++;
+          else {
+            if (runCount !== 0) counts.set(runKey, (counts.get(runKey) ?? 0) + runCount);
+            runKey = key;
+            runCount = 1;
           }
-          case RecordCode.Handler:
-            w.handler(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5] === 1);
-            break;
-          case RecordCode.HandlerError:
-            w.handlerError(ring[b + 1], ring[b + 2], ring[b + 3], sideA[pos] ?? '', sideB[pos]);
-            sideA[pos] = null;
-            sideB[pos] = null;
-            break;
-          case RecordCode.Payload:
-            w.payload(ring[b + 1], sideA[pos] ?? 'null', ring[b + 2] === 1);
-            sideA[pos] = null;
-            break;
-          case RecordCode.Subscribe:
-            w.subscribe(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5], ring[b + 6], sideA[pos], ring[b + 7] === 1, ring[b + 8], ring[b + 9]);
-            sideA[pos] = null;
-            break;
-          case RecordCode.Unsubscribe:
-            w.unsubscribe(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4]);
-            break;
-          case RecordCode.Enqueue: {
-            w.enqueue(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4]);
-            const key = ring[b + 2] * 0x4000000 + ring[b + 3];
-            if (!counts.has(key)) counts.set(key, 0);
-            break;
-          }
-          case RecordCode.Flush:
-            w.flush(ring[b + 1], ring[b + 2], ring[b + 3]);
-            break;
-          case RecordCode.DepthLimit:
-            w.depthLimit(ring[b + 1], ring[b + 2], ring[b + 3], ring[b + 4], ring[b + 5]);
-            break;
-          case RecordCode.OwnerCollected:
-            w.ownerCollected(ring[b + 1], ring[b + 2], sideA[pos], ring[b + 3], ring[b + 4]);
-            sideA[pos] = null;
-            break;
-          case RecordCode.BusCreated:
-            w.busCreated(ring[b + 1], ring[b + 2], ring[b + 3]);
-            break;
-          case RecordCode.BusDisposed:
-            w.busDisposed(ring[b + 1], ring[b + 2]);
-            break;
-          default:
-            throw new Error(`ring slot with unknown record code ${code}`);
+        } else if (code === ENQUEUE.code) {
+          const key = ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type];
+          if (!counts.has(key)) counts.set(key, 0);
         }
+        encodeSlot(ring, b, pos, side, w);
         pos++;
         if (pos === cap) pos = 0;
         size--;
