@@ -13,7 +13,7 @@ export interface ParsedFrame {
 const INTERNAL_FILE =
   /[\\/](?:runtime-probe|busscope-probe)[\\/](?:dist[\\/](?:index|bus)\.(?:c|m)?js|src[\\/](?:bus|delegates|recorder|probe|server|trace)[\\/])/;
 // When an app bundles the package into its own file, the bus's methods are recognisable by name.
-const INTERNAL_FUNCTION = /^(?:EventBus|Recorder)\./;
+const INTERNAL_FUNCTION = /^(?:EventBus|Recorder|RecorderCore|BusTracerMux|DispatchTracerMux)\./;
 
 /** Parses one V8 stack line; undefined for lines without a file position (native, eval, <anonymous>). */
 export function parseStackLine(raw: string): ParsedFrame | undefined {

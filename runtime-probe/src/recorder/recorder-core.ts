@@ -11,7 +11,7 @@
 // cannot take is counted for that sink (`slow-client`); each sink then receives `drops` records.
 
 import {
-  currentDispatchTracer,
+  primaryDispatchTracer,
   setDispatchTracer,
   type BusTracer,
   type DispatchTracer,
@@ -180,6 +180,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private timed = false;
   /** Recording at detail `handlers`. */
   private handlersTimed = false;
+  /**
+   * Whether the bus must call handlerStart/handlerEnd (DispatchTracer.handlerHooks): for handler
+   * timings, and for the running subscription of a dispatch a debugger may stop in (tracking).
+   */
+  handlerHooks = true;
   /** Recording payloads (detail `dispatch` or `handlers`). */
   private payloads = false;
   /** One-entry cache of the last dispatched type's string id (most dispatch loops repeat a type). */
@@ -268,6 +273,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   setTracking(on: boolean): void {
     this.tracking = on;
+    this.updateModes();
     this.updateInstall();
   }
 
@@ -334,6 +340,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private updateModes(): void {
     this.timed = this.recording && this.detail !== DETAIL_LIFECYCLE;
     this.handlersTimed = this.recording && this.detail === DETAIL_HANDLERS;
+    this.handlerHooks = this.handlersTimed || this.tracking || !this.recording;
     this.payloads = this.timed && this.cfg.capturePayloads;
   }
 
@@ -344,7 +351,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
    */
   private updateInstall(): void {
     const want = (this.recording && (this.detail !== DETAIL_LIFECYCLE || this.breakTypes.size > 0)) || this.tracking;
-    const installed = currentDispatchTracer() === this;
+    const installed = primaryDispatchTracer() === this;
     if (want && !installed) setDispatchTracer(this);
     else if (!want && installed) setDispatchTracer(undefined);
   }
@@ -354,6 +361,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.sinks.length = 0;
     this.tracking = false;
     this.stopRecording();
+    this.updateModes();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -498,7 +506,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     if (!this.timed) return;
     const b = top * ST;
     const start = st[b + ST_START];
-    const end = this.boundaryValid ? this.boundary : this.clock.now();
+    // Without handler hooks the last boundary may be the dispatch's own start: read the clock.
+    const end = this.boundaryValid && this.handlerHooks ? this.boundary : this.clock.now();
     // The parent's handler (if any) resumes: its end needs a fresh reading.
     this.boundaryValid = false;
     if (start !== start) return; // NaN: began before dispatches were timed

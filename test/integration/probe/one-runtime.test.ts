@@ -9,6 +9,7 @@ import path from 'node:path';
 import { readTraceFileMessages } from '../../../runtime-probe/src/client/index';
 import type { BusRecord, ProbeSnapshot } from '../../../runtime-probe/src/protocol/index';
 import { cleanup, ROOT, tempDir } from './helpers';
+import { RUNTIME_VERSION } from '../../../runtime-probe/src/bus/runtime';
 
 const DIST = path.join(ROOT, 'runtime-probe/dist');
 
@@ -143,7 +144,7 @@ process.on('warning', (w) => warnings.push(w));`,
   assert.equal(result.warnings.length, 1, `one warning for the process, not one per copy:\n${stderr}`);
   const w = result.warnings[0];
   assert.equal(w.code, 'BUSSCOPE_RUNTIME_MISMATCH');
-  assert.match(w.message, /busscope-probe \S+ \(runtime version 1\) found runtime version 999 from busscope-probe 9\.9\.9/);
+  assert.match(w.message, new RegExp(`busscope-probe \\S+ \\(runtime version ${RUNTIME_VERSION}\\) found runtime version 999 from busscope-probe 9\\.9\\.9`));
   assert.match(w.message, /Install one version of busscope-probe/);
   assert.equal(result.foreignUntouched, true, 'the other version keeps its slot');
   // The copies of this version still share one runtime among themselves.
