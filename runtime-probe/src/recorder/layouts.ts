@@ -36,11 +36,19 @@ function layout<const N extends readonly string[]>(
   return Object.freeze({ code, at: Object.freeze(at) as { readonly [K in N[number]]: number }, width: names.length + 1, ...side });
 }
 
-/** A dispatch, written when it ends. */
+/**
+ * A dispatch, written when it ends. Its start and end are either times already known (`start`,
+ * `end`; exact reads at detail `handlers`, or resolved at a drain while it ran) or NaN with a
+ * window-clock tick (`startTick`, `endTick`) resolved at drain (window-clock.ts). `startBound` is
+ * the start's error bound (ms) when `start` is known.
+ */
 export const DISPATCH = layout(RecordCode.Dispatch, [
   'seq',
+  'startTick',
+  'endTick',
   'start',
-  'duration',
+  'end',
+  'startBound',
   'bus',
   'type',
   'delivered',

@@ -52,6 +52,7 @@ import {
   UNSUBSCRIBE,
 } from './layouts';
 import { encodeSlot, type SideStrings } from './ring-encoder';
+import { WindowClock } from './window-clock';
 
 // The bus's reasons and the wire's reasons are the same list (checked at compile time).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -59,7 +60,7 @@ const reasonsMatch: Same<TracerUnsubscribeReason, UnsubscribeReason> = true;
 void reasonsMatch;
 
 /** Doubles per row of the dispatch stack (see the ST_ offsets). */
-const ST = 9;
+const ST = 11;
 const ST_SEQ = 0;
 const ST_BUS = 1;
 const ST_TYPE = 2;
@@ -70,6 +71,10 @@ const ST_START = 5;
 const ST_SUB = 6;
 const ST_SITE = 7;
 const ST_HANDLER_START = 8;
+/** Window-clock tick of the start (0: the start is `ST_START`, or untimed when that is NaN too). */
+const ST_START_TICK = 9;
+/** Error bound (ms) of `ST_START` once known. */
+const ST_START_BOUND = 10;
 const DRAIN_INTERVAL_MS = 10;
 const MAX_ERROR_TEXT = 16 * 1024;
 
@@ -176,6 +181,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
    */
   private boundary = 0;
   private boundaryValid = false;
+  /** Dispatch times at detail `dispatch`: ticks, resolved at drain (window-clock.ts). */
+  readonly windowClock: WindowClock;
   /** Recording at detail `dispatch` or `handlers`: only then are dispatches timed (the clock is the hot path's main cost). */
   private timed = false;
   /** Recording at detail `handlers`. */
@@ -205,6 +212,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   constructor(options: RecorderCoreOptions) {
     const host = options.host;
     this.clock = host.clock;
+    this.windowClock = new WindowClock(host.clock, () => this.drain());
     this.timeOrigin = host.clock.timeOrigin;
     this.sites = new SiteTable(this.strings, host.resolveFrame);
     this.watchDebugger = host.watchDebugger ?? (() => undefined);
@@ -328,6 +336,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private stopRecording(): void {
     this.recording = false;
     this.updateModes();
+    // Dispatches still running keep a start time (recording may resume before they end).
+    this.windowClock.close();
+    this.resolveOpenStarts();
+    this.windowClock.reset();
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     this.ring = null;
@@ -370,6 +382,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** Base index of a free slot, or -1 when the ring is full (the caller counts the drop). */
   private alloc(): number {
     if (this.size >= this.highWater && !this.draining) this.drain();
+    return this.allocSlot();
+  }
+
+  /** `alloc` without the drain (the caller drains after writing). */
+  private allocSlot(): number {
     const size = this.size;
     if (size === this.capacity) return -1;
     let pos = this.readPos + size;
@@ -406,15 +423,22 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     st[b + ST_PARENT] = parentSeq;
     st[b + ST_SUB] = 0;
     st[b + ST_HANDLER_START] = NaN;
+    st[b + ST_START] = NaN;
+    st[b + ST_START_TICK] = 0;
+    st[b + ST_START_BOUND] = 0;
     if (!this.timed) {
       // Lifecycle detail, or tracking for snapshots only: no clock, no record.
-      st[b + ST_START] = NaN;
       st[b + ST_SITE] = 0;
       return seq;
     }
     // Site and payload first, so their cost is not counted in the dispatch's (or its first handler's) time.
     st[b + ST_SITE] = this.siteEvery === 0 ? 0 : this.sampleSite(typeId);
     if (this.payloads) this.recordPayload(seq, bus, type, payload);
+    if (!this.handlersTimed) {
+      // Detail `dispatch`: a tick; the clock is read once per window, the time resolved at drain.
+      st[b + ST_START_TICK] = this.windowClock.next();
+      return seq;
+    }
     const t = this.clock.now();
     st[b + ST_START] = t;
     this.boundary = t;
@@ -502,23 +526,37 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       while (top >= 0 && st[top * ST + ST_SEQ] !== seq) top--;
       if (top < 0) return;
     }
+    if (!this.timed) {
+      this.top = top - 1;
+      return;
+    }
+    // The end first (a tick may drain, which resolves the starts of dispatches still on the stack).
+    let end = NaN;
+    let endTick = 0;
+    if (this.handlersTimed) {
+      // Without handler hooks the last boundary may be the dispatch's own start: read the clock.
+      end = this.boundaryValid && this.handlerHooks ? this.boundary : this.clock.now();
+      // The parent's handler (if any) resumes: its end needs a fresh reading.
+      this.boundaryValid = false;
+    } else {
+      endTick = this.windowClock.next();
+    }
     this.top = top - 1;
-    if (!this.timed) return;
     const b = top * ST;
     const start = st[b + ST_START];
-    // Without handler hooks the last boundary may be the dispatch's own start: read the clock.
-    const end = this.boundaryValid && this.handlerHooks ? this.boundary : this.clock.now();
-    // The parent's handler (if any) resumes: its end needs a fresh reading.
-    this.boundaryValid = false;
-    if (start !== start) return; // NaN: began before dispatches were timed
-    const r = this.alloc();
+    const startTick = st[b + ST_START_TICK];
+    if (startTick === 0 && start !== start) return; // began before dispatches were timed
+    const r = this.allocSlot();
     if (r < 0) return this.dropFull(true);
     const ring = this.ring as Float64Array;
     const at = DISPATCH.at;
     ring[r] = DISPATCH.code;
     ring[r + at.seq] = seq;
+    ring[r + at.startTick] = startTick;
+    ring[r + at.endTick] = endTick;
     ring[r + at.start] = start;
-    ring[r + at.duration] = end - start;
+    ring[r + at.end] = end;
+    ring[r + at.startBound] = st[b + ST_START_BOUND];
     ring[r + at.bus] = st[b + ST_BUS];
     ring[r + at.type] = st[b + ST_TYPE];
     ring[r + at.delivered] = delivered;
@@ -526,6 +564,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     ring[r + at.depth] = st[b + ST_DEPTH];
     ring[r + at.parentSeq] = st[b + ST_PARENT];
     ring[r + at.site] = st[b + ST_SITE];
+    // Drained after the write, not before (as `alloc` does): this record's ticks must be resolved
+    // by the drain that trims the clock reads they need.
+    if (this.size >= this.highWater && !this.draining) this.drain();
   }
 
   shouldBreak(_bus: TracedBus, type: string): boolean {
@@ -743,7 +784,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   drain(): void {
     if (this.draining) return;
     this.draining = true;
+    const clock = this.windowClock;
     try {
+      clock.close();
+      this.resolveOpenStarts();
       this.encodeRing();
       if (this.fullDropped !== 0) {
         for (const sink of this.sinks) {
@@ -761,7 +805,23 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       this.discardAfterFailure();
       reportProbeFailure('encoding records', error);
     } finally {
+      // Every tick so far is resolved (in a record or on the stack): only the newest read is needed.
+      clock.trim();
       this.draining = false;
+    }
+  }
+
+  /** Dispatches still running whose start is a tick: resolved now, while the reads around it are kept. */
+  private resolveOpenStarts(): void {
+    const st = this.stack;
+    for (let i = 0; i <= this.top; i++) {
+      const b = i * ST;
+      const tick = st[b + ST_START_TICK];
+      if (tick === 0) continue;
+      const t = this.windowClock.resolve(tick);
+      st[b + ST_START] = t.time;
+      st[b + ST_START_BOUND] = t.bound;
+      st[b + ST_START_TICK] = 0;
     }
   }
 
@@ -811,7 +871,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
           const key = ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type];
           if (!counts.has(key)) counts.set(key, 0);
         }
-        encodeSlot(ring, b, pos, side, w);
+        encodeSlot(ring, b, pos, side, w, this.windowClock);
         pos++;
         if (pos === cap) pos = 0;
         size--;

@@ -17,6 +17,10 @@ import {
   SUBSCRIBE,
   UNSUBSCRIBE,
 } from './layouts';
+import type { WindowClock } from './window-clock';
+
+/** A duration's bound is sent when above this (ms); below, `startBound` says enough. */
+export const DURATION_BOUND_SENT_MS = 0.1;
 
 /** The strings of the slots that have them (see the layouts' `sideA`/`sideB`), by slot index. */
 export interface SideStrings {
@@ -25,18 +29,36 @@ export interface SideStrings {
 }
 
 /**
- * Writes the record in the slot at `b` (slot index `pos`) and clears its side strings.
+ * Writes the record in the slot at `b` (slot index `pos`) and clears its side strings. Dispatch
+ * ticks are resolved through `clock` (closed by the caller first).
  * Throws on an unknown code (the caller discards and counts what is left).
  */
-export function encodeSlot(ring: Float64Array, b: number, pos: number, side: SideStrings, w: RecordWriter): void {
+export function encodeSlot(ring: Float64Array, b: number, pos: number, side: SideStrings, w: RecordWriter, clock: WindowClock): void {
   const code = ring[b];
   switch (code) {
     case RecordCode.Dispatch: {
       const at = DISPATCH.at;
+      let start = ring[b + at.start];
+      let bound = ring[b + at.startBound];
+      if (start !== start) {
+        const t = clock.resolve(ring[b + at.startTick]);
+        start = t.time;
+        bound = t.bound;
+      }
+      let end = ring[b + at.end];
+      let endBound = 0;
+      if (end !== end) {
+        const t = clock.resolve(ring[b + at.endTick]);
+        end = t.time;
+        endBound = t.bound;
+      }
+      // Stated only when an end fell in a long window (a slow handler inside it): usually small.
+      const durationBound = bound + endBound > DURATION_BOUND_SENT_MS ? bound + endBound : 0;
       w.dispatch(
         ring[b + at.seq],
-        ring[b + at.start],
-        ring[b + at.duration],
+        start,
+        end > start ? end - start : 0,
+        bound,
         ring[b + at.bus],
         ring[b + at.type],
         ring[b + at.delivered],
@@ -44,6 +66,7 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
         ring[b + at.depth],
         ring[b + at.parentSeq],
         ring[b + at.site],
+        durationBound,
       );
       return;
     }
