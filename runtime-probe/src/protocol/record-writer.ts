@@ -13,7 +13,7 @@
 //      that many bytes. Readers skip keys they do not know (DISPATCH_EXTENSION keys below).
 // This writer writes protocol version 2 (PROTOCOL_VERSION); RecordDecoder reads 1 and 2.
 
-import { ByteWriter, putSvarint, putUvarint } from './bytes';
+import { ByteWriter, putSvarint, putUvarint, utf8Encode } from './bytes';
 import { FRAME_HEADER_BYTES, FrameKind } from './framing';
 import { DISPATCH_EXTENSION, RecordCode } from './records';
 
@@ -27,6 +27,16 @@ function toNs(ms: number): number {
 function durationNs(ms: number): number {
   const ns = Math.round(ms * NS_PER_MS);
   return ns > 0 ? (ns > MAX_NS ? MAX_NS : ns) : 0;
+}
+
+/** Bytes of `value` as an unsigned varint. */
+function uvarintSize(value: number): number {
+  let n = 1;
+  while (value >= 0x80) {
+    value = Math.floor(value / 128);
+    n++;
+  }
+  return n;
 }
 
 /** An owner id as the flags carry it: a positive integer below 2^50 (so the flags stay a safe varint), else 0. */
@@ -217,16 +227,24 @@ export class RecordWriter {
   private dispatchExtensions(durationBound: number, threadId: number, traceId: string | null): void {
     const w = this.w;
     w.uvarint((durationBound !== 0 ? 1 : 0) + (threadId !== 0 ? 1 : 0) + (traceId !== null ? 1 : 0));
-    const field = (key: number, write: (f: ByteWriter) => void): void => {
-      const f = new ByteWriter(16);
-      write(f);
-      w.uvarint(key);
-      w.uvarint(f.length);
-      w.bytes(f.written());
-    };
-    if (durationBound !== 0) field(DISPATCH_EXTENSION.durationBound, (f) => f.uvarint(durationNs(durationBound)));
-    if (threadId !== 0) field(DISPATCH_EXTENSION.threadId, (f) => f.uvarint(threadId));
-    if (traceId !== null) field(DISPATCH_EXTENSION.traceId, (f) => f.string(traceId));
+    if (durationBound !== 0) {
+      const ns = durationNs(durationBound);
+      w.uvarint(DISPATCH_EXTENSION.durationBound);
+      w.uvarint(uvarintSize(ns));
+      w.uvarint(ns);
+    }
+    if (threadId !== 0) {
+      w.uvarint(DISPATCH_EXTENSION.threadId);
+      w.uvarint(uvarintSize(threadId));
+      w.uvarint(threadId);
+    }
+    if (traceId !== null) {
+      const bytes = utf8Encode(traceId);
+      w.uvarint(DISPATCH_EXTENSION.traceId);
+      w.uvarint(uvarintSize(bytes.length) + bytes.length);
+      w.uvarint(bytes.length);
+      w.bytes(bytes);
+    }
   }
 
   handler(seq: number, subscriptionId: number, start: number, duration: number, consumed: boolean): void {

@@ -153,9 +153,14 @@ export class WindowClock {
     return out;
   }
 
-  /** After a drain: keeps only the newest read (every later tick comes after it). */
+  /**
+   * After a drain: keeps only the newest read (every later tick comes after it), and has the next
+   * tick read the clock — the drain itself took time that no tick should be interpolated across.
+   */
   trim(): void {
     this.keepLast(1);
+    this.countdown = 0;
+    this.taskStart = true;
   }
 
   private keepLast(keep: number): void {
