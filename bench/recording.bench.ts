@@ -84,7 +84,8 @@ export async function run(): Promise<void> {
         await reader.ask({ cmd: 'connect', port: info.port, token: info.token }, 'ready');
         await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
         await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
-        let made = 0;
+        // Warm-up of the recording path (JIT, first drains and definitions), not reported but counted.
+        let made = (await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured')).dispatches;
         const rec = new Map<number, number>();
         for (const n of HANDLER_COUNTS) {
           const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
