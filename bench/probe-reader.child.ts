@@ -2,11 +2,13 @@
 // honestly): a real ProbeClient over the real socket that decodes every batch and counts what it
 // got. Driven by the bench over IPC; never run by bench/index.ts itself (not a *.bench.ts file).
 import { ProbeClient } from 'busscope-probe';
+import { Model } from '../extension/src/model/index';
 
 export type DetailLevel = 'lifecycle' | 'dispatch' | 'handlers';
 
 export type ReaderCommand =
-  | { readonly cmd: 'connect'; readonly port: number; readonly token: string }
+  /** `model`: also apply every message to the extension's model (end to end into the model). */
+  | { readonly cmd: 'connect'; readonly port: number; readonly token: string; readonly model?: boolean }
   | { readonly cmd: 'configure'; readonly detail: DetailLevel }
   /** Waits until every record produced before this command was delivered or counted, then reports. */
   | { readonly cmd: 'sync' }
@@ -51,11 +53,13 @@ async function handle(command: ReaderCommand): Promise<void> {
     case 'connect': {
       client?.close();
       counts = fresh();
+      const model = command.model === true ? new Model() : undefined;
       client = await ProbeClient.connect({
         port: command.port,
         token: command.token,
         clientName: 'busscope-bench-reader',
         onMessage: (m) => {
+          model?.apply(m);
           if (m.type !== 'records') return;
           let sawDispatch = false;
           for (const r of m.records) {

@@ -1,9 +1,9 @@
 // The timeline store: the most recent dispatches in a ring of typed-array columns. One row costs
-// 64 bytes whatever the rate, nothing is allocated per dispatch, and the canvas timeline can read
+// 68 bytes whatever the rate, nothing is allocated per dispatch, and the canvas timeline can read
 // the columns directly (`physicalIndex` maps a logical row, oldest first, to a column index).
 
 /** Bytes per retained dispatch (sum of the column element sizes below). */
-export const DISPATCH_ROW_BYTES = 8 * 5 + 4 * 6;
+export const DISPATCH_ROW_BYTES = 8 * 5 + 4 * 7;
 
 export interface DispatchRow {
   readonly seq: number;
@@ -23,6 +23,8 @@ export interface DispatchRow {
   readonly parentSeq: number;
   /** The model's site index, -1 when the dispatch site was not sampled. */
   readonly siteIndex: number;
+  /** Error bound of `start` (ms; protocol v2 interpolates starts), 0 when exact or unknown. */
+  readonly startBound: number;
 }
 
 export class DispatchRing {
@@ -43,6 +45,8 @@ export class DispatchRing {
   readonly consumedBy: Uint32Array;
   readonly depth: Uint32Array;
   readonly siteIndex: Int32Array;
+  /** Error bound of the start, ms (float32: µs precision is all a bound needs). */
+  readonly startBound: Float32Array;
 
   /** Rows currently held (≤ capacity). */
   size = 0;
@@ -68,6 +72,7 @@ export class DispatchRing {
     this.consumedBy = new Uint32Array(capacity);
     this.depth = new Uint32Array(capacity);
     this.siteIndex = new Int32Array(capacity);
+    this.startBound = new Float32Array(capacity);
   }
 
   /** Bytes held by the columns (fixed at construction). */
@@ -91,8 +96,10 @@ export class DispatchRing {
     depth: number,
     parentSeq: number,
     siteIndex: number,
+    startBound = 0,
   ): void {
     const i = this.next;
+    this.startBound[i] = startBound;
     this.seq[i] = seq;
     this.bus[i] = bus;
     this.typeIndex[i] = typeIndex;
@@ -133,6 +140,7 @@ export class DispatchRing {
       depth: this.depth[i],
       parentSeq: this.parentSeq[i],
       siteIndex: this.siteIndex[i],
+      startBound: this.startBound[i],
     };
   }
 

@@ -525,7 +525,7 @@ export class Model {
     this.totalDispatches++;
     const end = start + duration;
     if (end > this.now) this.now = end;
-    this.timeline.push(r.seq, r.bus, t.index, start, duration, r.delivered, consumedBy, r.depth, r.parentSeq, siteIdx);
+    this.timeline.push(r.seq, r.bus, t.index, start, duration, r.delivered, consumedBy, r.depth, r.parentSeq, siteIdx, r.startBound ?? 0);
   }
 
   private applyHandler(r: HandlerRecord): void {

@@ -48,6 +48,8 @@ export function dispatchAt(model: Model, i: number): DispatchView {
     depth: r.depth[i],
     parentSeq: r.parentSeq[i],
     site: model.siteAt(r.siteIndex[i]) ?? null,
+    // Only when there is one (version-2 probes interpolate starts), so v1 views stay as they were.
+    ...(r.startBound[i] > 0 ? { startBound: r.startBound[i] } : {}),
   };
 }
 

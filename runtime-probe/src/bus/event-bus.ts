@@ -403,6 +403,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
     const wildcard = this.wildcard;
     const w = wildcard.list;
     const wn = w.length;
+    // False while the tracer has no use for per-handler calls (recording at detail `dispatch`).
+    const hooks = tracer.handlerHooks !== false;
     const ctx = depth < contexts.length ? contexts[depth] : contextAt(depth);
     ctx.type = type;
     ctx.consumed = false;
@@ -423,10 +425,12 @@ export class EventBus<E extends EventMap> implements TracedBus {
         delivered++;
         sub.callCount++;
         ctx.subscriptionId = sub.id;
-        try {
-          tracer.handlerStart(seq, sub);
-        } catch (error) {
-          tracerFailed(error);
+        if (hooks) {
+          try {
+            tracer.handlerStart(seq, sub);
+          } catch (error) {
+            tracerFailed(error);
+          }
         }
         let consumed = false;
         try {
@@ -442,10 +446,12 @@ export class EventBus<E extends EventMap> implements TracedBus {
           }
           this.handlerFailed(reported, type, sub);
         }
-        try {
-          tracer.handlerEnd(seq, sub, consumed);
-        } catch (error) {
-          tracerFailed(error);
+        if (hooks) {
+          try {
+            tracer.handlerEnd(seq, sub, consumed);
+          } catch (error) {
+            tracerFailed(error);
+          }
         }
         if (consumed) {
           consumer = sub;

@@ -12,6 +12,7 @@
 
 import { PROBE_VERSION as THIS_COPY } from '../probe/version';
 import type { BusTracer, DispatchTracer, TracedBus } from './tracer';
+import { BusTracerMux, DispatchTracerMux } from './tracer-mux';
 
 /**
  * Bump when anything a copy relies on in another copy changes incompatibly: this object's shape, the
@@ -25,13 +26,20 @@ export const RUNTIME_GLOBAL_KEY = Symbol.for('busscope.runtime');
 /** Sets one copy's own tracer variables (its hot-path slots). */
 export type TracerSlots = (tracer: BusTracer | undefined, dispatchTracer: DispatchTracer | undefined) => void;
 
-/** @internal What every compatible copy in the process shares. Version 2 (the probe gained `watch`). */
+/** @internal What every compatible copy in the process shares. Version 2 (the probe gained `watch`; tracer hooks). */
 export interface SharedRuntime {
   readonly version: typeof RUNTIME_VERSION;
   /** Package version of the copy that created it (for messages). */
   readonly createdBy: string;
+  /** What the buses call: undefined, the one consumer, or a multiplexer over several (tracer-mux.ts). */
   tracer: BusTracer | undefined;
   dispatchTracer: DispatchTracer | undefined;
+  /** The probe's own slot (`setBusTracer` / `setDispatchTracer`), first in hook order. */
+  primaryTracer: BusTracer | undefined;
+  primaryDispatchTracer: DispatchTracer | undefined;
+  /** Further consumers (`hookBusTracer` / `hookDispatchTracer`), in hook order. */
+  readonly busHooks: BusTracer[];
+  readonly dispatchHooks: DispatchTracer[];
   /** Every copy's slot setter; `setTracers` calls them all. */
   readonly copies: TracerSlots[];
   /** Every live bus of every copy, in creation order. */
@@ -54,6 +62,10 @@ function createRuntime(): SharedRuntime {
     createdBy: THIS_COPY,
     tracer: undefined,
     dispatchTracer: undefined,
+    primaryTracer: undefined,
+    primaryDispatchTracer: undefined,
+    busHooks: [],
+    dispatchHooks: [],
     copies: [],
     buses: new Set(),
     nextBusId: 1,
@@ -126,8 +138,23 @@ function claimRuntime(): SharedRuntime {
 /** @internal This process's runtime (or this copy's private one, see above). */
 export const runtime: SharedRuntime = claimRuntime();
 
-/** @internal Installs the tracers in every copy sharing the runtime. */
+/** @internal Sets the probe's slot and installs the result in every copy sharing the runtime. */
 export function setTracers(tracer: BusTracer | undefined, dispatchTracer: DispatchTracer | undefined): void {
+  runtime.primaryTracer = tracer;
+  runtime.primaryDispatchTracer = dispatchTracer;
+  installTracers();
+}
+
+/** None, the one consumer itself (no indirection), or a multiplexer over all of them. */
+function combine<T>(primary: T | undefined, hooks: readonly T[], mux: (all: T[]) => T): T | undefined {
+  const all = primary === undefined ? [...hooks] : [primary, ...hooks];
+  return all.length === 0 ? undefined : all.length === 1 ? all[0] : mux(all);
+}
+
+/** @internal Recomputes what the buses call from the probe's slot and the hooks; applies it to every copy. */
+export function installTracers(): void {
+  const tracer = combine(runtime.primaryTracer, runtime.busHooks, (all) => new BusTracerMux(all));
+  const dispatchTracer = combine(runtime.primaryDispatchTracer, runtime.dispatchHooks, (all) => new DispatchTracerMux(all));
   runtime.tracer = tracer;
   runtime.dispatchTracer = dispatchTracer;
   for (const set of runtime.copies) set(tracer, dispatchTracer);

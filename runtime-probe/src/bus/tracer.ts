@@ -3,12 +3,14 @@
 //  - `tracer` is installed while the probe is started (subscribe sites, lifecycle, snapshots);
 //  - `dispatchTracer` is installed only while someone records (a client or a trace file), and it is
 //    the only thing `dispatch` looks at.
+// Several consumers may hook the seam at once (`hookBusTracer` / `hookDispatchTracer`, besides the
+// probe's own slot): with one, the slot holds it directly; with more, a multiplexer (tracer-mux.ts).
 // Every tracer call receives primitives or objects that already exist, so a recording tracer can
 // write into a preallocated buffer without allocating per dispatch.
 // Every copy of the package in a process shares these (runtime.ts): bump RUNTIME_VERSION when an
 // interface here changes incompatibly.
 
-import { runtime, setTracers } from './runtime';
+import { installTracers, runtime, setTracers } from './runtime';
 
 /** Why a subscription ended. `clear` also covers `bus.dispose()`. */
 export type UnsubscribeReason = 'dispose' | 'once' | 'signal' | 'owner' | 'dead-owner' | 'collected' | 'clear';
@@ -76,6 +78,12 @@ export interface DispatchTracer {
   handlerError(seq: number, bus: TracedBus, sub: TracedSubscription, error: unknown): void;
   dispatchEnd(seq: number, delivered: number, consumedBy: number): void;
   /**
+   * False when this tracer needs no `handlerStart`/`handlerEnd` calls right now (e.g. recording at
+   * detail `dispatch`): the bus may then skip them, which saves two calls per handler. Read once
+   * per dispatch; absent means true. `handlerError` is called regardless.
+   */
+  readonly handlerHooks?: boolean;
+  /**
    * True when a client asked to break on this type (event breakpoints). `dispatch` then runs a
    * `debugger` statement itself, so the debugger stops one frame below the dispatching code.
    */
@@ -100,7 +108,47 @@ export function setBusTracer(t: BusTracer | undefined): void {
 export function setDispatchTracer(t: DispatchTracer | undefined): void {
   setTracers(runtime.tracer, t);
 }
-/** @internal */
+/** @internal The probe's slot (what `setBusTracer` set), whatever else is hooked. */
+export function primaryBusTracer(): BusTracer | undefined {
+  return runtime.primaryTracer;
+}
+/** @internal The probe's slot (what `setDispatchTracer` set), whatever else is hooked. */
+export function primaryDispatchTracer(): DispatchTracer | undefined {
+  return runtime.primaryDispatchTracer;
+}
+
+/** Removes a hooked consumer. Calling it again does nothing. */
+export type Unhook = () => void;
+
+function hook<T>(list: T[], consumer: T): Unhook {
+  list.push(consumer);
+  installTracers();
+  let hooked = true;
+  return () => {
+    if (!hooked) return;
+    hooked = false;
+    const i = list.indexOf(consumer);
+    if (i >= 0) list.splice(i, 1);
+    installTracers();
+  };
+}
+
+/**
+ * Hooks a lifecycle consumer (an OpenTelemetry bridge, an emitter adapter, a test) beside the probe
+ * and any others; every copy of the package in the process calls it. Returns its unhook.
+ */
+export function hookBusTracer(consumer: BusTracer): Unhook {
+  return hook(runtime.busHooks, consumer);
+}
+/**
+ * Hooks a dispatch consumer beside the probe and any others. While it is hooked, every dispatch
+ * takes the traced path (a hooked consumer should be hooked only while it is wanted).
+ */
+export function hookDispatchTracer(consumer: DispatchTracer): Unhook {
+  return hook(runtime.dispatchHooks, consumer);
+}
+
+/** @internal What the buses call now (the consumer itself, or a multiplexer). */
 export function currentBusTracer(): BusTracer | undefined {
   return tracer;
 }

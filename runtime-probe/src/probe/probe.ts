@@ -6,7 +6,7 @@
 import inspector from 'node:inspector';
 import path from 'node:path';
 import { runtime } from '../bus/runtime';
-import { setBusTracer, currentBusTracer } from '../bus/tracer';
+import { setBusTracer, primaryBusTracer } from '../bus/tracer';
 import { onProcessExit, removeDiscoveryFile, writeDiscoveryFile } from '../discovery/index';
 import { PROTOCOL_VERSION, encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type WelcomeMessage } from '../protocol/index';
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../recorder/recorder';
@@ -284,7 +284,7 @@ export class Probe {
     const recorder = this.recorder;
     if (recorder === undefined) return;
     const want = this.started !== undefined || this.recordings.size > 0;
-    const installed = currentBusTracer() === recorder;
+    const installed = primaryBusTracer() === recorder;
     if (want && !installed) {
       recorder.tracingStarted();
       setBusTracer(recorder);

@@ -8,7 +8,9 @@
 import { ByteReader } from './bytes';
 import { ProtocolError } from './errors';
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from './limits';
+import { PROTOCOL_VERSION } from './version';
 import {
+  DISPATCH_EXTENSION,
   DROP_REASONS,
   RecordCode,
   UNSUBSCRIBE_REASONS,
@@ -41,6 +43,11 @@ export class RecordDecoder {
   private appFull = false;
   private readonly maxEntries: number;
   private readonly maxStringChars: number;
+  /**
+   * The protocol version of the records (the stream's `welcome` says; StreamDecoder sets it). Version
+   * 1 dispatch records have no bound and no extension block.
+   */
+  version: number = PROTOCOL_VERSION;
 
   constructor(limits: RecordDecoderLimits = { maxEntries: MAX_STRING_TABLE_ENTRIES, maxStringBytes: MAX_STRING_TABLE_BYTES }) {
     this.maxEntries = limits.maxEntries;
@@ -79,6 +86,7 @@ export class RecordDecoder {
    */
   decode(body: Uint8Array, out: BusRecord[]): void {
     const r = new ByteReader(body);
+    const v1 = this.version === 1;
     let timeNs = 0;
     let seq = 0;
     while (r.pos < r.end) {
@@ -143,6 +151,19 @@ export class RecordDecoder {
           seq += r.svarint();
           timeNs += r.svarint();
           const duration = r.uvarint() * MS_PER_NS;
+          if (v1) {
+            const bus = r.uvarint();
+            const type = this.str(r.uvarint());
+            const delivered = r.uvarint();
+            const consumedBy = r.uvarint();
+            const depth = r.uvarint();
+            const parentDelta = r.uvarint();
+            const site = this.optSite(r.uvarint());
+            const parentSeq = parentDelta === 0 ? 0 : seq - parentDelta;
+            out.push({ kind: 'dispatch', seq, bus, type, start: timeNs * MS_PER_NS, duration, delivered, consumedBy, depth, parentSeq, site });
+            break;
+          }
+          const startBound = r.uvarint() * MS_PER_NS;
           const bus = r.uvarint();
           const type = this.str(r.uvarint());
           const delivered = r.uvarint();
@@ -150,18 +171,43 @@ export class RecordDecoder {
           const depth = r.uvarint();
           const parentDelta = r.uvarint();
           const site = this.optSite(r.uvarint());
+          const parentSeq = parentDelta === 0 ? 0 : seq - parentDelta;
+          const extensions = r.uvarint();
+          const start = timeNs * MS_PER_NS;
+          if (extensions === 0) {
+            out.push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
+            break;
+          }
+          let durationBound: number | undefined;
+          let threadId: number | undefined;
+          let traceId: string | undefined;
+          for (let i = 0; i < extensions; i++) {
+            const key = r.uvarint();
+            const length = r.uvarint();
+            if (length > r.remaining) throw new ProtocolError('truncated', `extension field ${key} of ${length} bytes past the batch's end`);
+            const end = r.pos + length;
+            const field = new ByteReader(r.buf, r.pos, end);
+            if (key === DISPATCH_EXTENSION.durationBound) durationBound = field.uvarint() * MS_PER_NS;
+            else if (key === DISPATCH_EXTENSION.threadId) threadId = field.uvarint();
+            else if (key === DISPATCH_EXTENSION.traceId) traceId = field.string();
+            r.pos = end; // unknown keys (and any rest of a known one) are skipped
+          }
           out.push({
             kind: 'dispatch',
             seq,
             bus,
             type,
-            start: timeNs * MS_PER_NS,
+            start,
+            startBound,
             duration,
             delivered,
             consumedBy,
             depth,
-            parentSeq: parentDelta === 0 ? 0 : seq - parentDelta,
+            parentSeq,
             site,
+            ...(durationBound !== undefined ? { durationBound } : {}),
+            ...(threadId !== undefined ? { threadId } : {}),
+            ...(traceId !== undefined ? { traceId } : {}),
           });
           break;
         }

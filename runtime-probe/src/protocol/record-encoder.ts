@@ -65,7 +65,7 @@ export class RecordEncoder {
       case 'dispatch': {
         const type = this.string(r.type);
         const site = this.site(r.site);
-        return w.dispatch(r.seq, r.start, r.duration, r.bus, type, r.delivered, r.consumedBy, r.depth, r.parentSeq, site);
+        return w.dispatch(r.seq, r.start, r.duration, r.startBound ?? 0, r.bus, type, r.delivered, r.consumedBy, r.depth, r.parentSeq, site, r.durationBound ?? 0, r.threadId ?? 0, r.traceId ?? null);
       }
       case 'handler':
         return w.handler(r.seq, r.subscriptionId, r.start, r.duration, r.consumed);

@@ -9,10 +9,13 @@
 //   d  duration: unsigned varint, integer nanoseconds
 //   q  sequence: zigzag varint of (this seq − previous seq field in this batch; starts at 0)
 //   p  parent sequence: unsigned varint, 0 when there is no parent, else (seq − parentSeq)
+//   x  extension block (version 2): unsigned varint count, then per field: u key, u byte length,
+//      that many bytes. Readers skip keys they do not know (DISPATCH_EXTENSION keys below).
+// This writer writes protocol version 2 (PROTOCOL_VERSION); RecordDecoder reads 1 and 2.
 
-import { ByteWriter, putSvarint, putUvarint } from './bytes';
+import { ByteWriter, putSvarint, putUvarint, utf8Encode } from './bytes';
 import { FRAME_HEADER_BYTES, FrameKind } from './framing';
-import { RecordCode } from './records';
+import { DISPATCH_EXTENSION, RecordCode } from './records';
 
 const NS_PER_MS = 1e6;
 const MAX_NS = Number.MAX_SAFE_INTEGER;
@@ -24,6 +27,16 @@ function toNs(ms: number): number {
 function durationNs(ms: number): number {
   const ns = Math.round(ms * NS_PER_MS);
   return ns > 0 ? (ns > MAX_NS ? MAX_NS : ns) : 0;
+}
+
+/** Bytes of `value` as an unsigned varint. */
+function uvarintSize(value: number): number {
+  let n = 1;
+  while (value >= 0x80) {
+    value = Math.floor(value / 128);
+    n++;
+  }
+  return n;
 }
 
 /** An owner id as the flags carry it: a positive integer below 2^50 (so the flags stay a safe varint), else 0. */
@@ -159,10 +172,15 @@ export class RecordWriter {
     this.records++;
   }
 
+  /**
+   * `startBound`: the start's error bound (ms, ≥ 0). The optional fields go to the extension block:
+   * `durationBound` (ms; 0 = not sent), `threadId` (0 = none), `traceId` (null = none).
+   */
   dispatch(
     seq: number,
     start: number,
     duration: number,
+    startBound: number,
     bus: number,
     typeId: number,
     delivered: number,
@@ -170,11 +188,14 @@ export class RecordWriter {
     depth: number,
     parentSeq: number,
     siteId: number,
+    durationBound = 0,
+    threadId = 0,
+    traceId: string | null = null,
   ): void {
-    // Hot: one capacity check for the whole record (11 fields, at most 8 bytes each), then every
+    // Hot: one capacity check for the whole record (13 fields, at most 8 bytes each), then every
     // field written through a local position, stored once.
     const w = this.w;
-    const buf = w.reserve(96);
+    const buf = w.reserve(112);
     let p = w.length;
     buf[p++] = RecordCode.Dispatch;
     p = putSvarint(buf, p, seq - this.seqCursor);
@@ -183,6 +204,7 @@ export class RecordWriter {
     p = putSvarint(buf, p, ns - this.timeCursor);
     this.timeCursor = ns;
     p = putUvarint(buf, p, durationNs(duration));
+    p = putUvarint(buf, p, durationNs(startBound));
     p = putUvarint(buf, p, bus);
     p = putUvarint(buf, p, typeId);
     p = putUvarint(buf, p, delivered);
@@ -190,9 +212,39 @@ export class RecordWriter {
     p = putUvarint(buf, p, depth);
     p = putUvarint(buf, p, parentSeq === 0 ? 0 : seq - parentSeq);
     p = putUvarint(buf, p, siteId);
-    w.length = p;
+    if (durationBound === 0 && threadId === 0 && traceId === null) {
+      buf[p++] = 0; // no extension fields
+      w.length = p;
+    } else {
+      w.length = p;
+      this.dispatchExtensions(durationBound, threadId, traceId);
+    }
     this.records++;
     this.dispatches++;
+  }
+
+  /** The extension block: count, then (key, byte length, bytes) per field (rare: off the common path). */
+  private dispatchExtensions(durationBound: number, threadId: number, traceId: string | null): void {
+    const w = this.w;
+    w.uvarint((durationBound !== 0 ? 1 : 0) + (threadId !== 0 ? 1 : 0) + (traceId !== null ? 1 : 0));
+    if (durationBound !== 0) {
+      const ns = durationNs(durationBound);
+      w.uvarint(DISPATCH_EXTENSION.durationBound);
+      w.uvarint(uvarintSize(ns));
+      w.uvarint(ns);
+    }
+    if (threadId !== 0) {
+      w.uvarint(DISPATCH_EXTENSION.threadId);
+      w.uvarint(uvarintSize(threadId));
+      w.uvarint(threadId);
+    }
+    if (traceId !== null) {
+      const bytes = utf8Encode(traceId);
+      w.uvarint(DISPATCH_EXTENSION.traceId);
+      w.uvarint(uvarintSize(bytes.length) + bytes.length);
+      w.uvarint(bytes.length);
+      w.bytes(bytes);
+    }
   }
 
   handler(seq: number, subscriptionId: number, start: number, duration: number, consumed: boolean): void {

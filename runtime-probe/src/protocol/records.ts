@@ -103,13 +103,36 @@ export interface UnsubscribeRecord {
   /** Times its handler was called over its lifetime. */
   readonly calls: number;
 }
+/**
+ * Keys of the optional fields at the end of a version-2 dispatch record (PROTOCOL.md, "Extension
+ * block"). Readers skip keys they do not know, so fields can be added without a new version.
+ */
+export const DISPATCH_EXTENSION = {
+  /** Worker thread (or other producer) id, unsigned varint. */
+  threadId: 1,
+  /** Distributed-tracing trace id, string. */
+  traceId: 2,
+  /** `durationBound`, duration (unsigned varint, ns): sent only when an end fell in a long window. */
+  durationBound: 3,
+} as const;
+
 /** One dispatch, written when it ends (so nested dispatches precede their parent). */
 export interface DispatchRecord {
   readonly kind: 'dispatch';
   readonly seq: number;
   readonly bus: number;
   readonly type: string;
+  /**
+   * The dispatch's start. From protocol version 2 it may be interpolated between two clock reads
+   * (the probe reads the clock about once per 40 µs, not per dispatch): the true start lies within
+   * `startBound` of it.
+   */
   readonly start: number;
+  /**
+   * Error bound of `start` (ms, ≥ 0.001 when interpolated, 0 when read exactly). Absent in version-1
+   * streams, whose starts were clock reads.
+   */
+  readonly startBound?: number;
   readonly duration: number;
   /** Handlers called. */
   readonly delivered: number;
@@ -120,6 +143,15 @@ export interface DispatchRecord {
   readonly parentSeq: number;
   /** The dispatching code, when this dispatch was sampled for its site. */
   readonly site: SiteInfo | null;
+  /**
+   * Optional (version 2 extension block): the true duration lies within this (ms) of `duration`.
+   * Sent only when it is large (a handler ran long inside one clock window); absent means small.
+   */
+  readonly durationBound?: number;
+  /** Optional (version 2 extension block): the producing thread's id. */
+  readonly threadId?: number;
+  /** Optional (version 2 extension block): a distributed-tracing trace id. */
+  readonly traceId?: string;
 }
 /** One handler call (detail level `handlers`), written when it returns or throws. */
 export interface HandlerRecord {

@@ -53,8 +53,12 @@ export class StreamDecoder {
 
   decodeFrame(frame: Frame): StreamMessage {
     switch (frame.kind) {
-      case FrameKind.Control:
-        return parseProbeMessage(frame.body);
+      case FrameKind.Control: {
+        const m = parseProbeMessage(frame.body);
+        // The welcome names the version of every record batch that follows (live or from a trace).
+        if (m.type === 'welcome') this.records.version = m.protocolVersion;
+        return m;
+      }
       case FrameKind.Records: {
         const records: BusRecord[] = [];
         const d = this.records;

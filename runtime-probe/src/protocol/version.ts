@@ -3,11 +3,23 @@
 // else may change with PROTOCOL_VERSION. The client offers every version it speaks; the probe picks
 // the highest one it also speaks, or answers `error{code: 'unsupported-version'}` and closes.
 
-/** The version this module speaks. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The version the probe writes. Version 2: dispatch records carry the start's error bound and an
+ * extension block (PROTOCOL.md, "Version 2").
+ */
+export const PROTOCOL_VERSION = 2;
 
-/** Every version this module can speak, highest first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION]);
+/**
+ * Every version a reader (client, trace reader, extension) can read, highest first: clients offer
+ * them all, so a newer client still talks to an older probe, and old traces stay readable.
+ */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION, 1]);
+
+/**
+ * The versions the probe writes. Batches are encoded once for every sink, so a probe writes one
+ * version: a client that offers only version 1 is refused with `unsupported-version`.
+ */
+export const PROBE_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION]);
 
 /** The highest version in both lists, or `undefined` when they share none. */
 export function negotiateProtocolVersion(

@@ -13,7 +13,7 @@ export interface ParsedFrame {
 const INTERNAL_FILE =
   /[\\/](?:runtime-probe|busscope-probe)[\\/](?:dist[\\/](?:index|bus)\.(?:c|m)?js|src[\\/](?:bus|delegates|emitters|recorder|probe|server|trace)[\\/])/;
 // When an app bundles the package into its own file, the bus's methods are recognisable by name.
-const INTERNAL_FUNCTION = /^(?:EventBus|Recorder)\./;
+const INTERNAL_FUNCTION = /^(?:EventBus|Recorder|RecorderCore|BusTracerMux|DispatchTracerMux)\./;
 
 /** Parses one V8 stack line; undefined for lines without a file position (native, eval, <anonymous>). */
 export function parseStackLine(raw: string): ParsedFrame | undefined {
@@ -60,3 +60,43 @@ export function isInternalFrame(frame: { readonly file: string; readonly functio
     (frame.functionName !== undefined && INTERNAL_FUNCTION.test(frame.functionName))
   );
 }
+
+/** A call site as captured on the hot path: V8's raw position and what is needed to map and name it. */
+export interface RawFrame {
+  /** The script name V8 reports (a path, or a file:// URL for ES modules): the position cache's key. */
+  readonly file: string;
+  /** 1-based. */
+  readonly line: number;
+  /** 1-based. */
+  readonly column: number;
+  /** The frame as an unmapped stack line shows it (parsed from V8's own serialization). */
+  readonly unmapped: ResolvedFrame;
+  /** `getFileName()`: what Node's source map cache is keyed by. */
+  readonly mapKey: string | undefined;
+  readonly isConstructor: boolean;
+  /** `getTypeName()`. */
+  readonly typeName: string | null;
+  /** `getFunctionName() ?? getMethodName()`. */
+  readonly functionOrMethod: string | null;
+  /** Position of the enclosing function (1-based), 0 when the runtime does not say. */
+  readonly enclosingLine: number;
+  readonly enclosingColumn: number;
+  /** The calling frame's `getFileName()` and position (for the name fallback), undefined at the bottom. */
+  readonly callerMapKey: string | undefined;
+  readonly callerLine: number;
+  readonly callerColumn: number;
+}
+
+/** A site as a stack line shows it. */
+export interface ResolvedFrame {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly functionName: string | undefined;
+}
+
+/** Maps a raw frame to the site a stack line shows (Node: through source maps; elsewhere: as is). */
+export type FrameResolver = (raw: RawFrame) => ResolvedFrame;
+
+/** The resolver of runtimes without source-map support: the frame as V8 printed it. */
+export const unmappedFrame: FrameResolver = (raw) => raw.unmapped;

@@ -10,7 +10,7 @@
 // `Error.prepareStackTrace`, e.g. a source-map hook): the stack text, parsed line by line.
 
 import { isInternalFrame, parseStackLine } from './frames';
-import { resolveRawFrame, type RawFrame, type ResolvedFrame } from './source-map';
+import type { RawFrame, ResolvedFrame } from './frames';
 import { NOT_A_SITE, type SiteEntry, type SiteTable } from './tables';
 
 export { isInternalFrame, parseStackLine, type ParsedFrame } from './frames';
@@ -136,7 +136,7 @@ function scan(frames: readonly V8CallSite[], sites: SiteTable, add: boolean): Si
     }
     let resolved: ResolvedFrame | null = null;
     if (file === busFile) {
-      resolved = resolveRawFrame(raw);
+      resolved = sites.resolveFrame(raw);
       if (isInternalFrame(resolved)) {
         sites.skipPosition(file, line, column);
         continue;

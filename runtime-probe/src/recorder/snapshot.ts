@@ -3,7 +3,7 @@
 
 import { allBuses, type TracedSubscription } from '../bus/tracer';
 import type { BusSnapshot, ProbeSnapshot, SubscriptionSnapshot, TypeSnapshot } from '../protocol/index';
-import type { Recorder } from './recorder';
+import type { RecorderCore as Recorder } from './recorder-core';
 
 const perf: { now(): number; readonly timeOrigin: number } = performance;
 

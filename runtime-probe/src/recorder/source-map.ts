@@ -9,39 +9,8 @@ import { findSourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { fileUrlToPath } from './frames';
 
-/** A call site as captured on the hot path: V8's raw position and what is needed to map and name it. */
-export interface RawFrame {
-  /** The script name V8 reports (a path, or a file:// URL for ES modules): the position cache's key. */
-  readonly file: string;
-  /** 1-based. */
-  readonly line: number;
-  /** 1-based. */
-  readonly column: number;
-  /** The frame as an unmapped stack line shows it (parsed from V8's own serialization). */
-  readonly unmapped: ResolvedFrame;
-  /** `getFileName()`: what Node's source map cache is keyed by. */
-  readonly mapKey: string | undefined;
-  readonly isConstructor: boolean;
-  /** `getTypeName()`. */
-  readonly typeName: string | null;
-  /** `getFunctionName() ?? getMethodName()`. */
-  readonly functionOrMethod: string | null;
-  /** Position of the enclosing function (1-based), 0 when the runtime does not say. */
-  readonly enclosingLine: number;
-  readonly enclosingColumn: number;
-  /** The calling frame's `getFileName()` and position (for the name fallback), undefined at the bottom. */
-  readonly callerMapKey: string | undefined;
-  readonly callerLine: number;
-  readonly callerColumn: number;
-}
-
-/** A site as a stack line shows it. */
-export interface ResolvedFrame {
-  readonly file: string;
-  readonly line: number;
-  readonly column: number;
-  readonly functionName: string | undefined;
-}
+export type { RawFrame, ResolvedFrame } from './frames';
+import type { RawFrame, ResolvedFrame } from './frames';
 
 interface SourceMapEntry {
   readonly originalSource?: string;

@@ -7,7 +7,7 @@
 
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME, type SiteInfo } from '../protocol/index';
 import type { SourceSite } from '../bus/tracer';
-import { resolveRawFrame, type RawFrame, type ResolvedFrame } from './source-map';
+import { unmappedFrame, type FrameResolver, type RawFrame, type ResolvedFrame } from './frames';
 
 /**
  * Bounded: an app that makes up names (`user.${id}.updated` for every user) must not grow the
@@ -156,7 +156,7 @@ export class SiteEntry implements SourceSite {
     const pending = this.pending;
     if (pending === null) return;
     this.pending = null;
-    this.set(resolveRawFrame(pending));
+    this.set(this.table.resolveFrame(pending));
   }
 
   private set(f: ResolvedFrame): void {
@@ -184,7 +184,11 @@ export class SiteTable {
   /** Entries 1 … this have been resolved and interned (see `resolveThrough`). */
   private resolvedThrough = 0;
 
-  constructor(readonly strings: StringTable) {}
+  constructor(
+    readonly strings: StringTable,
+    /** Source mapping, injected (Node's lives in source-map.ts; the core imports no Node built-in). */
+    readonly resolveFrame: FrameResolver = unmappedFrame,
+  ) {}
 
   /** The site or NOT_A_SITE recorded for a raw V8 position; undefined when unseen. */
   atPosition(file: string, line: number, column: number): SiteEntry | typeof NOT_A_SITE | undefined {

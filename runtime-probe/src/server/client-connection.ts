@@ -14,7 +14,7 @@ import {
   MAX_CLIENT_FRAME_BYTES,
   MAX_PREAUTH_FRAME_BYTES,
   ProtocolError,
-  SUPPORTED_PROTOCOL_VERSIONS,
+  PROBE_PROTOCOL_VERSIONS,
   encodeControlFrame,
   negotiateProtocolVersion,
   parseClientMessage,
@@ -130,7 +130,7 @@ export class ClientConnection extends RecordSink {
     if (wasOpen) this.notifyClosed();
     try {
       if (!this.socket.destroyed) {
-        this.socket.end(encodeControlFrame({ type: 'error', code, message, supportedVersions: SUPPORTED_PROTOCOL_VERSIONS }));
+        this.socket.end(encodeControlFrame({ type: 'error', code, message, supportedVersions: PROBE_PROTOCOL_VERSIONS }));
       }
     } catch {
       // the socket is gone already
@@ -223,12 +223,12 @@ export class ClientConnection extends RecordSink {
         this.fail('bad-token', 'wrong or missing token (see the discovery file or the probe.start() result)');
         return;
       }
-      const version = negotiateProtocolVersion(message.protocolVersions);
+      const version = negotiateProtocolVersion(message.protocolVersions, PROBE_PROTOCOL_VERSIONS);
       if (version === undefined) {
         this.fail(
           'unsupported-version',
           `no common protocol version: the client speaks ${message.protocolVersions.join(', ') || 'none'}, ` +
-            `this probe speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}; upgrade the older side`,
+            `this probe speaks ${PROBE_PROTOCOL_VERSIONS.join(', ')}; upgrade the older side`,
         );
         return;
       }

@@ -168,10 +168,10 @@ describe('sessions against the real demo app', { timeout: 60_000 }, () => {
     // A client that speaks only a future protocol version, against the real probe.
     const versionError = await ProbeClient.connect({ host: app.host, port: app.port, token: app.token, protocolVersions: [99] }).then(
       () => assert.fail('connected with an unknown protocol version'),
-      (e: unknown) => attachErrorFrom(e, { what: 'busscope-demo', appProtocolVersion: 1 }),
+      (e: unknown) => attachErrorFrom(e, { what: 'busscope-demo', appProtocolVersion: 2 }),
     );
     assert.equal(versionError.code, 'version-mismatch');
-    assert.match(versionError.message, /speaks version 1/);
+    assert.match(versionError.message, /this Busscope extension speaks version 2, 1\b/);
 
     // Nothing listening.
     const closed = net.createServer();

@@ -29,8 +29,10 @@ const sample: BusRecord[] = [
   { kind: 'handler', seq: 6, subscriptionId: 7, start: 2.25, duration: 0.000123, consumed: false },
   { kind: 'handler-error', seq: 6, subscriptionId: 8, time: 2.3, message: 'TypeError: boom ✗', stack: 'TypeError: boom\n    at x (/a.js:1:2)' },
   { kind: 'handler-error', seq: 6, subscriptionId: 8, time: 2.3, message: 'thrown 42', stack: null },
-  { kind: 'dispatch', seq: 6, bus: 1, type: 'health.changed', start: 2.2, duration: 0.5, delivered: 2, consumedBy: 0, depth: 1, parentSeq: 5, site: null },
-  { kind: 'dispatch', seq: 5, bus: 1, type: 'tick', start: 2, duration: 1.75, delivered: 1, consumedBy: 7, depth: 0, parentSeq: 0, site: siteB },
+  { kind: 'dispatch', seq: 6, bus: 1, type: 'health.changed', start: 2.2, startBound: 0.000038, duration: 0.5, delivered: 2, consumedBy: 0, depth: 1, parentSeq: 5, site: null },
+  { kind: 'dispatch', seq: 5, bus: 1, type: 'tick', start: 2, startBound: 0, duration: 1.75, delivered: 1, consumedBy: 7, depth: 0, parentSeq: 0, site: siteB },
+  // version 2's extension block: every optional field a dispatch can carry
+  { kind: 'dispatch', seq: 7, bus: 1, type: 'tick', start: 3, startBound: 1.2, duration: 2, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null, durationBound: 1.5, threadId: 3, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' },
   { kind: 'enqueue', time: 3, bus: 1, type: 'tick', queueLength: 4 },
   { kind: 'flush', time: 4, bus: 1, dispatched: 4 },
   { kind: 'depth-limit', time: 4.5, bus: 1, type: 'recurse', depth: 33, parentSeq: 1234567 },
@@ -70,7 +72,7 @@ function assertRecordsEqual(actual: BusRecord[], expected: BusRecord[]): void {
     const e = expected[i] as unknown as Record<string, unknown>;
     assert.deepEqual(Object.keys(a).sort(), Object.keys(e).sort(), `keys of record ${i}`);
     for (const k of Object.keys(e)) {
-      if ((k === 'time' || k === 'start' || k === 'duration') && typeof e[k] === 'number') {
+      if ((k === 'time' || k === 'start' || k === 'duration' || k === 'startBound' || k === 'durationBound') && typeof e[k] === 'number') {
         assert.ok(closeTo(a[k] as number, e[k] as number), `record ${i} ${k}: ${a[k]} vs ${e[k]}`);
       } else {
         assert.deepEqual(a[k], e[k], `record ${i} field ${k}`);
@@ -174,7 +176,7 @@ test('unknown record codes, reasons and undefined ids are precise errors', () =>
   expectCode(
     batchBody((w) => {
       w.stringDef(1, 't');
-      w.dispatch(1, 0, 0, 1, 1, 0, 0, 0, 0, 3);
+      w.dispatch(1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 3);
     }),
     'undefined-reference',
     /site id 3/,

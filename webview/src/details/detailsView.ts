@@ -6,7 +6,7 @@ import type { DispatchDetailsView, SelectionRef, SiteInfo, SubscriptionHealth, S
 import { DispatchFlag, HandlerSliceFlag } from '../messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
 import { clear, h } from '../ui/dom';
-import { fmtInt, fmtMs, fmtRate, fmtTime, plural } from '../ui/format';
+import { fmtBound, fmtInt, fmtMs, fmtRate, fmtTime, plural } from '../ui/format';
 
 export interface DetailsEvents {
   select(ref: SelectionRef): void;
@@ -324,7 +324,8 @@ export class DetailsView {
     const notes = [flags & DispatchFlag.error ? 'a handler threw' : '', flags & DispatchFlag.depthLimit ? 'a nested dispatch hit the depth limit' : '', delivered === 0 ? 'nobody listened' : ''].filter(Boolean).join('; ');
     this.facts([
       ['Event', typeIndex >= 0 ? this.selectLink(typeName, { kind: 'type', index: typeIndex }) : typeName],
-      ['Started', fmtTime(start, input.origin)],
+      // Version-2 probes interpolate dispatch starts between clock reads: say how far off it may be.
+      ['Started', `${fmtTime(start, input.origin)}${d?.startBound ? ` ${fmtBound(d.startBound)}` : ''}`],
       ['Took', fmtMs(duration)],
       ['Depth', depth > 0 ? `${depth} (nested)` : '0 (top level)'],
       ['Parent', parent ? this.selectLink(`dispatch #${parent}`, { kind: 'dispatch', seq: parent }) : null],

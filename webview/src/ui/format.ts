@@ -27,6 +27,12 @@ export function fmtMs(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${((ms % 60_000) / 1000).toFixed(0)} s`;
 }
 
+/** A start's error bound, e.g. "±38 µs" (empty when there is none). */
+export function fmtBound(ms: number | undefined): string {
+  if (ms === undefined || !(ms > 0)) return '';
+  return ms < 1 ? `±${Math.max(1, Math.round(ms * 1000))} µs` : `±${fmtMs(ms)}`;
+}
+
 /** A record time relative to the session's first record, e.g. "12.345 s". */
 export function fmtTime(ms: number, origin: number): string {
   const t = ms - origin;

@@ -1,0 +1,152 @@
+// Recording cost on a mixed workload (issue 11, deliverables 2 and 4), one bus build per process:
+// each of ≥ 10 app processes (bench/recording-app.child.ts) measures its own detached cost, then its
+// cost while a real client in another process (bench/probe-reader.child.ts) reads over the real socket
+// at detail `dispatch`, at 1/5/10 handlers per type. 8 event types interleaved, some nested; dispatches
+// are counted (not runs). Reported: the median of the per-process ratios with the p10–p90 spread, and
+// the machine's load (other work shares it). Then end to end: the client applies every message to the
+// extension's model; records/s into the model, and delivered + dropped = dispatched exactly.
+import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatOps, formatRatio, markdownTable, median } from './lib/measure';
+import { report } from './lib/report';
+import { benchMs, benchRounds } from './lib/settings';
+import type { AppCommand, AppReply } from './recording-app.child';
+import type { ReaderCommand, ReaderCounts, ReaderReply } from './probe-reader.child';
+
+const HANDLER_COUNTS = [1, 5, 10] as const;
+const E2E_MS = 1000;
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** A forked TypeScript child driven by one-reply-per-command IPC. */
+class Child<C, R extends { type: string }> {
+  private readonly child: ChildProcess;
+  private waiting: ((reply: R | { type: 'error'; message: string }) => void)[] = [];
+  constructor(file: string) {
+    const env = { ...process.env };
+    delete env.BUSSCOPE;
+    delete env.BUSSCOPE_RECORD;
+    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child.on('message', (r: R) => this.waiting.shift()?.(r));
+    this.child.on('exit', (code) => {
+      for (const w of this.waiting) w({ type: 'error', message: `${file} exited (${code})` });
+      this.waiting = [];
+    });
+  }
+  async ask<T extends R['type']>(command: C, type: T): Promise<Extract<R, { type: T }>> {
+    const reply = await new Promise<R | { type: 'error'; message: string }>((resolve) => {
+      this.waiting.push(resolve);
+      this.child.send(command as object);
+    });
+    if (reply.type === 'error') throw new Error(`bench child: ${(reply as { message: string }).message}`);
+    if (reply.type !== type) throw new Error(`bench child: expected ${type}, got ${reply.type}`);
+    return reply as Extract<R, { type: T }>;
+  }
+  async exit(command: C): Promise<void> {
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.send(command as object);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    if (this.child.exitCode === null) this.child.kill();
+  }
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.round((s.length - 1) * p)))] ?? NaN;
+}
+
+function exact(counts: ReaderCounts, dispatched: number, what: string): void {
+  if (counts.dispatchRecords + counts.droppedDispatches !== dispatched) {
+    throw new Error(`${what}: dispatched ${dispatched}, client got ${counts.dispatchRecords} + ${counts.droppedDispatches} dropped`);
+  }
+}
+
+export async function run(): Promise<void> {
+  const processes = Math.max(10, benchRounds(10));
+  const ms = benchMs(200);
+  const loadBefore = os.loadavg();
+  const detached = new Map<number, number[]>();
+  const recording = new Map<number, number[]>();
+  const ratios = new Map<number, number[]>();
+  let dispatched = 0;
+  let dropped = 0;
+  const e2e: { rate: number; dropped: number; dispatched: number }[] = [];
+  const reader = new Child<ReaderCommand, ReaderReply>('probe-reader.child.ts');
+  try {
+    for (let p = 0; p < processes; p++) {
+      const app = new Child<AppCommand, AppReply>('recording-app.child.ts');
+      try {
+        await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured'); // warm-up, not reported
+        const det = new Map<number, number>();
+        for (const n of HANDLER_COUNTS) det.set(n, (await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured')).nsPerDispatch);
+        const info = await app.ask({ cmd: 'start-probe' }, 'probe');
+        await reader.ask({ cmd: 'connect', port: info.port, token: info.token }, 'ready');
+        await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
+        await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
+        // Warm-up of the recording path (JIT, first drains and definitions), not reported but counted.
+        let made = (await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured')).dispatches;
+        const rec = new Map<number, number>();
+        for (const n of HANDLER_COUNTS) {
+          const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
+          rec.set(n, r.nsPerDispatch);
+          made += r.dispatches;
+        }
+        const counts = (await reader.ask({ cmd: 'sync' }, 'counts')).counts;
+        exact(counts, made, `process ${p}`);
+        dispatched += made;
+        dropped += counts.droppedDispatches;
+        await reader.ask({ cmd: 'close' }, 'closed');
+        for (const n of HANDLER_COUNTS) {
+          const d = det.get(n) as number;
+          const r = rec.get(n) as number;
+          detached.set(n, [...(detached.get(n) ?? []), d]);
+          recording.set(n, [...(recording.get(n) ?? []), r]);
+          ratios.set(n, [...(ratios.get(n) ?? []), r / d]);
+        }
+        // End to end into the extension's model: one handler per type, flat out.
+        if (p < 3) {
+          await app.ask({ cmd: 'wait-recording', on: false }, 'recording');
+          await reader.ask({ cmd: 'connect', port: info.port, token: info.token, model: true }, 'ready');
+          await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
+          await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
+          const t0 = performance.timeOrigin + performance.now();
+          const burst = await app.ask({ cmd: 'measure', handlers: 1, ms: E2E_MS }, 'measured');
+          const c = (await reader.ask({ cmd: 'sync' }, 'counts')).counts;
+          exact(c, burst.dispatches, `end to end, process ${p}`);
+          const seconds = Math.max((c.lastDispatchAt - t0) / 1000, E2E_MS / 1000);
+          e2e.push({ rate: c.dispatchRecords / seconds, dropped: c.droppedDispatches, dispatched: burst.dispatches });
+          await reader.ask({ cmd: 'close' }, 'closed');
+        }
+      } finally {
+        await app.exit({ cmd: 'exit' });
+      }
+    }
+  } finally {
+    await reader.exit({ cmd: 'exit' });
+  }
+  const loadAfter = os.loadavg();
+  const spread = (v: readonly number[], f: (x: number) => string): string => `${f(median(v))} (p10–p90 ${f(percentile(v, 0.1))}–${f(percentile(v, 0.9))})`;
+  const ns = (x: number): string => `${x.toFixed(1)} ns`;
+  const rows = HANDLER_COUNTS.map((n) => [
+    `${n} handler${n > 1 ? 's' : ''} per type`,
+    spread(detached.get(n) ?? [], ns),
+    spread(recording.get(n) ?? [], ns),
+    spread(ratios.get(n) ?? [], formatRatio),
+    n === 1 ? '≤ 2×' : n === 10 ? '≤ 1.3×' : '—',
+  ]);
+  const e2eRates = e2e.map((e) => e.rate);
+  report(
+    `## Recording at detail \`dispatch\`, mixed workload\n\n` +
+      `${processes} app processes (one bus build each), ${ms} ms per cell; 8 event types interleaved, 1 in 32 collide dispatches nests a damage dispatch; ` +
+      `dispatches counted (nested included). Client: a real ProbeClient in another process over the real socket. Ratio = recording ÷ detached per process; ` +
+      `median with p10–p90. Load average ${loadBefore.map((l) => l.toFixed(1)).join(' / ')} before, ${loadAfter.map((l) => l.toFixed(1)).join(' / ')} after (2 cores, shared).\n\n` +
+      markdownTable(['workload', 'detached', 'recording', 'ratio', 'target'], rows) +
+      `\n\nDelivered + dropped = dispatched, exactly, in every process: ${formatOps(dispatched)} dispatched, ${formatOps(dropped)} dropped (counted).\n\n` +
+      `### End to end into the extension's model\n\n` +
+      markdownTable(
+        ['processes', 'records/s into the model', 'target', 'dropped (counted)', 'delivered + dropped = dispatched'],
+        [[String(e2e.length), spread(e2eRates, (x) => `${formatOps(x)}/s`), '≥ 3 M/s', e2e.map((e) => `${formatOps(e.dropped)} of ${formatOps(e.dispatched)}`).join(', '), 'exact']],
+      ),
+  );
+}

@@ -1,0 +1,967 @@
+// The recorder core: no Node built-ins (browser pages and workers reuse it); what differs per runtime
+// (the clock, Proxy detection, source mapping, the debugger gate) comes in through `RecorderHost`.
+// recorder.ts wires the Node host.
+//
+// The recorder implements the bus's tracer interfaces. Hot path (the DispatchTracer calls): intern the
+// type (one map lookup), read the clock, write a fixed-width slot into a preallocated Float64Array
+// ring — no allocation per dispatch. Off the hot path (a 10 ms timer, `flushTo`, or inline when the
+// ring passes its high-water mark): encode the ring into one record batch and offer it to every sink.
+//
+// Drops are exact: a record that does not fit the ring is counted (`buffer-full`), a batch a sink
+// cannot take is counted for that sink (`slow-client`); each sink then receives `drops` records.
+
+import {
+  primaryDispatchTracer,
+  setDispatchTracer,
+  type BusTracer,
+  type DispatchTracer,
+  type TracedBus,
+  type TracedSubscription,
+  type UnsubscribeReason as TracerUnsubscribeReason,
+} from '../bus/tracer';
+import {
+  DETAIL_LEVELS,
+  DROP_REASONS,
+  MAX_PAYLOAD_CAP_BYTES,
+  RecordWriter,
+  TARGET_BATCH_BYTES,
+  UNSUBSCRIBE_REASONS,
+  type DetailLevel,
+  type RecordingConfig,
+  type UnsubscribeReason,
+} from '../protocol/index';
+import { reportProbeFailure } from '../probe/report';
+import type { FrameResolver } from './frames';
+import { capturePayload, type PayloadSanitizer, type ProxyCheck } from './payload';
+import type { RecordSink } from './sink';
+import { captureSite } from './sites';
+import { SiteTable, StringTable, type SiteEntry } from './tables';
+import {
+  BUS_CREATED,
+  BUS_DISPOSED,
+  DEPTH_LIMIT,
+  DISPATCH,
+  ENQUEUE,
+  FLUSH,
+  HANDLER,
+  HANDLER_ERROR,
+  OWNER_COLLECTED,
+  PAYLOAD,
+  SLOT_WIDTH as W,
+  SUBSCRIBE,
+  UNSUBSCRIBE,
+} from './layouts';
+import { encodeSlot, type SideStrings } from './ring-encoder';
+import { WindowClock } from './window-clock';
+
+// The bus's reasons and the wire's reasons are the same list (checked at compile time).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const reasonsMatch: Same<TracerUnsubscribeReason, UnsubscribeReason> = true;
+void reasonsMatch;
+
+/** Doubles per row of the dispatch stack (see the ST_ offsets). */
+const ST = 11;
+const ST_SEQ = 0;
+const ST_BUS = 1;
+const ST_TYPE = 2;
+const ST_DEPTH = 3;
+const ST_PARENT = 4;
+/** NaN when the dispatch is not timed (detail `lifecycle`, or tracking without recording). */
+const ST_START = 5;
+const ST_SUB = 6;
+const ST_SITE = 7;
+const ST_HANDLER_START = 8;
+/** Window-clock tick of the start (0: the start is `ST_START`, or untimed when that is NaN too). */
+const ST_START_TICK = 9;
+/** Error bound (ms) of `ST_START` once known. */
+const ST_START_BOUND = 10;
+const DRAIN_INTERVAL_MS = 10;
+const MAX_ERROR_TEXT = 16 * 1024;
+
+const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEntries(
+  UNSUBSCRIBE_REASONS.map((r, i) => [r, i]),
+) as { [R in UnsubscribeReason]: number };
+const BUFFER_FULL = DROP_REASONS.indexOf('buffer-full');
+const SLOW_CLIENT = DROP_REASONS.indexOf('slow-client');
+
+const DETAIL_LIFECYCLE = 0;
+const DETAIL_DISPATCH = 1;
+const DETAIL_HANDLERS = 2;
+
+export const DEFAULT_MAX_BUFFERED_RECORDS = 65_536;
+
+/** A monotonic clock in milliseconds since `timeOrigin` (epoch ms): `performance` fits. */
+export interface RecorderClock {
+  now(): number;
+  readonly timeOrigin: number;
+}
+
+/** What the recorder needs of its runtime. Each member is small so a page or worker can supply it. */
+export interface RecorderHost {
+  readonly clock: RecorderClock;
+  /** Tells Proxies apart (payload capture describes them instead of running their traps); undefined: cannot. */
+  readonly isProxy: ProxyCheck | undefined;
+  /** Source mapping of captured sites (default: none, the frame as the runtime printed it). */
+  readonly resolveFrame?: FrameResolver;
+  /** Called with true while event breakpoints are set (Node: watch for an attached debugger). */
+  readonly watchDebugger?: (on: boolean) => void;
+}
+
+export interface RecorderOptions {
+  readonly maxBufferedRecords: number;
+  readonly config: RecordingConfig;
+  readonly sanitize: PayloadSanitizer | undefined;
+  /** Tells Proxies apart; default: the host's. */
+  readonly isProxy?: ProxyCheck;
+}
+
+export interface RecorderCoreOptions extends RecorderOptions {
+  readonly host: RecorderHost;
+}
+
+export const DEFAULT_RECORDING_CONFIG: RecordingConfig = Object.freeze({
+  detail: 'handlers',
+  captureStacks: true,
+  capturePayloads: false,
+  payloadSizeCap: 1024,
+  dispatchSiteEvery: 1000,
+});
+
+function detailCode(d: DetailLevel): number {
+  return DETAIL_LEVELS.indexOf(d);
+}
+
+export class RecorderCore implements BusTracer, DispatchTracer {
+  readonly strings = new StringTable();
+  readonly sites: SiteTable;
+  /** Epoch ms of time 0 of every record. */
+  readonly timeOrigin: number;
+  /**
+   * The first subscription this recorder saw made (as bus tracer) since it was installed; 0 until
+   * one is. Subscription ids only grow, so a smaller id without a site was made before the probe
+   * watched: `SubscriptionSnapshot.beforeProbe`.
+   */
+  firstTracedSubscriptionId = 0;
+  private readonly clock: RecorderClock;
+  private readonly watchDebugger: (on: boolean) => void;
+
+  private cfg: RecordingConfig;
+  private detail: number;
+  private siteEvery: number;
+  private sanitize: PayloadSanitizer | undefined;
+  private readonly isProxy: ProxyCheck | undefined;
+  private readonly skipLines = new Map<string, number>();
+
+  // --- sinks and recording state
+  private readonly sinks: RecordSink[] = [];
+  /** True while at least one sink is attached: only then are records written. */
+  private recording = false;
+  /** Install the dispatch tracer without sinks (stack tracking for snapshots taken under a debugger). */
+  private tracking = false;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  // --- the ring (allocated while recording)
+  private capacity: number;
+  private nextCapacity: number;
+  private highWater: number;
+  private ring: Float64Array | null = null;
+  /** Strings that do not fit a slot (owner descriptions, error texts, payload JSON), by slot. */
+  private sideA: (string | null)[] = [];
+  private sideB: (string | null)[] = [];
+  private readPos = 0;
+  private size = 0;
+  private fullDropped = 0;
+  private fullDroppedDispatches = 0;
+  private draining = false;
+
+  // --- dispatches in progress: one row of ST doubles per stack position (not the bus's global
+  // depth), in one array so the hot path touches one object
+  private stackCap = 64;
+  private top = -1;
+  private stack = new Float64Array(this.stackCap * ST);
+  private lastSeq = 0;
+  /**
+   * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
+   * boundary and the next handler start only the bus's own loop runs, so the reading is reused
+   * instead of calling the clock again: N handlers cost N+1 clock reads, not 2N+2.
+   */
+  private boundary = 0;
+  private boundaryValid = false;
+  /** Dispatch times at detail `dispatch`: ticks, resolved at drain (window-clock.ts). */
+  readonly windowClock: WindowClock;
+  /** Recording at detail `dispatch` or `handlers`: only then are dispatches timed (the clock is the hot path's main cost). */
+  private timed = false;
+  /** Recording at detail `handlers`. */
+  private handlersTimed = false;
+  /**
+   * Whether the bus must call handlerStart/handlerEnd (DispatchTracer.handlerHooks): for handler
+   * timings, and for the running subscription of a dispatch a debugger may stop in (tracking).
+   */
+  handlerHooks = true;
+  /** Recording payloads (detail `dispatch` or `handlers`). */
+  private payloads = false;
+  /** One-entry cache of the last dispatched type's string id (most dispatch loops repeat a type). */
+  private lastType = '';
+  private lastTypeId = 0;
+  /** Per type id: dispatches left until the next dispatch-site sample (0 = sample the next one). */
+  private siteCountdown = new Int32Array(256);
+
+  // --- event breakpoints and per-type counts
+  private breakTypes: ReadonlySet<string> = new Set();
+  private readonly typeDispatches = new Map<number, number>();
+
+  // --- encoding
+  private readonly writer = new RecordWriter(TARGET_BATCH_BYTES * 2);
+  private readonly controlWriter = new RecordWriter(4096);
+  private defsCache: { strings: number; sites: number; toStrings: number; toSites: number; frame: Uint8Array } | undefined;
+
+  constructor(options: RecorderCoreOptions) {
+    const host = options.host;
+    this.clock = host.clock;
+    this.windowClock = new WindowClock(host.clock, () => this.drain());
+    this.timeOrigin = host.clock.timeOrigin;
+    this.sites = new SiteTable(this.strings, host.resolveFrame);
+    this.watchDebugger = host.watchDebugger ?? (() => undefined);
+    this.capacity = this.nextCapacity = options.maxBufferedRecords;
+    this.highWater = Math.max(1, Math.floor(options.maxBufferedRecords * 0.75));
+    this.sanitize = options.sanitize;
+    this.isProxy = options.isProxy ?? host.isProxy;
+    this.cfg = options.config;
+    this.detail = detailCode(this.cfg.detail);
+    this.siteEvery = this.cfg.dispatchSiteEvery;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Configuration, sinks
+
+  get config(): RecordingConfig {
+    return this.cfg;
+  }
+
+  get isRecording(): boolean {
+    return this.recording;
+  }
+
+  get sinkCount(): number {
+    return this.sinks.length;
+  }
+
+  /** Highest dispatch sequence assigned. */
+  get lastSequence(): number {
+    return this.lastSeq;
+  }
+
+  configure(patch: Partial<RecordingConfig>): RecordingConfig {
+    const next: RecordingConfig = { ...this.cfg, ...patch };
+    if (next.payloadSizeCap > MAX_PAYLOAD_CAP_BYTES) (next as { payloadSizeCap: number }).payloadSizeCap = MAX_PAYLOAD_CAP_BYTES;
+    this.cfg = Object.freeze(next);
+    this.detail = detailCode(next.detail);
+    this.updateModes();
+    this.updateInstall();
+    if (next.dispatchSiteEvery !== this.siteEvery) {
+      this.siteEvery = next.dispatchSiteEvery;
+      this.siteCountdown.fill(0);
+    }
+    return this.cfg;
+  }
+
+  /** Ring size in records; takes effect the next time recording starts. */
+  setCapacity(maxBufferedRecords: number): void {
+    this.nextCapacity = maxBufferedRecords;
+  }
+
+  setSanitizer(sanitize: PayloadSanitizer | undefined): void {
+    this.sanitize = sanitize;
+  }
+
+  setBreakOn(types: ReadonlySet<string>): void {
+    this.breakTypes = types;
+    // While there is something to break on, the bus skips the `debugger` statement when no debugger can listen.
+    this.watchDebugger(types.size > 0);
+    this.updateInstall();
+  }
+
+  get breakOn(): ReadonlySet<string> {
+    return this.breakTypes;
+  }
+
+  setTracking(on: boolean): void {
+    this.tracking = on;
+    this.updateModes();
+    this.updateInstall();
+  }
+
+  /**
+   * Attaches a sink: what was recorded before goes to the existing sinks, then this sink gets
+   * `preamble` (welcome), every definition so far, then `afterDefinitions()` (the snapshot) — all
+   * synchronously, so the snapshot and the stream that follows fit together exactly.
+   */
+  attach(sink: RecordSink, preamble: readonly Uint8Array[], afterDefinitions: () => Uint8Array | undefined): void {
+    this.drain();
+    for (const frame of preamble) sink.write(frame);
+    this.sendDefinitions(sink);
+    this.sinks.push(sink);
+    if (!this.recording) this.startRecording();
+    const snapshot = afterDefinitions();
+    if (snapshot !== undefined) sink.write(snapshot);
+  }
+
+  /** Detaches a sink; with `flush`, first delivers everything recorded so far to it. */
+  detach(sink: RecordSink, flush: boolean): void {
+    const i = this.sinks.indexOf(sink);
+    if (i < 0) return;
+    if (flush) this.flushTo(sink);
+    this.sinks.splice(i, 1);
+    if (this.sinks.length === 0) this.stopRecording();
+  }
+
+  /** Delivers every record produced so far (or its drop count) to `sink`, definitions included. */
+  flushTo(sink: RecordSink): void {
+    this.drain();
+    this.sendDefinitions(sink);
+    if (sink.hasPendingDrops) this.writeDrops(sink);
+  }
+
+  private startRecording(): void {
+    this.capacity = this.nextCapacity;
+    this.highWater = Math.max(1, Math.floor(this.capacity * 0.75));
+    this.ring = new Float64Array(this.capacity * W);
+    this.sideA = new Array<string | null>(this.capacity).fill(null);
+    this.sideB = new Array<string | null>(this.capacity).fill(null);
+    this.readPos = 0;
+    this.size = 0;
+    this.fullDropped = 0;
+    this.fullDroppedDispatches = 0;
+    this.recording = true;
+    this.updateModes();
+    this.timer = setInterval(() => this.drain(), DRAIN_INTERVAL_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+    this.updateInstall();
+  }
+
+  private stopRecording(): void {
+    this.recording = false;
+    this.updateModes();
+    // Dispatches still running keep a start time (recording may resume before they end).
+    this.windowClock.close();
+    this.resolveOpenStarts();
+    this.windowClock.reset();
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    this.ring = null;
+    this.sideA = [];
+    this.sideB = [];
+    this.size = 0;
+    this.updateInstall();
+  }
+
+  private updateModes(): void {
+    this.timed = this.recording && this.detail !== DETAIL_LIFECYCLE;
+    this.handlersTimed = this.recording && this.detail === DETAIL_HANDLERS;
+    this.handlerHooks = this.handlersTimed || this.tracking || !this.recording;
+    this.payloads = this.timed && this.cfg.capturePayloads;
+  }
+
+  /**
+   * The dispatch tracer is installed while dispatches are recorded, tracked for a debugger, or
+   * event breakpoints are set. At detail `lifecycle` with none of those, nothing needs to see a
+   * dispatch, so it is not installed and a dispatch costs what it costs detached.
+   */
+  private updateInstall(): void {
+    const want = (this.recording && (this.detail !== DETAIL_LIFECYCLE || this.breakTypes.size > 0)) || this.tracking;
+    const installed = primaryDispatchTracer() === this;
+    if (want && !installed) setDispatchTracer(this);
+    else if (!want && installed) setDispatchTracer(undefined);
+  }
+
+  /** Stops everything (probe shutdown): no sinks, no dispatch tracer. */
+  shutdown(): void {
+    this.sinks.length = 0;
+    this.tracking = false;
+    this.stopRecording();
+    this.updateModes();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Ring
+
+  /** Base index of a free slot, or -1 when the ring is full (the caller counts the drop). */
+  private alloc(): number {
+    if (this.size >= this.highWater && !this.draining) this.drain();
+    return this.allocSlot();
+  }
+
+  /** `alloc` without the drain (the caller drains after writing). */
+  private allocSlot(): number {
+    const size = this.size;
+    if (size === this.capacity) return -1;
+    let pos = this.readPos + size;
+    if (pos >= this.capacity) pos -= this.capacity;
+    this.size = size + 1;
+    return pos * W;
+  }
+
+  private dropFull(isDispatch: boolean): void {
+    this.fullDropped++;
+    if (isDispatch) this.fullDroppedDispatches++;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // DispatchTracer (hot path)
+
+  dispatchStart(bus: TracedBus, type: string, depth: number, parentSeq: number, payload: unknown): number {
+    const seq = ++this.lastSeq;
+    const typeId = type === this.lastType ? this.lastTypeId : this.typeIdOf(type);
+    const top = ++this.top;
+    if (top >= this.stackCap) this.growStack();
+    const st = this.stack;
+    const b = top * ST;
+    if (parentSeq === 0 && top > 0) {
+      // A bus of another copy of the package (ESM vs CJS build) is dispatching around this one: each
+      // copy counts only its own depth, so the enclosing dispatch comes from this stack.
+      parentSeq = st[b - ST + ST_SEQ];
+      depth = st[b - ST + ST_DEPTH] + 1;
+    }
+    st[b + ST_SEQ] = seq;
+    st[b + ST_BUS] = bus.busId;
+    st[b + ST_TYPE] = typeId;
+    st[b + ST_DEPTH] = depth;
+    st[b + ST_PARENT] = parentSeq;
+    st[b + ST_SUB] = 0;
+    st[b + ST_HANDLER_START] = NaN;
+    st[b + ST_START] = NaN;
+    st[b + ST_START_TICK] = 0;
+    st[b + ST_START_BOUND] = 0;
+    if (!this.timed) {
+      // Lifecycle detail, or tracking for snapshots only: no clock, no record.
+      st[b + ST_SITE] = 0;
+      return seq;
+    }
+    // Site and payload first, so their cost is not counted in the dispatch's (or its first handler's) time.
+    st[b + ST_SITE] = this.siteEvery === 0 ? 0 : this.sampleSite(typeId);
+    if (this.payloads) this.recordPayload(seq, bus, type, payload);
+    if (!this.handlersTimed) {
+      // Detail `dispatch`: a tick; the clock is read once per window, the time resolved at drain.
+      st[b + ST_START_TICK] = this.windowClock.next();
+      return seq;
+    }
+    const t = this.clock.now();
+    st[b + ST_START] = t;
+    this.boundary = t;
+    this.boundaryValid = true;
+    return seq;
+  }
+
+  private typeIdOf(type: string): number {
+    const id = this.strings.intern(type);
+    this.lastType = type;
+    this.lastTypeId = id;
+    return id;
+  }
+
+  handlerStart(seq: number, sub: TracedSubscription): void {
+    const top = this.top;
+    if (top < 0) return;
+    const st = this.stack;
+    const b = top * ST;
+    if (st[b + ST_SEQ] !== seq) return;
+    st[b + ST_SUB] = sub.id;
+    if (this.handlersTimed) st[b + ST_HANDLER_START] = this.boundaryValid ? this.boundary : this.clock.now();
+    // The handler runs now: the dispatch's end (or the next handler's start) needs a fresh reading.
+    this.boundaryValid = false;
+  }
+
+  handlerEnd(seq: number, sub: TracedSubscription, consumed: boolean): void {
+    const top = this.top;
+    if (top < 0) return;
+    const st = this.stack;
+    const b = top * ST;
+    if (st[b + ST_SEQ] !== seq) return;
+    st[b + ST_SUB] = 0;
+    if (!this.handlersTimed) return;
+    const t = this.clock.now();
+    this.boundary = t;
+    this.boundaryValid = true;
+    const start = st[b + ST_HANDLER_START];
+    if (start !== start) return; // NaN: began before handler timing was on
+    const r = this.alloc();
+    if (r < 0) return this.dropFull(false);
+    const ring = this.ring as Float64Array;
+    const at = HANDLER.at;
+    ring[r] = HANDLER.code;
+    ring[r + at.seq] = seq;
+    ring[r + at.subscription] = sub.id;
+    ring[r + at.start] = start;
+    ring[r + at.duration] = t - start;
+    ring[r + at.consumed] = consumed ? 1 : 0;
+  }
+
+  handlerError(seq: number, _bus: TracedBus, sub: TracedSubscription, error: unknown): void {
+    if (!this.recording || this.detail === DETAIL_LIFECYCLE) return;
+    let message: string;
+    let stack: string | null = null;
+    try {
+      if (error instanceof Error) {
+        message = `${error.name}: ${error.message}`;
+        if (typeof error.stack === 'string') stack = error.stack.length > MAX_ERROR_TEXT ? error.stack.slice(0, MAX_ERROR_TEXT) : error.stack;
+      } else {
+        message = `thrown ${typeof error === 'string' ? JSON.stringify(error) : String(error)}`;
+      }
+    } catch {
+      message = 'thrown value (not printable)';
+    }
+    if (message.length > MAX_ERROR_TEXT) message = message.slice(0, MAX_ERROR_TEXT);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    const at = HANDLER_ERROR.at;
+    r[b] = HANDLER_ERROR.code;
+    r[b + at.seq] = seq;
+    r[b + at.subscription] = sub.id;
+    r[b + at.time] = this.clock.now();
+    this.sideA[b / W] = message;
+    this.sideB[b / W] = stack;
+  }
+
+  dispatchEnd(seq: number, delivered: number, consumedBy: number): void {
+    let top = this.top;
+    if (top < 0) return;
+    const st = this.stack;
+    if (st[top * ST + ST_SEQ] !== seq) {
+      // A dispatch that began before the tracer was (re)installed: unwind to it if it is there.
+      while (top >= 0 && st[top * ST + ST_SEQ] !== seq) top--;
+      if (top < 0) return;
+    }
+    if (!this.timed) {
+      this.top = top - 1;
+      return;
+    }
+    // The end first (a tick may drain, which resolves the starts of dispatches still on the stack).
+    let end = NaN;
+    let endTick = 0;
+    if (this.handlersTimed) {
+      // Without handler hooks the last boundary may be the dispatch's own start: read the clock.
+      end = this.boundaryValid && this.handlerHooks ? this.boundary : this.clock.now();
+      // The parent's handler (if any) resumes: its end needs a fresh reading.
+      this.boundaryValid = false;
+    } else {
+      endTick = this.windowClock.next();
+    }
+    this.top = top - 1;
+    const b = top * ST;
+    const start = st[b + ST_START];
+    const startTick = st[b + ST_START_TICK];
+    if (startTick === 0 && start !== start) return; // began before dispatches were timed
+    const r = this.allocSlot();
+    if (r < 0) return this.dropFull(true);
+    const ring = this.ring as Float64Array;
+    const at = DISPATCH.at;
+    ring[r] = DISPATCH.code;
+    ring[r + at.seq] = seq;
+    ring[r + at.startTick] = startTick;
+    ring[r + at.endTick] = endTick;
+    ring[r + at.start] = start;
+    ring[r + at.end] = end;
+    ring[r + at.startBound] = st[b + ST_START_BOUND];
+    ring[r + at.bus] = st[b + ST_BUS];
+    ring[r + at.type] = st[b + ST_TYPE];
+    ring[r + at.delivered] = delivered;
+    ring[r + at.consumedBy] = consumedBy;
+    ring[r + at.depth] = st[b + ST_DEPTH];
+    ring[r + at.parentSeq] = st[b + ST_PARENT];
+    ring[r + at.site] = st[b + ST_SITE];
+    // Drained after the write, not before (as `alloc` does): this record's ticks must be resolved
+    // by the drain that trims the clock reads they need.
+    if (this.size >= this.highWater && !this.draining) this.drain();
+  }
+
+  shouldBreak(_bus: TracedBus, type: string): boolean {
+    return this.breakTypes.size !== 0 && this.breakTypes.has(type);
+  }
+
+  private growStack(): void {
+    const cap = this.stackCap * 2;
+    const next = new Float64Array(cap * ST);
+    next.set(this.stack);
+    this.stack = next;
+    this.stackCap = cap;
+  }
+
+  /** The first dispatch of each type, then every `siteEvery`th of it. */
+  private sampleSite(typeId: number): number {
+    let countdown = this.siteCountdown;
+    if (typeId >= countdown.length) {
+      const n = new Int32Array(Math.max(countdown.length * 2, typeId + 1));
+      n.set(countdown);
+      this.siteCountdown = countdown = n;
+    }
+    if (countdown[typeId]-- > 0) return 0;
+    countdown[typeId] = this.siteEvery - 1;
+    try {
+      return captureSite(RecorderCore.prototype.dispatchStart, this.sites, this.skipLines)?.id ?? 0;
+    } catch (error) {
+      reportProbeFailure('capturing a dispatch site', error);
+      return 0;
+    }
+  }
+
+  private recordPayload(seq: number, bus: TracedBus, type: string, payload: unknown): void {
+    const captured = capturePayload(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap, this.isProxy);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = PAYLOAD.code;
+    r[b + PAYLOAD.at.seq] = seq;
+    r[b + PAYLOAD.at.truncated] = captured.truncated ? 1 : 0;
+    this.sideA[b / W] = captured.json;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // BusTracer (lifecycle; called while the probe is started)
+
+  busCreated(bus: TracedBus): void {
+    if (!this.recording) return;
+    const nameId = this.strings.intern(bus.name);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = BUS_CREATED.code;
+    r[b + BUS_CREATED.at.time] = this.clock.now();
+    r[b + BUS_CREATED.at.bus] = bus.busId;
+    r[b + BUS_CREATED.at.name] = nameId;
+  }
+
+  busDisposed(bus: TracedBus): void {
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = BUS_DISPOSED.code;
+    r[b + BUS_DISPOSED.at.time] = this.clock.now();
+    r[b + BUS_DISPOSED.at.bus] = bus.busId;
+  }
+
+  /** Installed as the bus tracer (again): subscriptions made before now were not seen. */
+  tracingStarted(): void {
+    this.firstTracedSubscriptionId = 0;
+  }
+
+  subscribed(bus: TracedBus, sub: TracedSubscription): void {
+    if (this.firstTracedSubscriptionId === 0) this.firstTracedSubscriptionId = sub.id;
+    let site: SiteEntry | undefined;
+    if (this.cfg.captureStacks) {
+      try {
+        site = captureSite(RecorderCore.prototype.subscribed, this.sites, this.skipLines);
+      } catch (error) {
+        reportProbeFailure('capturing a subscribe site', error);
+      }
+      sub.site = site;
+    }
+    if (!this.recording) return;
+    const typeId = this.strings.intern(sub.type);
+    const labelId = sub.label === undefined ? 0 : this.strings.intern(sub.label);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    const at = SUBSCRIBE.at;
+    r[b] = SUBSCRIBE.code;
+    r[b + at.time] = this.clock.now();
+    r[b + at.subscription] = sub.id;
+    r[b + at.bus] = bus.busId;
+    r[b + at.type] = typeId;
+    r[b + at.priority] = sub.priority;
+    r[b + at.label] = labelId;
+    r[b + at.once] = sub.once ? 1 : 0;
+    r[b + at.site] = site === undefined ? 0 : site.id;
+    r[b + at.ownerId] = sub.ownerId ?? 0;
+    this.sideA[b / W] = sub.ownerDescription ?? null;
+  }
+
+  unsubscribed(_bus: TracedBus, sub: TracedSubscription, reason: TracerUnsubscribeReason): void {
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    const at = UNSUBSCRIBE.at;
+    r[b] = UNSUBSCRIBE.code;
+    r[b + at.time] = this.clock.now();
+    r[b + at.subscription] = sub.id;
+    r[b + at.reason] = REASON_CODE[reason];
+    r[b + at.calls] = sub.calls;
+  }
+
+  ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number, ownerId?: number): void {
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    const at = OWNER_COLLECTED.at;
+    r[b] = OWNER_COLLECTED.code;
+    r[b + at.time] = this.clock.now();
+    r[b + at.bus] = bus.busId;
+    r[b + at.removed] = removed;
+    r[b + at.ownerId] = ownerId ?? 0;
+    this.sideA[b / W] = ownerDescription ?? null;
+  }
+
+  enqueued(bus: TracedBus, type: string, queueLength: number): void {
+    if (!this.recording) return;
+    const typeId = this.strings.intern(type);
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    const at = ENQUEUE.at;
+    r[b] = ENQUEUE.code;
+    r[b + at.time] = this.clock.now();
+    r[b + at.bus] = bus.busId;
+    r[b + at.type] = typeId;
+    r[b + at.queueLength] = queueLength;
+  }
+
+  flushed(bus: TracedBus, dispatched: number): void {
+    if (!this.recording) return;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    r[b] = FLUSH.code;
+    r[b + FLUSH.at.time] = this.clock.now();
+    r[b + FLUSH.at.bus] = bus.busId;
+    r[b + FLUSH.at.dispatched] = dispatched;
+  }
+
+  depthLimitHit(bus: TracedBus, type: string, depth: number): void {
+    if (!this.recording) return;
+    const typeId = this.strings.intern(type);
+    const parentSeq = this.top >= 0 ? this.stack[this.top * ST + ST_SEQ] : 0;
+    const b = this.alloc();
+    if (b < 0) return this.dropFull(false);
+    const r = this.ring as Float64Array;
+    const at = DEPTH_LIMIT.at;
+    r[b] = DEPTH_LIMIT.code;
+    r[b + at.time] = this.clock.now();
+    r[b + at.bus] = bus.busId;
+    r[b + at.type] = typeId;
+    r[b + at.depth] = depth;
+    r[b + at.parentSeq] = parentSeq;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Snapshot support
+
+  /**
+   * Dispatches in progress, outermost first. A dispatch that is not timed (detail `lifecycle`, or
+   * tracked without recording) reports `now` (default: the current time) as its start.
+   */
+  dispatching(now?: number): { seq: number; bus: number; type: string; depth: number; start: number; subscriptionId: number }[] {
+    const out = [];
+    const st = this.stack;
+    for (let i = 0; i <= this.top; i++) {
+      const b = i * ST;
+      const start = st[b + ST_START];
+      out.push({
+        seq: st[b + ST_SEQ],
+        bus: st[b + ST_BUS],
+        type: this.strings.texts[st[b + ST_TYPE]] ?? '',
+        depth: st[b + ST_DEPTH],
+        start: start === start ? start : (now ??= this.clock.now()),
+        subscriptionId: st[b + ST_SUB],
+      });
+    }
+    return out;
+  }
+
+  /** Dispatch records seen per (bus, type) while recording. */
+  dispatchCount(busId: number, type: string): number {
+    const typeId = this.strings.idOf(type);
+    if (typeId === 0) return 0;
+    return this.typeDispatches.get(busId * 0x4000000 + typeId) ?? 0;
+  }
+
+  /** Types with recorded dispatches or enqueues, per bus id. */
+  recordedTypes(): Map<number, Set<string>> {
+    const out = new Map<number, Set<string>>();
+    for (const key of this.typeDispatches.keys()) {
+      const busId = Math.floor(key / 0x4000000);
+      const type = this.strings.texts[key % 0x4000000];
+      let set = out.get(busId);
+      if (set === undefined) out.set(busId, (set = new Set()));
+      set.add(type);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Drain: ring → batches → sinks (off the hot path)
+
+  drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    const clock = this.windowClock;
+    try {
+      clock.close();
+      this.resolveOpenStarts();
+      this.encodeRing();
+      if (this.fullDropped !== 0) {
+        for (const sink of this.sinks) {
+          sink.fullDropped += this.fullDropped;
+          sink.fullDroppedDispatches += this.fullDroppedDispatches;
+        }
+        this.fullDropped = 0;
+        this.fullDroppedDispatches = 0;
+      }
+      for (const sink of this.sinks) {
+        if (sink.hasPendingDrops && sink.canAccept(64)) this.writeDrops(sink);
+      }
+    } catch (error) {
+      // Never let a drain failure repeat forever on the same records: discard them, count them.
+      this.discardAfterFailure();
+      reportProbeFailure('encoding records', error);
+    } finally {
+      // Every tick so far is resolved (in a record or on the stack): only the newest read is needed.
+      clock.trim();
+      this.draining = false;
+    }
+  }
+
+  /** Dispatches still running whose start is a tick: resolved now, while the reads around it are kept. */
+  private resolveOpenStarts(): void {
+    const st = this.stack;
+    for (let i = 0; i <= this.top; i++) {
+      const b = i * ST;
+      const tick = st[b + ST_START_TICK];
+      if (tick === 0) continue;
+      const t = this.windowClock.resolve(tick);
+      st[b + ST_START] = t.time;
+      st[b + ST_START_BOUND] = t.bound;
+      st[b + ST_START_TICK] = 0;
+    }
+  }
+
+  private discardAfterFailure(): void {
+    let dispatches = this.writer.dispatches;
+    const ring = this.ring;
+    if (ring !== null) {
+      let pos = this.readPos;
+      for (let n = 0; n < this.size; n++) {
+        if (ring[pos * W] === DISPATCH.code) dispatches++;
+        this.sideA[pos] = null;
+        this.sideB[pos] = null;
+        if (++pos === this.capacity) pos = 0;
+      }
+    }
+    this.fullDropped += this.size + this.writer.records;
+    this.fullDroppedDispatches += dispatches;
+    this.size = 0;
+    this.writer.begin();
+  }
+
+  private encodeRing(): void {
+    const ring = this.ring;
+    if (ring === null) return;
+    const w = this.writer;
+    const cap = this.capacity;
+    const side: SideStrings = { sideA: this.sideA, sideB: this.sideB };
+    const counts = this.typeDispatches;
+    let pos = this.readPos;
+    let size = this.size;
+    let runKey = -1;
+    let runCount = 0;
+    try {
+      while (size > 0) {
+        const b = pos * W;
+        const code = ring[b];
+        if (code === DISPATCH.code) {
+          // Runs of one (bus, type) are counted first and added to the map once.
+          const key = ring[b + DISPATCH.at.bus] * 0x4000000 + ring[b + DISPATCH.at.type];
+          if (key === runKey) runCount++;
+          else {
+            if (runCount !== 0) counts.set(runKey, (counts.get(runKey) ?? 0) + runCount);
+            runKey = key;
+            runCount = 1;
+          }
+        } else if (code === ENQUEUE.code) {
+          const key = ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type];
+          if (!counts.has(key)) counts.set(key, 0);
+        }
+        encodeSlot(ring, b, pos, side, w, this.windowClock);
+        pos++;
+        if (pos === cap) pos = 0;
+        size--;
+        if (w.byteLength >= TARGET_BATCH_BYTES) {
+          this.readPos = pos;
+          this.size = size;
+          this.emitBatch();
+        }
+      }
+    } finally {
+      // Also after a failure: the records encoded so far have left the ring.
+      this.readPos = pos;
+      this.size = size;
+      if (runCount !== 0) counts.set(runKey, (counts.get(runKey) ?? 0) + runCount);
+    }
+    if (!w.isEmpty) this.emitBatch();
+  }
+
+  private emitBatch(): void {
+    const w = this.writer;
+    const records = w.records;
+    const dispatches = w.dispatches;
+    const frame = w.finish();
+    for (const sink of this.sinks) {
+      this.sendDefinitions(sink);
+      if (sink.hasPendingDrops) {
+        if (sink.canAccept(frame.length + 64)) this.writeDrops(sink);
+      }
+      if (!sink.hasPendingDrops && sink.canAccept(frame.length)) {
+        sink.write(frame);
+      } else {
+        sink.slowDropped += records;
+        sink.slowDroppedDispatches += dispatches;
+      }
+    }
+  }
+
+  /** Definitions are never dropped: later records of this sink cannot be decoded without them. */
+  private sendDefinitions(sink: RecordSink): void {
+    const toSites = this.sites.last;
+    // Sites are source-mapped and interned here, once each: that may define strings they use.
+    this.sites.resolveThrough(toSites);
+    const toStrings = this.strings.last;
+    if (sink.stringsSent === toStrings && sink.sitesSent === toSites) return;
+    const cached = this.defsCache;
+    let frame: Uint8Array;
+    if (
+      cached !== undefined &&
+      cached.strings === sink.stringsSent &&
+      cached.sites === sink.sitesSent &&
+      cached.toStrings === toStrings &&
+      cached.toSites === toSites
+    ) {
+      frame = cached.frame;
+    } else {
+      const w = this.controlWriter;
+      w.begin();
+      const texts = this.strings.texts;
+      for (let id = sink.stringsSent + 1; id <= toStrings; id++) w.stringDef(id, texts[id]);
+      const entries = this.sites.entries;
+      for (let id = sink.sitesSent + 1; id <= toSites; id++) {
+        const e = entries[id] as SiteEntry;
+        w.siteDef(id, e.fileId, e.line, e.column, e.functionId);
+      }
+      frame = w.finish();
+      this.defsCache = { strings: sink.stringsSent, sites: sink.sitesSent, toStrings, toSites, frame };
+    }
+    sink.write(frame);
+    sink.stringsSent = toStrings;
+    sink.sitesSent = toSites;
+  }
+
+  private writeDrops(sink: RecordSink): void {
+    const w = this.controlWriter;
+    w.begin();
+    if (sink.fullDropped !== 0) w.drops(sink.fullDropped, sink.fullDroppedDispatches, BUFFER_FULL);
+    if (sink.slowDropped !== 0) w.drops(sink.slowDropped, sink.slowDroppedDispatches, SLOW_CLIENT);
+    sink.fullDropped = sink.fullDroppedDispatches = sink.slowDropped = sink.slowDroppedDispatches = 0;
+    sink.write(w.finish());
+  }
+}
