@@ -15,84 +15,47 @@ import type { BusTracer, DispatchTracer, TracedBus, TracedSubscription, Unsubscr
 export class BusTracerMux implements BusTracer {
   constructor(readonly consumers: readonly BusTracer[]) {}
 
-  busCreated(bus: TracedBus): void {
+  // Lifecycle calls only (never per dispatch), so one closure per call is fine here.
+  private each(call: (consumer: BusTracer) => void): void {
     for (const c of this.consumers) {
       try {
-        c.busCreated(bus);
+        call(c);
       } catch {
         // one consumer's failure costs the others nothing
       }
     }
+  }
+
+  busCreated(bus: TracedBus): void {
+    this.each((c) => c.busCreated(bus));
   }
 
   busDisposed(bus: TracedBus): void {
-    for (const c of this.consumers) {
-      try {
-        c.busDisposed(bus);
-      } catch {
-        // one consumer's failure costs the others nothing
-      }
-    }
+    this.each((c) => c.busDisposed(bus));
   }
 
   subscribed(bus: TracedBus, sub: TracedSubscription): void {
-    for (const c of this.consumers) {
-      try {
-        c.subscribed(bus, sub);
-      } catch {
-        // one consumer's failure costs the others nothing
-      }
-    }
+    this.each((c) => c.subscribed(bus, sub));
   }
 
   unsubscribed(bus: TracedBus, sub: TracedSubscription, reason: UnsubscribeReason): void {
-    for (const c of this.consumers) {
-      try {
-        c.unsubscribed(bus, sub, reason);
-      } catch {
-        // one consumer's failure costs the others nothing
-      }
-    }
+    this.each((c) => c.unsubscribed(bus, sub, reason));
   }
 
   ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number, ownerId?: number): void {
-    for (const c of this.consumers) {
-      try {
-        c.ownerCollected(bus, ownerDescription, removed, ownerId);
-      } catch {
-        // one consumer's failure costs the others nothing
-      }
-    }
+    this.each((c) => c.ownerCollected(bus, ownerDescription, removed, ownerId));
   }
 
   enqueued(bus: TracedBus, type: string, queueLength: number): void {
-    for (const c of this.consumers) {
-      try {
-        c.enqueued(bus, type, queueLength);
-      } catch {
-        // one consumer's failure costs the others nothing
-      }
-    }
+    this.each((c) => c.enqueued(bus, type, queueLength));
   }
 
   flushed(bus: TracedBus, dispatched: number): void {
-    for (const c of this.consumers) {
-      try {
-        c.flushed(bus, dispatched);
-      } catch {
-        // one consumer's failure costs the others nothing
-      }
-    }
+    this.each((c) => c.flushed(bus, dispatched));
   }
 
   depthLimitHit(bus: TracedBus, type: string, depth: number): void {
-    for (const c of this.consumers) {
-      try {
-        c.depthLimitHit(bus, type, depth);
-      } catch {
-        // one consumer's failure costs the others nothing
-      }
-    }
+    this.each((c) => c.depthLimitHit(bus, type, depth));
   }
 }
 
