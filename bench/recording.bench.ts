@@ -120,7 +120,7 @@ async function measureIngest(rounds: number): Promise<{ rows: string[][]; dispat
   return {
     dispatches: recorded,
     rows: [
-      ['record objects, then `model.apply` (before)', spread(results.objects.cpu), spread(results.objects.wall), '1×'],
+      ['record objects, then `model.apply` (the old path; same decoder)', spread(results.objects.cpu), spread(results.objects.wall), '1×'],
       ['decoded into the model\'s record sink (the extension)', spread(results.sink.cpu), spread(results.sink.wall), ratio],
     ],
   };
