@@ -98,11 +98,13 @@ setInterval(() => bell.emit('ring'), 20);
   const app = run(dir, ['--import', REGISTER_MJS, 'app.mjs'], { BUSSCOPE_DISCOVERY_DIR: discovery });
   const info = await discovered(discovery, app.child.pid as number);
   const c = await connect(info);
+  // The ES module app runs after the preload, maybe after the socket is already listening.
+  await waitFor(() => c.records().some((r) => r.kind === 'dispatch' && r.type === 'ring'), 10_000, 'a dispatch of ring');
   const snapshot = await c.client.requestSnapshot();
   const sub = snapshot.subscriptions.find((s) => s.label === 'onRing');
   assert.ok(sub !== undefined, 'the listener is a subscription');
   assert.equal(sub.site?.line, 3);
-  await waitFor(() => c.records().some((r) => r.kind === 'dispatch' && r.bus === sub.bus && r.type === 'ring'), 5000, 'a dispatch of ring');
+  assert.ok(c.records().some((r) => r.kind === 'dispatch' && r.bus === sub.bus && r.type === 'ring'), 'its emits are its dispatches');
 });
 
 const PARENT = `const { execFileSync } = require('node:child_process');
@@ -138,13 +140,13 @@ test('child processes inheriting NODE_OPTIONS stay off (and pass the root pid on
   assert.deepEqual(b.child, { loaded: true, started: true, root: String(b.pid) }, 'asked for: the child starts its own');
 });
 
-test('an app with its own copy of busscope-probe gets one probe, which sees its buses and its emitters', async () => {
+test('an app with its own copy of busscope-probe (and --require busscope-probe/register) gets one probe, which sees its buses and its emitters', async () => {
   const dir = tempDir('busscope-register-copies-');
   const discovery = path.join(dir, 'discovery');
   const pkg = path.join(dir, 'node_modules', 'busscope-probe');
   fs.mkdirSync(path.join(pkg, 'dist'), { recursive: true });
   fs.copyFileSync(path.join(ROOT, 'runtime-probe/package.json'), path.join(pkg, 'package.json'));
-  for (const f of ['index.cjs', 'index.mjs']) fs.copyFileSync(path.join(ROOT, 'runtime-probe/dist', f), path.join(pkg, 'dist', f));
+  for (const f of ['index.cjs', 'index.mjs', 'register.cjs', 'register.mjs']) fs.copyFileSync(path.join(ROOT, 'runtime-probe/dist', f), path.join(pkg, 'dist', f));
   fs.writeFileSync(
     path.join(dir, 'app.js'),
     `const { EventBus, probe } = require('busscope-probe');
@@ -159,7 +161,8 @@ probe.start({ name: 'two-copies' }).then((info) => {
 setInterval(() => { bus.dispatch('tick', {}); door.emit('open'); }, 20);
 `,
   );
-  const app = run(dir, ['--require', REGISTER_CJS, 'app.js'], { BUSSCOPE_DISCOVERY_DIR: discovery });
+  // The package's own export, as an app that installed it writes it.
+  const app = run(dir, ['--require', 'busscope-probe/register', 'app.js'], { BUSSCOPE_DISCOVERY_DIR: discovery });
   const info = await discovered(discovery, app.child.pid as number);
   await waitFor(() => app.stdout().includes('\n'), 10_000, 'the app’s own probe.start resolved');
   const told = JSON.parse(app.stdout()) as { same: boolean; port: number };
