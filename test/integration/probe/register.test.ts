@@ -207,3 +207,50 @@ console.log(JSON.stringify({ got, ownHook: globalThis.ownHook === EventEmitter.p
   assert.equal(lines.length, 1, hooked.stderr());
   assert.match(lines[0], /^\[busscope\] .*instrumenting the process's emitters \(BUSSCOPE_EMITTERS=off turns it off\) failed/);
 });
+
+test('an http server with keep-alive clients under register, recorded: the app’s server and its leak on a shared emitter at full detail, Node’s per-connection sockets without dispatches', async () => {
+  const dir = tempDir('busscope-register-http-');
+  const discovery = path.join(dir, 'discovery');
+  fs.writeFileSync(
+    path.join(dir, 'server.js'),
+    `const http = require('node:http');
+const shared = new (require('node:events').EventEmitter)();
+shared.setMaxListeners(0);
+const server = http.createServer((req, res) => { shared.on('tick', function leak() {}); res.end('ok'); });
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+`,
+  );
+  const app = run(dir, ['--require', REGISTER_CJS, 'server.js'], { BUSSCOPE_DISCOVERY_DIR: discovery });
+  const info = await discovered(discovery, app.child.pid as number);
+  await waitFor(() => app.stdout().includes('\n'), 10_000, 'the server listens');
+  const { port } = JSON.parse(app.stdout()) as { port: number };
+  const c = await connect(info);
+  const http = await import('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  onCleanup(() => agent.destroy());
+  const get = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve(body));
+        })
+        .on('error', reject);
+    });
+  const bodies = await Promise.all(Array.from({ length: 20 }, () => get()));
+  assert.deepEqual(new Set(bodies), new Set(['ok']));
+  await c.client.ping();
+  const records = c.records();
+  const names = new Map<number, string>();
+  for (const r of records) if (r.kind === 'bus-created') names.set(r.bus, r.name);
+  const snapshot = await c.client.requestSnapshot();
+  for (const b of snapshot.buses) names.set(b.id, b.name);
+  const dispatched = new Set(records.flatMap((r) => (r.kind === 'dispatch' ? [`${names.get(r.bus)?.replace(/#\d+$/, '')}:${r.type}`] : [])));
+  assert.ok(dispatched.has('Server:request'), `the app's server dispatches: ${[...dispatched].join(', ')}`);
+  assert.ok(![...dispatched].some((d) => d.startsWith('Socket:')), `Node's sockets record no dispatches: ${[...dispatched].join(', ')}`);
+  const leaks = snapshot.subscriptions.filter((s) => s.label === 'leak');
+  assert.equal(leaks.length, 20, 'one leaked listener per request on the shared emitter');
+  assert.ok(leaks.every((s) => s.site?.file === path.join(dir, 'server.js') && s.site.line === 4), 'with the app’s own subscribe line');
+  assert.equal(app.stderr(), '');
+});
