@@ -1,0 +1,124 @@
+// Integration against code nobody here wrote: the `ws` package's WebSocketServer with real ws
+// clients over real sockets (test/fixtures/apps/ws-app.cjs, the BUILT package), a deliberate
+// per-connection listener leak on a shared EventEmitter. A real client attached over the probe's
+// socket feeds the extension's model; the analyses report the leak at the app's own subscribe
+// line, the per-connection WebSocket#n buses (one listener each) are not called a leak, and Node's
+// own MaxListenersExceededWarning still reaches stderr.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import type { BusRecord, SnapshotMessage, StreamMessage } from '../../../runtime-probe/src/protocol/index';
+import { Model } from '../../../extension/src/model/index';
+import { Analyzer } from '../../../extension/src/analyses/index';
+import { cleanup, connect, onCleanup, ROOT, waitFor, withTimeout, type ProbeInfoLike } from './helpers';
+
+after(cleanup);
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/apps/ws-app.cjs');
+const CLIENTS = 14;
+
+interface RunResult {
+  readonly leakLine: number;
+  readonly echoed: number;
+  readonly broadcastListeners: number;
+}
+
+async function spawnWsApp(): Promise<{ info: ProbeInfoLike; stderr: () => string; run: (clients: number, gapMs: number) => Promise<RunResult> }> {
+  const env = { ...process.env };
+  delete env.BUSSCOPE;
+  delete env.BUSSCOPE_RECORD;
+  delete env.NODE_OPTIONS;
+  const child = fork(FIXTURE, [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  onCleanup(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const pending = new Map<number, (m: { ok: boolean; result?: unknown; error?: string }) => void>();
+  let ready: (info: ProbeInfoLike) => void;
+  const readyP = new Promise<ProbeInfoLike>((r) => (ready = r));
+  child.on('message', (m: { event?: string; info?: ProbeInfoLike; id?: number; ok?: boolean; result?: unknown; error?: string }) => {
+    if (m.event === 'ready' && m.info) ready(m.info);
+    else if (m.id !== undefined) pending.get(m.id)?.({ ok: m.ok === true, result: m.result, error: m.error });
+  });
+  child.once('exit', (code) => {
+    for (const p of pending.values()) p({ ok: false, error: `app exited (${code}): ${stderr}` });
+  });
+  const info = await withTimeout(readyP, 10_000, `ws app ready (stderr: ${stderr})`);
+  let nextId = 1;
+  return {
+    info,
+    stderr: () => stderr,
+    run: (clients, gapMs) =>
+      withTimeout(
+        new Promise<RunResult>((resolve, reject) => {
+          const id = nextId++;
+          pending.set(id, (m) => (m.ok ? resolve(m.result as RunResult) : reject(new Error(m.error))));
+          child.send({ id, cmd: 'run', args: { clients, gapMs } });
+        }),
+        20_000,
+        'app run',
+      ),
+  };
+}
+
+test('ws WebSocketServer with real clients: the per-connection leak on the shared hub is reported at the app’s line; one listener per WebSocket is not', async () => {
+  const app = await spawnWsApp();
+  const model = new Model();
+  const messages: StreamMessage[] = [];
+  await connect(app.info, {
+    onMessage: (m: StreamMessage) => {
+      messages.push(m);
+      model.apply(m);
+    },
+  });
+  await waitFor(() => messages.some((m) => m.type === 'snapshot'), 5000, 'the snapshot after welcome');
+  const snapshot = messages.find((m): m is SnapshotMessage => m.type === 'snapshot');
+  assert.ok(snapshot);
+  const names = snapshot.snapshot.buses.map((b) => b.name);
+  assert.ok(names.includes('WebSocketServer#1'), `the ws server as ClassName#n: ${names.join(', ')}`);
+  const hub = snapshot.snapshot.buses.find((b) => b.name === 'hub');
+  assert.ok(hub);
+
+  const result = await app.run(CLIENTS, 25);
+  assert.equal(result.echoed, CLIENTS, 'every real client got its broadcast back');
+  assert.equal(result.broadcastListeners, CLIENTS, 'the leak is real: one listener per connection');
+  const records = (): BusRecord[] => messages.flatMap((m) => (m.type === 'records' ? m.records : []));
+  await waitFor(
+    () => records().filter((r) => r.kind === 'subscribe' && r.bus === hub.id && r.type === 'broadcast').length === CLIENTS,
+    10_000,
+    'every leaked subscribe to arrive',
+  );
+  for (const s of records()) {
+    if (s.kind !== 'subscribe' || s.bus !== hub.id) continue;
+    assert.equal(s.label, 'relay');
+    assert.equal(s.site?.file, FIXTURE);
+    assert.equal(s.site?.line, result.leakLine);
+  }
+  // The server's own emits, one 'headers' per real client's upgrade. (Its 'connection' goes through
+  // `this.emit.bind(this, 'connection')`, bound in ws's constructor before the watch: a per-instance
+  // watch cannot see a bound copy of the original `emit`; the process-wide instrumentation can.)
+  const wssId = snapshot.snapshot.buses.find((b) => b.name === 'WebSocketServer#1')?.id;
+  await waitFor(
+    () => records().filter((r) => r.kind === 'dispatch' && r.bus === wssId && r.type === 'headers').length === CLIENTS,
+    10_000,
+    'the upgrade dispatches',
+  );
+  const sockets = [...model.buses.values()].filter((b) => /^WebSocket#\d+$/.test(b.name));
+  assert.equal(sockets.length, CLIENTS, 'one bus per server-side WebSocket');
+
+  const warnings = new Analyzer(model).run().warnings;
+  const growth = warnings.filter((w) => w.kind === 'listener-growth');
+  assert.equal(growth.length, 1, `one listener-growth warning: ${growth.map((w) => w.title).join(' | ')}`);
+  const leak = growth[0];
+  assert.ok(leak.kind === 'listener-growth');
+  assert.deepEqual(leak.subjects.types.map((t) => `${t.busName}/${t.type}`), ['hub/broadcast']);
+  assert.equal(leak.sites[0]?.file, FIXTURE);
+  assert.equal(leak.sites[0]?.line, result.leakLine);
+  assert.equal(leak.evidence.repeated?.sharedEmitter, true);
+  assert.equal(leak.evidence.repeated?.count, CLIENTS);
+
+  // Node's own warning was not suppressed by the probe.
+  await waitFor(() => app.stderr().includes('MaxListenersExceededWarning'), 5000, `Node's warning on stderr (stderr: ${app.stderr()})`);
+});
