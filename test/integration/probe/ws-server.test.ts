@@ -3,7 +3,8 @@
 // per-connection listener leak on a shared EventEmitter. A real client attached over the probe's
 // socket feeds the extension's model; the analyses report the leak at the app's own subscribe
 // line, the per-connection WebSocket#n buses (one listener each) are not called a leak, and Node's
-// own MaxListenersExceededWarning still reaches stderr.
+// own MaxListenersExceededWarning still reaches stderr — and, through the probe's 'warning'
+// listener, the warning's evidence.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
@@ -108,6 +109,11 @@ test('ws WebSocketServer with real clients: the per-connection leak on the share
   const sockets = [...model.buses.values()].filter((b) => /^WebSocket#\d+$/.test(b.name));
   assert.equal(sockets.length, CLIENTS, 'one bus per server-side WebSocket');
 
+  // Node's own MaxListenersExceededWarning (hub has the default maxListeners, 10) reaches the model.
+  await waitFor(() => messages.some((m) => m.type === 'emitter-warning'), 5000, 'the emitter-warning message');
+  const nodeWarning = messages.find((m) => m.type === 'emitter-warning');
+  assert.ok(nodeWarning?.type === 'emitter-warning');
+  assert.deepEqual([nodeWarning.bus, nodeWarning.event, nodeWarning.count, nodeWarning.emitter], [hub.id, 'broadcast', 11, 'EventEmitter']);
   const warnings = new Analyzer(model).run().warnings;
   const growth = warnings.filter((w) => w.kind === 'listener-growth');
   assert.equal(growth.length, 1, `one listener-growth warning: ${growth.map((w) => w.title).join(' | ')}`);
@@ -118,6 +124,15 @@ test('ws WebSocketServer with real clients: the per-connection leak on the share
   assert.equal(leak.sites[0]?.line, result.leakLine);
   assert.equal(leak.evidence.repeated?.sharedEmitter, true);
   assert.equal(leak.evidence.repeated?.count, CLIENTS);
+  assert.equal(leak.evidence.nodeWarning?.count, 11, 'Node’s warning is part of the evidence');
+  assert.match(leak.evidence.nodeWarning?.message ?? '', /11 broadcast listeners added/);
+  assert.match(leak.explanation, /MaxListenersExceededWarning/);
+
+  // A client attaching later gets the warning too (after its snapshot).
+  const late = await connect(app.info);
+  await waitFor(() => late.messages.some((m) => m.type === 'emitter-warning'), 5000, 'the stored warning for a late client');
+  const firstSnapshot = late.messages.findIndex((m) => m.type === 'snapshot');
+  assert.ok(firstSnapshot >= 0 && firstSnapshot < late.messages.findIndex((m) => m.type === 'emitter-warning'));
 
   // Node's own warning was not suppressed by the probe.
   await waitFor(() => app.stderr().includes('MaxListenersExceededWarning'), 5000, `Node's warning on stderr (stderr: ${app.stderr()})`);
