@@ -116,3 +116,24 @@ test('throwing listener of an emitter: the wording says the error leaves emit', 
   assert.ok(w);
   assert.match(w.explanation, /the error leaves `emit`/);
 });
+
+test("Node's MaxListenersExceededWarning is evidence, and a trigger of its own while the listeners stay", () => {
+  const model = new Model();
+  const s = new StreamBuilder().welcome().busCreated(1, 'bus-events', 0);
+  // Eleven at once (a loop): not growth by Busscope's own triggers…
+  for (let i = 1; i <= 11; i++) s.subscribe({ id: i, bus: 1, type: 'Symbol(tick)', label: 'onTick', site: LEAK, time: 100 });
+  s.into(model);
+  assert.deepEqual(warningsOf(model, 'listener-growth'), []);
+  // …but Node warned about this emitter and event.
+  const message = 'Possible EventEmitter memory leak detected. 11 Symbol(tick) listeners added to [EventEmitter]. MaxListeners is 10.';
+  model.apply({ type: 'emitter-warning', warning: 'max-listeners', time: 101, bus: 1, emitter: 'EventEmitter', event: 'Symbol(tick)', count: 11, message });
+  const [w] = warningsOf(model, 'listener-growth');
+  assert.ok(w);
+  assert.deepEqual(w.evidence.nodeWarning, { count: 11, time: 101, message });
+  assert.match(w.explanation, /MaxListenersExceededWarning, at 11 listeners/);
+  assert.deepEqual(w.sites, [LEAK]);
+  // Removed below the count Node warned at: the warning goes.
+  for (let i = 1; i <= 6; i++) s.unsubscribe(i, 'dispose', 0, 200);
+  s.into(model);
+  assert.deepEqual(warningsOf(model, 'listener-growth'), []);
+});
