@@ -23,6 +23,7 @@ interface RunResult {
   readonly leakLine: number;
   readonly echoed: number;
   readonly broadcastListeners: number;
+  readonly caught: string | null;
 }
 
 async function spawnWsApp(): Promise<{ info: ProbeInfoLike; stderr: () => string; run: (clients: number, gapMs: number) => Promise<RunResult> }> {
@@ -127,6 +128,26 @@ test('ws WebSocketServer with real clients: the per-connection leak on the share
   assert.equal(leak.evidence.nodeWarning?.count, 11, 'Node’s warning is part of the evidence');
   assert.match(leak.evidence.nodeWarning?.message ?? '', /11 broadcast listeners added/);
   assert.match(leak.explanation, /MaxListenersExceededWarning/);
+
+  // Throwing and slow listeners, the typo'd event, meta-events and Symbol names, on emitters.
+  assert.equal(result.caught, 'job failed', 'the app still gets its listener’s throw from emit');
+  await waitFor(() => records().some((r) => r.kind === 'dispatch' && r.bus === hub.id && r.type === 'Symbol(flush)'), 5000, 'the Symbol dispatch');
+  const all = new Analyzer(model, { thresholds: { neverDispatched: { graceMs: 0 } } }).run().warnings;
+  const throwing = all.find((w) => w.kind === 'throwing-handler');
+  assert.ok(throwing, `a throwing-handler warning: ${all.map((w) => w.title).join(' | ')}`);
+  assert.match(throwing.title, /failingJob threw 1 time: Error: job failed/);
+  assert.equal(throwing.sites[0]?.file, FIXTURE);
+  const slow = all.find((w) => w.kind === 'slow-handler');
+  assert.match(slow?.title ?? '', /slowStats/);
+  const typo = all.find((w) => w.kind === 'unheard-dispatch');
+  assert.ok(typo?.kind === 'unheard-dispatch');
+  assert.deepEqual([typo.subjects.types[0]?.busName, typo.subjects.types[0]?.type, typo.evidence.nearMisses[0]?.type], ['WebSocketServer#1', 'conection', 'connection']);
+  assert.deepEqual(
+    all.filter((w) => w.subjects.types.some((t) => t.type === 'newListener' || t.type === 'removeListener')).map((w) => w.title),
+    [],
+    'meta-events are lifecycle',
+  );
+  assert.deepEqual(all.filter((w) => w.kind === 'unheard-dispatch').length, 1, 'only the typo is unheard');
 
   // A client attaching later gets the warning too (after its snapshot).
   const late = await connect(app.info);
