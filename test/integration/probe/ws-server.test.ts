@@ -9,7 +9,19 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import type { BusRecord, SnapshotMessage, StreamMessage } from '../../../runtime-probe/src/protocol/index';
+import net from 'node:net';
+import {
+  FrameDecoder,
+  FrameKind,
+  MAX_PROBE_FRAME_BYTES,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  encodeControlFrame,
+  parseProbeMessage,
+  type BusRecord,
+  type ProbeMessage,
+  type SnapshotMessage,
+  type StreamMessage,
+} from '../../../runtime-probe/src/protocol/index';
 import { Model } from '../../../extension/src/model/index';
 import { Analyzer } from '../../../extension/src/analyses/index';
 import { cleanup, connect, onCleanup, ROOT, waitFor, withTimeout, type ProbeInfoLike } from './helpers';
@@ -63,6 +75,39 @@ async function spawnWsApp(): Promise<{ info: ProbeInfoLike; stderr: () => string
         'app run',
       ),
   };
+}
+
+/** Control messages a client without `hello.features` receives up to its first pong. */
+function oldClientMessages(info: ProbeInfoLike): Promise<ProbeMessage[]> {
+  return withTimeout(
+    new Promise<ProbeMessage[]>((resolve, reject) => {
+      const socket = net.connect({ host: info.host, port: info.port });
+      onCleanup(() => {
+        socket.destroy();
+      });
+      const frames = new FrameDecoder(MAX_PROBE_FRAME_BYTES);
+      const out: ProbeMessage[] = [];
+      socket.on('connect', () => {
+        socket.write(encodeControlFrame({ type: 'hello', token: info.token, protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS], clientName: 'old-client' }));
+        socket.write(encodeControlFrame({ type: 'ping', requestId: 1 }));
+      });
+      socket.on('data', (chunk: Buffer) => {
+        frames.push(chunk);
+        for (let f = frames.next(); f; f = frames.next()) {
+          if (f.kind !== FrameKind.Control) continue;
+          const m = parseProbeMessage(f.body);
+          out.push(m);
+          if (m.type === 'pong') {
+            socket.destroy();
+            resolve(out);
+          }
+        }
+      });
+      socket.on('error', reject);
+    }),
+    5000,
+    'an old client up to its pong',
+  );
 }
 
 test('ws WebSocketServer with real clients: the per-connection leak on the shared hub is reported at the app’s line; one listener per WebSocket is not', async () => {
@@ -154,6 +199,11 @@ test('ws WebSocketServer with real clients: the per-connection leak on the share
   await waitFor(() => late.messages.some((m) => m.type === 'emitter-warning'), 5000, 'the stored warning for a late client');
   const firstSnapshot = late.messages.findIndex((m) => m.type === 'snapshot');
   assert.ok(firstSnapshot >= 0 && firstSnapshot < late.messages.findIndex((m) => m.type === 'emitter-warning'));
+
+  // A client that predates the feature (no `features` in hello) never gets the message.
+  const old = await oldClientMessages(app.info);
+  assert.ok(old.some((m) => m.type === 'snapshot') && old.some((m) => m.type === 'pong'));
+  assert.deepEqual(old.filter((m) => m.type === 'emitter-warning'), []);
 
   // Node's own warning was not suppressed by the probe.
   await waitFor(() => app.stderr().includes('MaxListenersExceededWarning'), 5000, `Node's warning on stderr (stderr: ${app.stderr()})`);
