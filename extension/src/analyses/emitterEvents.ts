@@ -10,6 +10,12 @@ import type { NearMissEvidence } from './warning';
 
 export const META_EVENTS: ReadonlySet<string> = new Set(['newListener', 'removeListener']);
 
+/**
+ * Listeners that exist so the event is handled if it ever comes: Node throws an `'error'` emitted
+ * with no listener, so every careful app adds one that, with luck, never runs. Not "never dispatched".
+ */
+export const SAFETY_NET_EVENTS: ReadonlySet<string> = new Set(['error']);
+
 /** `Socket` for an instance bus named `Socket#12` (the probe's default emitter names), else null. */
 export function instanceClass(busName: string): string | null {
   const m = /^(.+)#\d+$/.exec(busName);

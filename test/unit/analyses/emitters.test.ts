@@ -77,6 +77,17 @@ test('per class: instances leaking from the same line are one warning that count
   assert.match(growth[0].title, /2 other Socket instances/);
 });
 
+test("an 'error' listener that never runs is a safety net, not a never-dispatched subscription", () => {
+  const model = new Model();
+  const s = new StreamBuilder().welcome().busCreated(1, 'Server#1', 0);
+  s.subscribe({ id: 1, bus: 1, type: 'error', label: 'onServerError', site: LEAK, time: 0 });
+  s.subscribe({ id: 2, bus: 1, type: 'listening', label: 'onListening', site: LEAK, time: 0 });
+  s.wait(10_000);
+  s.dispatch({ bus: 1, type: 'request' }); // the clock moves on
+  s.into(model);
+  assert.deepEqual(warningsOf(model, 'never-dispatched').map((w) => w.subjects.types.map((t) => t.type)), [['listening']]);
+});
+
 test('meta-events: newListener / removeListener are lifecycle — never unheard, never "never dispatched"', () => {
   const model = new Model();
   const s = new StreamBuilder().welcome().busCreated(1, 'EventEmitter#1', 0);
@@ -84,6 +95,7 @@ test('meta-events: newListener / removeListener are lifecycle — never unheard,
   s.subscribe({ id: 2, bus: 1, type: 'removeListeners', label: 'x', site: LEAK, time: 0 });
   s.dispatch({ bus: 1, type: 'removeListener', start: 10 }); // as an older probe or a trace might carry it
   s.wait(10_000);
+  s.dispatch({ bus: 1, type: 'request' }); // the clock moves on
   s.into(model);
   const warnings = analyze(model, { kinds: ['unheard-dispatch', 'never-dispatched'] });
   assert.deepEqual(
