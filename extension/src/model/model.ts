@@ -8,6 +8,7 @@ import {
   type BusRecord,
   type DispatchRecord,
   type DropReason,
+  type EmitterWarningMessage,
   type ErrorMessage,
   type HandlerErrorRecord,
   type HandlerRecord,
@@ -236,6 +237,9 @@ export class Model {
         break;
       case 'breakpoints':
       case 'pong':
+        break;
+      case 'emitter-warning':
+        this.applyEmitterWarning(message);
         break;
       default:
         assertNever(message, 'stream message');
@@ -825,6 +829,19 @@ export class Model {
         if (sub.active && !present.has(sub.id)) this.endSubscription(sub, s.time, 'missing-from-snapshot');
       }
     }
+  }
+
+  /**
+   * Node's MaxListenersExceededWarning for a watched emitter: kept on its bus per event name, as
+   * evidence for the listener-growth warning. Warnings about emitters that are not watched (no
+   * bus) or not known have nothing to attach to.
+   */
+  private applyEmitterWarning(m: EmitterWarningMessage): void {
+    if (m.bus === null) return;
+    const bus = this.buses.get(m.bus);
+    if (bus === undefined) return;
+    bus.maxListenersWarnings.set(m.event, { count: m.count, time: m.time, message: m.message });
+    this.version++;
   }
 
   private applyError(m: ErrorMessage): void {

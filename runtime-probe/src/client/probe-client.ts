@@ -4,6 +4,7 @@
 
 import net from 'node:net';
 import {
+  CLIENT_FEATURES,
   FRAME_HEADER_BYTES,
   FRAME_STALL_TIMEOUT_MS,
   FrameDecoder,
@@ -139,6 +140,8 @@ export class ProbeClient {
           token: options.token,
           protocolVersions: [...versions],
           clientName: options.clientName ?? 'busscope-client',
+          // This client hands every message to `onMessage`, so it can take the optional ones too.
+          features: [CLIENT_FEATURES.emitterWarning],
         };
         socket.write(encodeControlFrame(hello));
       });
@@ -318,6 +321,7 @@ export class ProbeClient {
       }
       case 'welcome':
       case 'records':
+      case 'emitter-warning':
         return;
       default: {
         const never: never = message;
