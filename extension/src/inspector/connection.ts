@@ -15,6 +15,8 @@ import type {
   WebviewToHost,
 } from '../../../webview/src/messages';
 import { assertNever, describeMessage, emptyDispatchColumns, emptyHandlerColumns, emptySession, INSPECTOR_MESSAGES_VERSION, isWebviewToHost } from '../../../webview/src/messages';
+import { parseGroupSelection } from '../../../webview/src/graph/busGroups';
+import { busClassOf, LibraryClassifier } from '../views/busGroups';
 import { InspectorFeed, type FeedOptions } from './feed';
 import { DeltaPump, SYSTEM_CLOCK, type PumpClock } from './pump';
 import { DEFAULT_COMMANDS, type InspectorSessionInfo, type InspectorSource } from './source';
@@ -237,6 +239,14 @@ export class InspectorConnection {
     const buses = new Set<number>();
     if (t?.kind === 'bus') buses.add(t.id);
     else if (t?.kind === 'group') {
+      // A class node ("Socket ×500") or the libraries node stands for all its buses.
+      const group = parseGroupSelection(t.key);
+      if (group !== null) {
+        const classifier = new LibraryClassifier();
+        for (const b of s.model.buses.values()) {
+          if (group.kind === 'libraries' ? classifier.isLibrary(b) : busClassOf(b.name)?.className === group.className) buses.add(b.id);
+        }
+      }
       for (const id of t.subscriptions) {
         const sub = s.model.subscriptions.get(id);
         if (sub !== undefined) buses.add(sub.bus);

@@ -24,6 +24,15 @@ export function classGroupKey(className: string, library: boolean): string {
   return `\u0000${library ? 'L' : 'A'}:${className}`;
 }
 
+/** What a group node's selection key (`c` + group key) stands for; null for any other key. */
+export function parseGroupSelection(key: string): { readonly kind: 'libraries' } | { readonly kind: 'class'; readonly className: string; readonly library: boolean } | null {
+  if (!key.startsWith('c\u0000')) return null;
+  const k = key.slice(1);
+  if (k === LIBRARIES_GROUP) return { kind: 'libraries' };
+  const m = /^\u0000([AL]):(.+)$/.exec(k);
+  return m === null ? null : { kind: 'class', className: m[2], library: m[1] === 'L' };
+}
+
 export interface BusRef {
   readonly id: number;
   readonly name: string;

@@ -453,7 +453,8 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       }
     }
     typeCount += types;
-    node.count = members.length;
+    // As for a collapsed bus, the badge counts types; the label carries the instances ("Socket ×500").
+    node.count = types;
     all.sort(byExecutionOrder);
     for (const s of all.slice(0, 200)) refSubscriptions.push(s.id);
     linkFoldedSites(node, sitesOfGroup);
