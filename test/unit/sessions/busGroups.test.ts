@@ -10,6 +10,11 @@ import { aggregateBuses, BUS_PAGE_SIZE, busClassOf, groupBuses, LibraryClassifie
 import { busesOfNode, busListNodes, busListOf, type BusList } from '../../../extension/src/views/busTree';
 import type { BusscopeNode } from '../../../extension/src/views/nodes';
 import { SessionManager } from '../../../extension/src/sessions/sessionManager';
+import { Session } from '../../../extension/src/sessions/session';
+import { inspectorSessionInfo } from '../../../extension/src/sessions/inspectorSource';
+import { InspectorConnection } from '../../../extension/src/inspector/connection';
+import { INSPECTOR_MESSAGES_VERSION } from '../../../webview/src/messages';
+import { classGroupKey, LIBRARIES_GROUP } from '../../../webview/src/graph/busGroups';
 import type { BusRecord, SiteInfo, WelcomeMessage } from '../../../runtime-probe/src/protocol/index';
 import { appInfo } from '../../../runtime-probe/src/probe/app-info';
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
@@ -174,6 +179,38 @@ describe('focus: library emitters at full detail while the user looks', () => {
       manager.dispose();
       await server.close();
       clearInterval(keepAlive);
+    }
+  });
+});
+
+describe('focus from the inspector', () => {
+  test('a selected library bus, class node or libraries node asks the session for its buses; another selection withdraws them', () => {
+    const session = new Session({ id: 'srv', source: { kind: 'address', host: '127.0.0.1', port: 1, token: 't' } });
+    const connection = new InspectorConnection(
+      { sessions: () => [inspectorSessionInfo(session)], onDidChangeSessions: () => ({ dispose: () => undefined }) },
+      { post: () => undefined, openSource: () => undefined, runCommand: () => undefined, exportRangeStats: async () => null, showError: () => undefined },
+    );
+    try {
+      const records: BusRecord[] = [];
+      let sub = 0;
+      const emitters: [string, SiteInfo][] = [['chat', APP_SITE], ['Socket#1', NODE_SITE], ['Socket#2', NODE_SITE], ['Socket#3', NODE_SITE], ['Parser#1', LIB_SITE]];
+      emitters.forEach(([name, site], i) => {
+        records.push({ kind: 'bus-created', time: 0, bus: i + 1, name });
+        records.push({ kind: 'subscribe', time: 1, subscriptionId: ++sub, bus: i + 1, type: 'data', priority: 0, label: null, owner: null, once: false, site });
+      });
+      session.model.applyRecords(records);
+      connection.receive({ type: 'ready', version: INSPECTOR_MESSAGES_VERSION, state: null });
+      connection.receive({ type: 'select', target: { kind: 'bus', id: 3 } });
+      assert.deepEqual(session.focus.buses, [3]);
+      connection.receive({ type: 'select', target: { kind: 'group', key: `c${classGroupKey('Socket', true)}`, subscriptions: [2] } });
+      assert.deepEqual(session.focus.buses, [2, 3, 4], 'the class node stands for every instance');
+      connection.receive({ type: 'select', target: { kind: 'group', key: `c${LIBRARIES_GROUP}`, subscriptions: [] } });
+      assert.deepEqual(session.focus.buses, [2, 3, 4, 5], 'the libraries node stands for every library emitter, not the app\'s own');
+      connection.receive({ type: 'select', target: null });
+      assert.deepEqual(session.focus.buses, []);
+    } finally {
+      connection.dispose();
+      session.dispose();
     }
   });
 });
