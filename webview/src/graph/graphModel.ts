@@ -270,7 +270,6 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
   }
   // Types of buses the store never described still show, under a placeholder bus.
   for (const busId of typesByBus.keys()) if (!store.buses.has(busId)) buses.push({ id: busId, name: store.busName(busId) });
-  buses.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
 
   function addBus(bus: { id: number; name: string }): void {
     const types = (typesByBus.get(bus.id) ?? []).slice().sort((a, b) => a.name.localeCompare(b.name) || a.index - b.index);
@@ -388,7 +387,10 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
   let groupIds = 0;
   const busGroupOf = new Map<number, { key: string; label: string }>();
   const grouping = opts.busFilter || text ? null : groupBuses(buses, store.subscriptions.values());
-  if (grouping === null) for (const bus of buses) addBus(bus);
+  if (grouping === null) {
+    buses.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+    for (const bus of buses) addBus(bus);
+  }
   else {
     if (grouping.libraries.length > 0) {
       addGroup(LIBRARIES_GROUP, 'libraries', grouping.libraries.flatMap(entryBuses), () => {
