@@ -15,7 +15,7 @@ const skip = chromiumUnavailable();
 
 interface PageWindow {
   busscopeInspector: Inspector;
-  harness: { opened: { file: string; line: number }[]; run(n: number): void; fromWebview: { type: string }[] };
+  harness: { opened: { file: string; line: number }[]; run(n: number): void; fromWebview: { type: string }[]; focused: (readonly number[])[] };
 }
 
 /** Share of the canvas's pixels that differ from its background colour. */
@@ -394,6 +394,35 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
       await page.locator('article.warning[data-kind=listener-growth] .focus-btn').click();
       await page.waitForSelector('.focus-chip:not([hidden])');
       await page.screenshot({ path: path.join(OUT_DIR, 'inspector-focus-dark.png') });
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an instrumented http server: emitters grouped by class, library emitters in one collapsed group, focus on select (screenshot)', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'emitters', theme: 'dark' });
+    try {
+      const busRows = () => page.locator('[data-testid=node-list] [data-kind=bus]').evaluateAll((els) => els.map((e) => e.querySelector('.node-label')?.textContent ?? ''));
+      let rows = await busRows();
+      assert.deepEqual(rows.slice(0, 4), ['libraries', 'chat', 'Room ×3', 'Server#1'], rows.join(' | '));
+      const nodes = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.graphModel()!.nodes.length);
+      assert.ok(nodes < 80, `1,500 emitters make a graph of ${nodes} nodes`);
+      // One lane per event type of a collapsed group.
+      const laneTitles = await page.locator('[data-testid=timeline-lanes] .lane-label').evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? ''));
+      assert.ok(laneTitles.includes('libraries · data') && laneTitles.includes('Room ×3 · join'), laneTitles.join(' | '));
+      assert.ok(laneTitles.length <= 12, `${laneTitles.length} lanes`);
+
+      // Expanding the libraries group shows its classes.
+      await page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: 'libraries' }).locator('.caret').click();
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=node-list] [data-kind=bus]')].some((e) => e.textContent?.includes('Socket ×300')));
+      rows = await busRows();
+      for (const c of ['IncomingMessage ×600', 'ServerResponse ×600', 'Socket ×300']) assert.ok(rows.some((r) => r.includes(c)), `${c} in ${rows.join(' | ')}`);
+
+      // Selecting the sockets asks the session to record all 300 at full detail.
+      await page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: 'Socket ×300' }).locator('.node-label').click();
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.some((f) => f.length === 300));
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-emitters-dark.png') });
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

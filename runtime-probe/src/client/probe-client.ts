@@ -200,6 +200,16 @@ export class ProbeClient {
     );
   }
 
+  /**
+   * Asks for these library buses at the session's full detail (replacing this client's previous
+   * list; [] clears); resolves with the effective config. Protocol version 2.
+   */
+  focus(buses: readonly number[]): Promise<RecordingConfig> {
+    return this.request('configured', (requestId) => ({ type: 'focus', requestId, buses: [...buses] })).then(
+      (m) => (m as Extract<ProbeMessage, { type: 'configured' }>).config,
+    );
+  }
+
   /** Resolves once every record the app produced before this call has been delivered (or counted as dropped). */
   ping(): Promise<void> {
     return this.request('pong', (requestId) => ({ type: 'ping', requestId })).then(() => undefined);
