@@ -19,6 +19,12 @@ const HANDLER_COUNTS = [1, 5, 10] as const;
 const E2E_MS = 1000;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
+/** BENCH_PROFILE_DIR=dir: every child writes a CPU profile there (where the recording cost goes). */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
 /** A forked TypeScript child driven by one-reply-per-command IPC. */
 class Child<C, R extends { type: string }> {
   private readonly child: ChildProcess;
@@ -27,7 +33,7 @@ class Child<C, R extends { type: string }> {
     const env = { ...process.env };
     delete env.BUSSCOPE;
     delete env.BUSSCOPE_RECORD;
-    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx', ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child.on('message', (r: R) => this.waiting.shift()?.(r));
     this.child.on('exit', (code) => {
       for (const w of this.waiting) w({ type: 'error', message: `${file} exited (${code})` });
@@ -77,17 +83,22 @@ export async function run(): Promise<void> {
     for (let p = 0; p < processes; p++) {
       const app = new Child<AppCommand, AppReply>('recording-app.child.ts');
       try {
-        await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured'); // warm-up, not reported
+        // Every cell is warmed up first (its bus's first dispatches compile its handlers' code; the first
+        // recorded ones compile the recording path): steady cost is compared with steady cost.
         const det = new Map<number, number>();
-        for (const n of HANDLER_COUNTS) det.set(n, (await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured')).nsPerDispatch);
+        for (const n of HANDLER_COUNTS) {
+          await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured'); // warm-up, not reported
+          det.set(n, (await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured')).nsPerDispatch);
+        }
         const info = await app.ask({ cmd: 'start-probe' }, 'probe');
         await reader.ask({ cmd: 'connect', port: info.port, token: info.token }, 'ready');
         await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
         await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
-        // Warm-up of the recording path (JIT, first drains and definitions), not reported but counted.
-        let made = (await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured')).dispatches;
+        let made = 0;
         const rec = new Map<number, number>();
         for (const n of HANDLER_COUNTS) {
+          // Warm-up of the recording path (JIT, first drains and definitions), not reported but counted.
+          made += (await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured')).dispatches;
           const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
           rec.set(n, r.nsPerDispatch);
           made += r.dispatches;
