@@ -5,7 +5,7 @@
 // are counted (not runs). Reported: the median of the per-process ratios with the p10–p90 spread, and
 // the machine's load (other work shares it). Then end to end: the client applies every message to the
 // extension's model; records/s into the model, and delivered + dropped = dispatched exactly.
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +57,49 @@ class Child<C, R extends { type: string }> {
   }
 }
 
+/**
+ * `busscope tail <port> --token … --detail dispatch` in its own process, its stdout a pipe this
+ * process reads as fast as it comes (nobody is slow to read it), counting dispatch records and the
+ * dispatches that `drops` records say were lost.
+ */
+class Tail {
+  private readonly child: ChildProcess;
+  dispatchRecords = 0;
+  droppedDispatches = 0;
+  private rest = '';
+  constructor(port: number, token: string) {
+    const cli = path.resolve(here, '../runtime-probe/dist/cli.cjs');
+    this.child = spawn(process.execPath, [cli, 'tail', String(port), '--token', token, '--detail', 'dispatch'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.child.stdout?.setEncoding('utf8');
+    this.child.stdout?.on('data', (chunk: string) => this.take(chunk));
+  }
+  private take(chunk: string): void {
+    const text = this.rest + chunk;
+    let at = 0;
+    for (let nl = text.indexOf('\n', at); nl >= 0; nl = text.indexOf('\n', at)) {
+      if (text.startsWith('{"kind":"dispatch"', at)) this.dispatchRecords++;
+      else if (text.startsWith('{"kind":"drops"', at)) this.droppedDispatches += (JSON.parse(text.slice(at, nl)) as { dispatches: number }).dispatches;
+      at = nl + 1;
+    }
+    this.rest = text.slice(at);
+  }
+  /** Waits until every one of `dispatched` is printed or counted as dropped (tail has no ping: polls). */
+  async settle(dispatched: number, what: string): Promise<void> {
+    const until = Date.now() + 20_000;
+    while (this.dispatchRecords + this.droppedDispatches < dispatched && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50)); // nothing more arrives than was dispatched
+    if (this.dispatchRecords + this.droppedDispatches !== dispatched) {
+      throw new Error(`${what}: dispatched ${dispatched}, tail printed ${this.dispatchRecords} + ${this.droppedDispatches} dropped`);
+    }
+  }
+  async stop(): Promise<void> {
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill();
+  }
+}
+
 function percentile(values: readonly number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.round((s.length - 1) * p)))] ?? NaN;
@@ -75,6 +118,15 @@ export async function run(): Promise<void> {
   const detached = new Map<number, number[]>();
   const recording = new Map<number, number[]>();
   const ratios = new Map<number, number[]>();
+  const cpuRatios = new Map<number, number[]>();
+  const tailRecording = new Map<number, number[]>();
+  const tailRatios = new Map<number, number[]>();
+  const tailCpuRatios = new Map<number, number[]>();
+  let tailDispatched = 0;
+  let tailDropped = 0;
+  const push = (m: Map<number, number[]>, n: number, v: number): void => {
+    m.set(n, [...(m.get(n) ?? []), v]);
+  };
   let dispatched = 0;
   let dropped = 0;
   const e2e: { rate: number; dropped: number; dispatched: number }[] = [];
@@ -86,9 +138,12 @@ export async function run(): Promise<void> {
         // Every cell is warmed up first (its bus's first dispatches compile its handlers' code; the first
         // recorded ones compile the recording path): steady cost is compared with steady cost.
         const det = new Map<number, number>();
+        const detCpu = new Map<number, number>();
         for (const n of HANDLER_COUNTS) {
           await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured'); // warm-up, not reported
-          det.set(n, (await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured')).nsPerDispatch);
+          const d = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
+          det.set(n, d.nsPerDispatch);
+          detCpu.set(n, d.cpuNsPerDispatch);
         }
         const info = await app.ask({ cmd: 'start-probe' }, 'probe');
         await reader.ask({ cmd: 'connect', port: info.port, token: info.token }, 'ready');
@@ -101,6 +156,7 @@ export async function run(): Promise<void> {
           made += (await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured')).dispatches;
           const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
           rec.set(n, r.nsPerDispatch);
+          push(cpuRatios, n, r.cpuNsPerDispatch / (detCpu.get(n) as number));
           made += r.dispatches;
         }
         const counts = (await reader.ask({ cmd: 'sync' }, 'counts')).counts;
@@ -115,9 +171,28 @@ export async function run(): Promise<void> {
           recording.set(n, [...(recording.get(n) ?? []), r]);
           ratios.set(n, [...(ratios.get(n) ?? []), r / d]);
         }
+        // The same cells with `busscope tail --detail dispatch` writing to a pipe as the only client.
+        await app.ask({ cmd: 'wait-recording', on: false }, 'recording');
+        const tail = new Tail(info.port, info.token);
+        try {
+          await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
+          let tailMade = 0;
+          for (const n of HANDLER_COUNTS) {
+            tailMade += (await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured')).dispatches; // warm-up, counted
+            const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
+            tailMade += r.dispatches;
+            push(tailRecording, n, r.nsPerDispatch);
+            push(tailRatios, n, r.nsPerDispatch / (det.get(n) as number));
+            push(tailCpuRatios, n, r.cpuNsPerDispatch / (detCpu.get(n) as number));
+          }
+          await tail.settle(tailMade, `tail, process ${p}`);
+          tailDispatched += tailMade;
+          tailDropped += tail.droppedDispatches;
+        } finally {
+          await tail.stop();
+        }
         // End to end into the extension's model: one handler per type, flat out.
         if (p < 3) {
-          await app.ask({ cmd: 'wait-recording', on: false }, 'recording');
           await reader.ask({ cmd: 'connect', port: info.port, token: info.token, model: true }, 'ready');
           await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
           await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
@@ -144,6 +219,15 @@ export async function run(): Promise<void> {
     spread(detached.get(n) ?? [], ns),
     spread(recording.get(n) ?? [], ns),
     spread(ratios.get(n) ?? [], formatRatio),
+    spread(cpuRatios.get(n) ?? [], formatRatio),
+    n === 1 ? '≤ 2×' : n === 10 ? '≤ 1.3×' : '—',
+  ]);
+  const tailRows = HANDLER_COUNTS.map((n) => [
+    `${n} handler${n > 1 ? 's' : ''} per type`,
+    spread(detached.get(n) ?? [], ns),
+    spread(tailRecording.get(n) ?? [], ns),
+    spread(tailRatios.get(n) ?? [], formatRatio),
+    spread(tailCpuRatios.get(n) ?? [], formatRatio),
     n === 1 ? '≤ 2×' : n === 10 ? '≤ 1.3×' : '—',
   ]);
   const e2eRates = e2e.map((e) => e.rate);
@@ -152,8 +236,14 @@ export async function run(): Promise<void> {
       `${processes} app processes (one bus build each), ${ms} ms per cell; 8 event types interleaved, 1 in 32 collide dispatches nests a damage dispatch; ` +
       `dispatches counted (nested included). Client: a real ProbeClient in another process over the real socket. Ratio = recording ÷ detached per process; ` +
       `median with p10–p90. Load average ${loadBefore.map((l) => l.toFixed(1)).join(' / ')} before, ${loadAfter.map((l) => l.toFixed(1)).join(' / ')} after (2 cores, shared).\n\n` +
-      markdownTable(['workload', 'detached', 'recording', 'ratio', 'target'], rows) +
+      `CPU ratio: the app process's CPU time (user + system) per dispatch, recording ÷ detached — less disturbed than wall time by other work on the machine; ` +
+      `it includes the probe's encoding and socket writes, which run in the app.\n\n` +
+      markdownTable(['workload', 'detached', 'recording', 'ratio', 'CPU ratio', 'target'], rows) +
       `\n\nDelivered + dropped = dispatched, exactly, in every process: ${formatOps(dispatched)} dispatched, ${formatOps(dropped)} dropped (counted).\n\n` +
+      `### With \`busscope tail <port> --detail dispatch\` writing to a pipe\n\n` +
+      `The same app processes and cells; the only client is the CLI in its own process, its stdout a pipe read as fast as it comes.\n\n` +
+      markdownTable(['workload', 'detached', 'recording', 'ratio', 'CPU ratio', 'target'], tailRows) +
+      `\n\nPrinted + dropped = dispatched, exactly, in every process: ${formatOps(tailDispatched)} dispatched, ${formatOps(tailDropped)} dropped (counted).\n\n` +
       `### End to end into the extension's model\n\n` +
       markdownTable(
         ['processes', 'records/s into the model', 'target', 'dropped (counted)', 'delivered + dropped = dispatched'],
