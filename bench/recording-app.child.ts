@@ -7,6 +7,8 @@ import { EventBus, probe } from 'busscope-probe';
 export type AppCommand =
   | { readonly cmd: 'measure'; readonly handlers: number; readonly ms: number }
   | { readonly cmd: 'start-probe' }
+  /** Records at least `dispatches` of the workload (1 handler per type) to a trace file at detail `dispatch` (the ingest cell's input). */
+  | { readonly cmd: 'record-trace'; readonly file: string; readonly dispatches: number }
   | { readonly cmd: 'stop-probe' }
   /** Replies once the probe records (or not), i.e. the client's configure took effect. */
   | { readonly cmd: 'wait-recording'; readonly on: boolean }
@@ -16,6 +18,7 @@ export type AppReply =
   | { readonly type: 'measured'; readonly handlers: number; readonly nsPerDispatch: number; readonly cpuNsPerDispatch: number; readonly dispatches: number }
   | { readonly type: 'probe'; readonly port: number; readonly token: string }
   | { readonly type: 'stopped' }
+  | { readonly type: 'recorded'; readonly dispatches: number }
   | { readonly type: 'recording'; readonly on: boolean }
   | { readonly type: 'error'; readonly message: string };
 
@@ -97,6 +100,16 @@ async function handle(c: AppCommand): Promise<AppReply | undefined> {
       for (let i = 0; i < 400 && probe.snapshot().recording !== c.on; i++) await new Promise((r) => setTimeout(r, 5));
       if (probe.snapshot().recording !== c.on) throw new Error(`probe recording is not ${c.on}`);
       return { type: 'recording', on: c.on };
+    }
+    case 'record-trace': {
+      const recording = probe.record(c.file, { detail: 'dispatch', captureStacks: false });
+      let made = 0;
+      while (made < c.dispatches) {
+        const r = await measure(1, 1);
+        if (r.type === 'measured') made += r.dispatches;
+      }
+      await recording.stop();
+      return { type: 'recorded', dispatches: made };
     }
     case 'stop-probe':
       await probe.stop();

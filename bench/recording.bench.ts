@@ -4,11 +4,19 @@
 // at detail `dispatch`, at 1/5/10 handlers per type. 8 event types interleaved, some nested; dispatches
 // are counted (not runs). Reported: the median of the per-process ratios with the p10–p90 spread, and
 // the machine's load (other work shares it). Then end to end: the client applies every message to the
-// extension's model; records/s into the model, and delivered + dropped = dispatched exactly.
+// extension's model; records/s into the model, and delivered + dropped = dispatched exactly. And the
+// reader's side alone: a trace of the same workload (written by the probe in an app process) decoded
+// into the model in this process — as record objects (the old path) and through the model's record
+// sink (what the extension does) — dispatch records per second of CPU time, side by side.
+// The recording cells are measured twice: with the real client, and with `busscope tail --detail
+// dispatch` writing to a pipe.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FrameDecoder, StreamDecoder, TRACE_HEADER_BYTES, type Frame } from '../runtime-probe/src/protocol/index';
+import { Model } from '../extension/src/model/index';
 import { formatOps, formatRatio, markdownTable, median } from './lib/measure';
 import { report } from './lib/report';
 import { benchMs, benchRounds } from './lib/settings';
@@ -111,6 +119,64 @@ function exact(counts: ReaderCounts, dispatched: number, what: string): void {
   }
 }
 
+type IngestPath = 'objects' | 'sink';
+
+/** Decodes every frame of a trace into a fresh model; dispatch records per second of CPU time and of wall time. */
+function ingestOnce(frames: readonly Frame[], path: IngestPath, model: Model): { cpu: number; wall: number; dispatches: number } {
+  const decoder = new StreamDecoder(1 << 26);
+  let welcomed = false;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (const f of frames) {
+    const m = decoder.decodeFrame(f, path === 'sink' && welcomed ? model.recordSink : undefined);
+    if (m.type === 'welcome') welcomed = true;
+    model.apply(m);
+  }
+  const wall = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6;
+  return { cpu: model.totalDispatches / cpu, wall: model.totalDispatches / wall, dispatches: model.totalDispatches };
+}
+
+/** The reader's side alone, on a real trace of the workload: both ingest paths, interleaved rounds. */
+async function measureIngest(rounds: number): Promise<{ rows: string[][]; dispatches: number }> {
+  const file = path.join(os.tmpdir(), `busscope-bench-ingest-${process.pid}.bustrace`);
+  const app = new Child<AppCommand, AppReply>('recording-app.child.ts');
+  let recorded: number;
+  try {
+    recorded = (await app.ask({ cmd: 'record-trace', file, dispatches: 250_000 }, 'recorded')).dispatches;
+  } finally {
+    await app.exit({ cmd: 'exit' });
+  }
+  const bytes = new Uint8Array(fs.readFileSync(file));
+  fs.rmSync(file, { force: true });
+  const fd = new FrameDecoder(1 << 26);
+  fd.push(bytes.subarray(TRACE_HEADER_BYTES));
+  const frames: Frame[] = [];
+  for (let f = fd.next(); f !== undefined; f = fd.next()) frames.push(f);
+  const results: Record<IngestPath, { cpu: number[]; wall: number[] }> = { objects: { cpu: [], wall: [] }, sink: { cpu: [], wall: [] } };
+  const paths: IngestPath[] = ['objects', 'sink'];
+  for (let r = 0; r < rounds + 1; r++) {
+    for (const p of r % 2 === 0 ? paths : [...paths].reverse()) {
+      const model = new Model(); // built outside the timed part: an app's model is made once
+      const m = ingestOnce(frames, p, model);
+      if (m.dispatches !== recorded) throw new Error(`ingest (${p}): the model got ${m.dispatches} of ${recorded} dispatches`);
+      if (r === 0) continue; // warm-up
+      results[p].cpu.push(m.cpu);
+      results[p].wall.push(m.wall);
+    }
+  }
+  const spread = (v: readonly number[]): string => `${formatOps(median(v))}/s (p10–p90 ${formatOps(percentile(v, 0.1))}–${formatOps(percentile(v, 0.9))})`;
+  const ratio = formatRatio(median(results.sink.cpu) / median(results.objects.cpu));
+  return {
+    dispatches: recorded,
+    rows: [
+      ['record objects, then `model.apply` (the old path; same decoder)', spread(results.objects.cpu), spread(results.objects.wall), '1×'],
+      ['decoded into the model\'s record sink (the extension)', spread(results.sink.cpu), spread(results.sink.wall), ratio],
+    ],
+  };
+}
+
 export async function run(): Promise<void> {
   const processes = Math.max(10, benchRounds(10));
   const ms = benchMs(200);
@@ -211,6 +277,8 @@ export async function run(): Promise<void> {
   } finally {
     await reader.exit({ cmd: 'exit' });
   }
+  const ingestLoad = os.loadavg();
+  const ingest = await measureIngest(Math.max(5, benchRounds(10)));
   const loadAfter = os.loadavg();
   const spread = (v: readonly number[], f: (x: number) => string): string => `${f(median(v))} (p10–p90 ${f(percentile(v, 0.1))}–${f(percentile(v, 0.9))})`;
   const ns = (x: number): string => `${x.toFixed(1)} ns`;
@@ -248,6 +316,10 @@ export async function run(): Promise<void> {
       markdownTable(
         ['processes', 'records/s into the model', 'target', 'dropped (counted)', 'delivered + dropped = dispatched'],
         [[String(e2e.length), spread(e2eRates, (x) => `${formatOps(x)}/s`), '≥ 3 M/s', e2e.map((e) => `${formatOps(e.dropped)} of ${formatOps(e.dispatched)}`).join(', '), 'exact']],
-      ),
+      ) +
+      `\n\n### The reader's side: a trace decoded into the model\n\n` +
+      `${formatOps(ingest.dispatches)} dispatch records of the same workload (1 handler per type, written by the probe), decoded in this process ` +
+      `into a fresh model per round (interleaved rounds; median with p10–p90). Load average ${ingestLoad.map((l) => l.toFixed(1)).join(' / ')}.\n\n` +
+      markdownTable(['path', 'dispatch records/s (CPU time)', 'dispatch records/s (wall)', 'CPU-time ratio'], ingest.rows),
   );
 }

@@ -165,6 +165,45 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
     }
   });
 
+  test('timeline: each start\u2019s error bound is drawn where it matters, and hovering a dispatch says "±38 µs"', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'bounds', theme: 'dark' });
+    try {
+      // Zoomed out (the default span), ±38 µs is far below a pixel: nothing extra is drawn.
+      assert.equal(await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.timeline.boundsDrawn), 0);
+      // Zoom onto a recent dispatch whose lane is in view: 0.5 ms across the canvas makes 38 µs several pixels.
+      const seq = await page.evaluate(() => {
+        const w = (window as unknown as PageWindow).busscopeInspector;
+        const ring = w.store.timeline.dispatches;
+        const rect = document.querySelector('[data-testid=timeline-canvas]')!.getBoundingClientRect();
+        w.timeline.setFollow(false);
+        for (let k = ring.size - 1; k >= 0; k--) {
+          const i = ring.physicalIndex(k);
+          w.timeline.setView(ring.start[i] - 0.25, ring.start[i] + 0.25);
+          w.flush();
+          const p = w.timeline.clientPointOfSeq(ring.seq[i]);
+          if (p && p.y > rect.top + 30 && p.y < rect.bottom - 10) return ring.seq[i];
+        }
+        return -1;
+      });
+      assert.ok(seq > 0, 'a dispatch in a visible lane');
+      const drawn = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.timeline.boundsDrawn);
+      assert.ok(drawn >= 1, `bounds drawn when zoomed in: ${drawn}`);
+      const pt = await page.evaluate((s) => (window as unknown as PageWindow).busscopeInspector.timeline.clientPointOfSeq(s), seq);
+      assert.ok(pt, 'the dispatch is in view');
+      await page.mouse.move(pt.x, pt.y);
+      await page.waitForSelector('[data-testid=timeline-tooltip]:not([hidden])');
+      const text = (await page.locator('[data-testid=timeline-tooltip]').textContent())!;
+      assert.match(text, new RegExp(`dispatch #${seq}`));
+      assert.match(text, /±38 µs/);
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-start-bounds-dark.png') });
+      await page.mouse.move(1, 1);
+      await page.waitForSelector('[data-testid=timeline-tooltip][hidden]', { state: 'attached' });
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('graph: hover shows a tooltip, click selects and the model explains, double-click opens the source, wheel zooms', async () => {
     const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
     try {

@@ -175,7 +175,7 @@ export class Session {
   /** Feeds one stream message (live client or trace reader). */
   ingest(message: StreamMessage): void {
     if (message.type === 'records') {
-      this.recordsReceived += message.records.length;
+      this.recordsReceived += message.applied ?? message.records.length;
       const overflow = message.nameOverflow;
       if (overflow !== undefined) {
         this.folded += overflow.folded;

@@ -18,6 +18,7 @@ import {
   type ProbeMessage,
   type ProbeSnapshot,
   type ProtocolErrorCode,
+  type RecordSink,
   type RecordingConfig,
   type StreamMessage,
   type WelcomeMessage,
@@ -61,6 +62,11 @@ export interface ProbeClientOptions {
   readonly frameStallTimeoutMs?: number;
   /** Every message from the welcome on, in order (records decoded, strings resolved). */
   readonly onMessage?: (message: StreamMessage) => void;
+  /**
+   * Optional: record batches after the welcome are decoded straight into this sink (dispatch records
+   * as fields, no object each); their messages then carry `applied` and an empty `records`.
+   */
+  readonly recordSink?: RecordSink;
   /** Every raw frame from the welcome on (header included), e.g. to write a trace file. */
   readonly onFrame?: (frame: Uint8Array) => void;
   /** Called once when the connection ends; `error` is set when it ended because of one. */
@@ -234,7 +240,7 @@ export class ProbeClient {
           raw.set(f.body, FRAME_HEADER_BYTES);
           this.pendingRaw = raw;
         }
-        const message = this.stream.decodeFrame(f);
+        const message = this.stream.decodeFrame(f, this.welcomeMessage === undefined ? undefined : this.options.recordSink);
         this.dispatchMessage(message);
         if (this.ended) return;
       }

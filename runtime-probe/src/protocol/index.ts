@@ -16,3 +16,4 @@ export * from './messages';
 export * from './probe-messages';
 export * from './stream';
 export * from './trace-file';
+export * from './site-origin';

@@ -19,6 +19,9 @@ export const MAX_PAYLOAD_CAP_BYTES = 64 * 1024;
 export const MAX_BREAK_ON_TYPES = 1024;
 export const MAX_TYPE_NAME_LENGTH = 1024;
 
+/** Longest `focus` list: buses one client wants at full detail although they are library emitters. */
+export const MAX_FOCUS_BUSES = 4096;
+
 /**
  * Largest frame a client may send before its `hello` proved the token (a real hello is well under
  * 2 KiB). Keeps an unauthenticated peer from making the app parse 64 KiB of JSON per frame.

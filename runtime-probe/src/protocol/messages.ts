@@ -8,7 +8,7 @@ import { utf8Encode } from './bytes';
 import { ProtocolError } from './errors';
 import { arr, bad, bool, checkJsonDepth, int, obj, parseJsonObject, str, type JsonObject } from './fields';
 import { encodeFrame, FrameKind } from './framing';
-import { MAX_BREAK_ON_TYPES, MAX_CLIENT_JSON_DEPTH, MAX_PAYLOAD_CAP_BYTES, MAX_TYPE_NAME_LENGTH } from './limits';
+import { MAX_BREAK_ON_TYPES, MAX_CLIENT_JSON_DEPTH, MAX_FOCUS_BUSES, MAX_PAYLOAD_CAP_BYTES, MAX_TYPE_NAME_LENGTH } from './limits';
 import type { SiteInfo } from './records';
 
 // ---------------------------------------------------------------------------------------------
@@ -149,12 +149,23 @@ export interface BreakOnMessage {
   readonly types: readonly string[];
 }
 /** Asks for a `pong` after every record produced before the ping has been sent to this client. */
+/**
+ * Buses this client wants recorded at the session's full detail although the probe classed them as
+ * library emitters (their listeners all come from Node's internals or node_modules; those record at
+ * `lifecycle` detail otherwise). Replaces the client's previous list; [] clears. The probe answers
+ * `configured`. Protocol version 2.
+ */
+export interface FocusMessage {
+  readonly type: 'focus';
+  readonly requestId: number;
+  readonly buses: readonly number[];
+}
 export interface PingMessage {
   readonly type: 'ping';
   readonly requestId: number;
 }
 
-export type ClientMessage = HelloMessage | SnapshotRequestMessage | ConfigureMessage | BreakOnMessage | PingMessage;
+export type ClientMessage = HelloMessage | SnapshotRequestMessage | ConfigureMessage | BreakOnMessage | FocusMessage | PingMessage;
 export type ClientMessageType = ClientMessage['type'];
 
 // ---------------------------------------------------------------------------------------------
@@ -296,6 +307,13 @@ export function parseClientMessage(body: Uint8Array): ClientMessage {
         }
       }
       return { type, requestId: reqId(o, t), types: types as string[] };
+    }
+    case 'focus': {
+      const buses = arr(o, t, 'buses', MAX_FOCUS_BUSES);
+      for (const v of buses) {
+        if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0 || v > 0xffffffff) bad(t, 'buses', 'an array of bus ids (positive integers)');
+      }
+      return { type, requestId: reqId(o, t), buses: buses as number[] };
     }
     case 'ping':
       return { type, requestId: reqId(o, t) };

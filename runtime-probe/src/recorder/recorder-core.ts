@@ -208,6 +208,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   // --- event breakpoints and per-type counts
   private breakTypes: ReadonlySet<string> = new Set();
+  private focusBuses: ReadonlySet<number> = new Set();
   /** Per bus id: dispatch records seen per type id (typed, so the drain adds without a map update per record). */
   private readonly typeDispatches = new Map<number, Float64Array>();
   /** (bus, type) keys with a recorded enqueue (a type may be enqueued and never dispatched yet). */
@@ -282,6 +283,18 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     // While there is something to break on, the bus skips the `debugger` statement when no debugger can listen.
     this.watchDebugger(types.size > 0);
     this.updateInstall();
+  }
+
+  /**
+   * Library buses (emitters whose listeners all come from Node's internals or node_modules) that
+   * some client wants at full detail; the others record at `lifecycle` detail.
+   */
+  setFocus(buses: ReadonlySet<number>): void {
+    this.focusBuses = buses;
+  }
+
+  get focus(): ReadonlySet<number> {
+    return this.focusBuses;
   }
 
   get breakOn(): ReadonlySet<string> {

@@ -60,6 +60,8 @@ export class ClientConnection extends RecordSink {
   clientName = '';
   /** This client's event breakpoints. */
   breakOn: readonly string[] = [];
+  /** Library buses this client wants at full detail (`focus`). */
+  focus: readonly number[] = [];
   /** True once the client proved the token (stays true while closing). */
   admitted = false;
   /** Small frames only until the token is proved: an unauthenticated peer cannot make the app parse 64 KiB of JSON. */

@@ -163,6 +163,11 @@ export class ProbeServer implements ConnectionHost {
         this.updateBreakOn();
         conn.send({ type: 'breakpoints', requestId: message.requestId, types: conn.breakOn });
         return;
+      case 'focus':
+        conn.focus = [...new Set(message.buses)];
+        this.updateFocus();
+        conn.send({ type: 'configured', requestId: message.requestId, config: recorder.config });
+        return;
       case 'ping':
         recorder.flushTo(conn);
         conn.send({ type: 'pong', requestId: message.requestId });
@@ -180,6 +185,10 @@ export class ProbeServer implements ConnectionHost {
       conn.breakOn = [];
       this.updateBreakOn();
     }
+    if (conn.focus.length > 0) {
+      conn.focus = [];
+      this.updateFocus();
+    }
     // Its detail request leaves with it: fall back to the highest still asked for, or the app's own.
     const detail = this.detailRequests.release(conn);
     if (detail !== undefined && detail !== this.options.recorder.config.detail) this.applyConfig({ detail }, undefined, null);
@@ -191,6 +200,13 @@ export class ProbeServer implements ConnectionHost {
     for (const c of this.connections) {
       if (c.state === 'open') c.send({ type: 'configured', requestId: c === asker ? requestId : null, config });
     }
+  }
+
+  /** The union of every open client's focus: a library bus stays at full detail while anyone looks at it. */
+  private updateFocus(): void {
+    const all = new Set<number>();
+    for (const c of this.connections) if (c.state === 'open') for (const b of c.focus) all.add(b);
+    this.options.recorder.setFocus(all);
   }
 
   private updateBreakOn(): void {

@@ -31,6 +31,7 @@ const clientMessages: { [K in ClientMessageType]: Extract<ClientMessage, { type:
   'snapshot-request': { type: 'snapshot-request', requestId: 1 },
   configure: { type: 'configure', requestId: 2, config: { detail: 'dispatch', capturePayloads: true, payloadSizeCap: 10, dispatchSiteEvery: 0, captureStacks: false } },
   'break-on': { type: 'break-on', requestId: 3, types: ['combat.damage', 'tick'] },
+  focus: { type: 'focus', requestId: 5, buses: [3, 7] },
   ping: { type: 'ping', requestId: 4 },
 };
 
@@ -108,6 +109,8 @@ test('client messages are validated field by field', () => {
   rejects('{"type":"configure","requestId":1,"config":{"payloadSizeCap":0}}', 'malformed', /payloadSizeCap must be an integer in 1…65536/);
   rejects('{"type":"configure","requestId":1,"config":{"sanitize":"x"}}', 'malformed', /unknown field "sanitize"/);
   rejects('{"type":"break-on","requestId":1,"types":[""]}', 'malformed', /break-on.types must be an array of non-empty strings/);
+  rejects('{"type":"focus","requestId":1,"buses":[0]}', 'malformed', /focus.buses must be an array of bus ids/);
+  rejects('{"type":"focus","requestId":1,"buses":["3"]}', 'malformed', /focus.buses must be an array of bus ids/);
   assert.throws(() => parseClientMessage(new Uint8Array([0xff, 0xfe])), (e: unknown) => e instanceof ProtocolError && /UTF-8/.test(e.message));
 });
 

@@ -42,6 +42,8 @@ const fixtures: Record<string, FixtureOptions> = {
   small: {},
   // Every subscription made before probe.start(): none has a site.
   nosites: { subscribeSites: false },
+  // Interpolated starts (protocol v2): every dispatch start within ±38 µs.
+  bounds: { startBound: 0.038 },
   big: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 200_000, intervalMs: 0.5, feed: { snapshotDispatches: 200_000 } },
   graph: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 2_000, intervalMs: 10 },
 };
