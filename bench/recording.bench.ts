@@ -8,7 +8,9 @@
 // reader's side alone: a trace of the same workload (written by the probe in an app process) decoded
 // into the model in this process — as record objects (the old path) and through the model's record
 // sink (what the extension does) — dispatch records per second of CPU time, side by side.
-import { fork, type ChildProcess } from 'node:child_process';
+// The recording cells are measured twice: with the real client, and with `busscope tail --detail
+// dispatch` writing to a pipe.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +27,12 @@ const HANDLER_COUNTS = [1, 5, 10] as const;
 const E2E_MS = 1000;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
+/** BENCH_PROFILE_DIR=dir: every child writes a CPU profile there (where the recording cost goes). */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
 /** A forked TypeScript child driven by one-reply-per-command IPC. */
 class Child<C, R extends { type: string }> {
   private readonly child: ChildProcess;
@@ -33,7 +41,7 @@ class Child<C, R extends { type: string }> {
     const env = { ...process.env };
     delete env.BUSSCOPE;
     delete env.BUSSCOPE_RECORD;
-    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx', ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child.on('message', (r: R) => this.waiting.shift()?.(r));
     this.child.on('exit', (code) => {
       for (const w of this.waiting) w({ type: 'error', message: `${file} exited (${code})` });
@@ -54,6 +62,49 @@ class Child<C, R extends { type: string }> {
     this.child.send(command as object);
     await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
     if (this.child.exitCode === null) this.child.kill();
+  }
+}
+
+/**
+ * `busscope tail <port> --token … --detail dispatch` in its own process, its stdout a pipe this
+ * process reads as fast as it comes (nobody is slow to read it), counting dispatch records and the
+ * dispatches that `drops` records say were lost.
+ */
+class Tail {
+  private readonly child: ChildProcess;
+  dispatchRecords = 0;
+  droppedDispatches = 0;
+  private rest = '';
+  constructor(port: number, token: string) {
+    const cli = path.resolve(here, '../runtime-probe/dist/cli.cjs');
+    this.child = spawn(process.execPath, [cli, 'tail', String(port), '--token', token, '--detail', 'dispatch'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.child.stdout?.setEncoding('utf8');
+    this.child.stdout?.on('data', (chunk: string) => this.take(chunk));
+  }
+  private take(chunk: string): void {
+    const text = this.rest + chunk;
+    let at = 0;
+    for (let nl = text.indexOf('\n', at); nl >= 0; nl = text.indexOf('\n', at)) {
+      if (text.startsWith('{"kind":"dispatch"', at)) this.dispatchRecords++;
+      else if (text.startsWith('{"kind":"drops"', at)) this.droppedDispatches += (JSON.parse(text.slice(at, nl)) as { dispatches: number }).dispatches;
+      at = nl + 1;
+    }
+    this.rest = text.slice(at);
+  }
+  /** Waits until every one of `dispatched` is printed or counted as dropped (tail has no ping: polls). */
+  async settle(dispatched: number, what: string): Promise<void> {
+    const until = Date.now() + 20_000;
+    while (this.dispatchRecords + this.droppedDispatches < dispatched && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50)); // nothing more arrives than was dispatched
+    if (this.dispatchRecords + this.droppedDispatches !== dispatched) {
+      throw new Error(`${what}: dispatched ${dispatched}, tail printed ${this.dispatchRecords} + ${this.droppedDispatches} dropped`);
+    }
+  }
+  async stop(): Promise<void> {
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill();
   }
 }
 
@@ -133,6 +184,15 @@ export async function run(): Promise<void> {
   const detached = new Map<number, number[]>();
   const recording = new Map<number, number[]>();
   const ratios = new Map<number, number[]>();
+  const cpuRatios = new Map<number, number[]>();
+  const tailRecording = new Map<number, number[]>();
+  const tailRatios = new Map<number, number[]>();
+  const tailCpuRatios = new Map<number, number[]>();
+  let tailDispatched = 0;
+  let tailDropped = 0;
+  const push = (m: Map<number, number[]>, n: number, v: number): void => {
+    m.set(n, [...(m.get(n) ?? []), v]);
+  };
   let dispatched = 0;
   let dropped = 0;
   const e2e: { rate: number; dropped: number; dispatched: number }[] = [];
@@ -141,19 +201,28 @@ export async function run(): Promise<void> {
     for (let p = 0; p < processes; p++) {
       const app = new Child<AppCommand, AppReply>('recording-app.child.ts');
       try {
-        await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured'); // warm-up, not reported
+        // Every cell is warmed up first (its bus's first dispatches compile its handlers' code; the first
+        // recorded ones compile the recording path): steady cost is compared with steady cost.
         const det = new Map<number, number>();
-        for (const n of HANDLER_COUNTS) det.set(n, (await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured')).nsPerDispatch);
+        const detCpu = new Map<number, number>();
+        for (const n of HANDLER_COUNTS) {
+          await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured'); // warm-up, not reported
+          const d = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
+          det.set(n, d.nsPerDispatch);
+          detCpu.set(n, d.cpuNsPerDispatch);
+        }
         const info = await app.ask({ cmd: 'start-probe' }, 'probe');
         await reader.ask({ cmd: 'connect', port: info.port, token: info.token }, 'ready');
         await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
         await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
-        // Warm-up of the recording path (JIT, first drains and definitions), not reported but counted.
-        let made = (await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured')).dispatches;
+        let made = 0;
         const rec = new Map<number, number>();
         for (const n of HANDLER_COUNTS) {
+          // Warm-up of the recording path (JIT, first drains and definitions), not reported but counted.
+          made += (await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured')).dispatches;
           const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
           rec.set(n, r.nsPerDispatch);
+          push(cpuRatios, n, r.cpuNsPerDispatch / (detCpu.get(n) as number));
           made += r.dispatches;
         }
         const counts = (await reader.ask({ cmd: 'sync' }, 'counts')).counts;
@@ -168,9 +237,28 @@ export async function run(): Promise<void> {
           recording.set(n, [...(recording.get(n) ?? []), r]);
           ratios.set(n, [...(ratios.get(n) ?? []), r / d]);
         }
+        // The same cells with `busscope tail --detail dispatch` writing to a pipe as the only client.
+        await app.ask({ cmd: 'wait-recording', on: false }, 'recording');
+        const tail = new Tail(info.port, info.token);
+        try {
+          await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
+          let tailMade = 0;
+          for (const n of HANDLER_COUNTS) {
+            tailMade += (await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured')).dispatches; // warm-up, counted
+            const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
+            tailMade += r.dispatches;
+            push(tailRecording, n, r.nsPerDispatch);
+            push(tailRatios, n, r.nsPerDispatch / (det.get(n) as number));
+            push(tailCpuRatios, n, r.cpuNsPerDispatch / (detCpu.get(n) as number));
+          }
+          await tail.settle(tailMade, `tail, process ${p}`);
+          tailDispatched += tailMade;
+          tailDropped += tail.droppedDispatches;
+        } finally {
+          await tail.stop();
+        }
         // End to end into the extension's model: one handler per type, flat out.
         if (p < 3) {
-          await app.ask({ cmd: 'wait-recording', on: false }, 'recording');
           await reader.ask({ cmd: 'connect', port: info.port, token: info.token, model: true }, 'ready');
           await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
           await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
@@ -199,6 +287,15 @@ export async function run(): Promise<void> {
     spread(detached.get(n) ?? [], ns),
     spread(recording.get(n) ?? [], ns),
     spread(ratios.get(n) ?? [], formatRatio),
+    spread(cpuRatios.get(n) ?? [], formatRatio),
+    n === 1 ? '≤ 2×' : n === 10 ? '≤ 1.3×' : '—',
+  ]);
+  const tailRows = HANDLER_COUNTS.map((n) => [
+    `${n} handler${n > 1 ? 's' : ''} per type`,
+    spread(detached.get(n) ?? [], ns),
+    spread(tailRecording.get(n) ?? [], ns),
+    spread(tailRatios.get(n) ?? [], formatRatio),
+    spread(tailCpuRatios.get(n) ?? [], formatRatio),
     n === 1 ? '≤ 2×' : n === 10 ? '≤ 1.3×' : '—',
   ]);
   const e2eRates = e2e.map((e) => e.rate);
@@ -207,8 +304,14 @@ export async function run(): Promise<void> {
       `${processes} app processes (one bus build each), ${ms} ms per cell; 8 event types interleaved, 1 in 32 collide dispatches nests a damage dispatch; ` +
       `dispatches counted (nested included). Client: a real ProbeClient in another process over the real socket. Ratio = recording ÷ detached per process; ` +
       `median with p10–p90. Load average ${loadBefore.map((l) => l.toFixed(1)).join(' / ')} before, ${loadAfter.map((l) => l.toFixed(1)).join(' / ')} after (2 cores, shared).\n\n` +
-      markdownTable(['workload', 'detached', 'recording', 'ratio', 'target'], rows) +
+      `CPU ratio: the app process's CPU time (user + system) per dispatch, recording ÷ detached — less disturbed than wall time by other work on the machine; ` +
+      `it includes the probe's encoding and socket writes, which run in the app.\n\n` +
+      markdownTable(['workload', 'detached', 'recording', 'ratio', 'CPU ratio', 'target'], rows) +
       `\n\nDelivered + dropped = dispatched, exactly, in every process: ${formatOps(dispatched)} dispatched, ${formatOps(dropped)} dropped (counted).\n\n` +
+      `### With \`busscope tail <port> --detail dispatch\` writing to a pipe\n\n` +
+      `The same app processes and cells; the only client is the CLI in its own process, its stdout a pipe read as fast as it comes.\n\n` +
+      markdownTable(['workload', 'detached', 'recording', 'ratio', 'CPU ratio', 'target'], tailRows) +
+      `\n\nPrinted + dropped = dispatched, exactly, in every process: ${formatOps(tailDispatched)} dispatched, ${formatOps(tailDropped)} dropped (counted).\n\n` +
       `### End to end into the extension's model\n\n` +
       markdownTable(
         ['processes', 'records/s into the model', 'target', 'dropped (counted)', 'delivered + dropped = dispatched'],
