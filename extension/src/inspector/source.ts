@@ -22,9 +22,9 @@
 // through `warnings()` whenever the inspector sends statistics (≤ 4 per second), and
 // `onDidUpdateSession` makes a change in them show promptly. The inspector never mutates a Model.
 
-import type { Warning } from '../analyses/warning';
-import type { Model } from '../model/model';
-import type { AnalysisProgressView, InspectorCommand, SessionPhase } from '../../../webview/src/messages';
+import type { Warning } from '../../../runtime-probe/src/analysis/analyses/warning';
+import type { Model } from '../../../runtime-probe/src/analysis/model/model';
+import type { AnalysisProgressView, InspectorCommand, SessionPhase } from '../../../runtime-probe/src/analysis/inspector-messages';
 
 export type { InspectorCommand, SessionPhase };
 

@@ -3,7 +3,7 @@
 // type name must not make the tree show another name. Applied to every Busscope tree where it is
 // created (extension.ts), so no tree can forget it. `vscode` is only a type here.
 import type * as vscode from 'vscode';
-import { hasBidiControls, visibleText } from '../../../webview/src/visibleText';
+import { hasBidiControls, visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 
 type TreeLabel = string | vscode.TreeItemLabel | undefined;
 

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { visibleTreeItem } from '../../../extension/src/views/visibleTreeItems';
 import { createInspector } from '../../../webview/src/inspector';
 import { TextFitter } from '../../../webview/src/ui/canvas';
-import { visibleText } from '../../../webview/src/visibleText';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 import { FixtureApp } from '../../webview/fixtures/fixtureApp';
 import { click, createDom } from './dom';
 import { FixtureSource, loopback } from './loopback';

@@ -3,7 +3,7 @@
 // attributes people read (title, aria-label) show bidi controls escaped (visibleText.ts); data-*
 // attributes keep the raw name, which is what the page looks things up by.
 
-import { visibleText } from '../visibleText';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 
 export type Attrs = Record<string, string | number | boolean | null | undefined>;
 
