@@ -11,9 +11,9 @@
 //      65,536 figure is extrapolated), and the linear tokeniser on the full name.
 // Asserts correctness (the near miss `enemy.kiled` → `enemy.killed` is found), not timings.
 import { cpus, loadavg } from 'node:os';
-import { Analyzer, type AnalysisUpdate, type Warning } from '../extension/src/analyses/index';
-import { nameTokens, editDistance } from '../extension/src/analyses/similarity';
-import type { Model } from '../extension/src/model/index';
+import { Analyzer, type AnalysisUpdate, type Warning } from '../runtime-probe/src/analysis/analyses/index';
+import { nameTokens, editDistance } from '../runtime-probe/src/analysis/analyses/similarity';
+import type { Model } from '../runtime-probe/src/analysis/model/index';
 import { manyTypesModel, type ManyTypesScenario } from '../test/unit/analyses/manyTypes';
 import { markdownTable, median } from './lib/measure';
 import { report } from './lib/report';

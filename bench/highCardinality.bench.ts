@@ -5,11 +5,11 @@
 // Also the model's memory per event type. Asserts the caps hold, not timings.
 
 import { InspectorFeed } from '../extension/src/inspector/feed';
-import { Model } from '../extension/src/model/model';
+import { Model } from '../runtime-probe/src/analysis/model/model';
 import { rankTypes, typePage } from '../extension/src/views/typePages';
 import { buildGraph } from '../webview/src/graph/graphModel';
 import { fullLayout } from '../webview/src/graph/layout';
-import type { InspectorSnapshot, SessionView } from '../webview/src/messages';
+import type { InspectorSnapshot, SessionView } from '../runtime-probe/src/analysis/inspector-messages';
 import { InspectorStore } from '../webview/src/store/inspectorStore';
 import { layoutLanes } from '../webview/src/timeline/lanes';
 import type { BusRecord } from '../runtime-probe/src/protocol/records';

@@ -2,7 +2,7 @@
 // honestly): a real ProbeClient over the real socket that decodes every batch and counts what it
 // got. Driven by the bench over IPC; never run by bench/index.ts itself (not a *.bench.ts file).
 import { ProbeClient } from 'busscope-probe';
-import { Model } from '../extension/src/model/index';
+import { Model } from '../runtime-probe/src/analysis/model/index';
 
 export type DetailLevel = 'lifecycle' | 'dispatch' | 'handlers';
 

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FrameDecoder, StreamDecoder, TRACE_HEADER_BYTES, type Frame } from '../runtime-probe/src/protocol/index';
-import { Model } from '../extension/src/model/index';
+import { Model } from '../runtime-probe/src/analysis/model/index';
 import { formatOps, formatRatio, markdownTable, median } from './lib/measure';
 import { report } from './lib/report';
 import { benchMs, benchRounds } from './lib/settings';

@@ -14,7 +14,7 @@ import { withVisibleText } from './views/visibleTreeItems';
 import { registerInspector, type InspectorController } from './inspector/index';
 import { inspectorSource } from './sessions/inspectorSource';
 import { SessionManager } from './sessions/sessionManager';
-import { readSettings, type BusscopeSettings } from './settings/settings';
+import { readSettings, type BusscopeSettings } from '../../runtime-probe/src/analysis/settings';
 import { AppsTree, APPS_VIEW } from './views/appsView';
 import { sessionIdOf, type BusscopeNode } from './views/nodes';
 import { BusscopeStatusBar } from './views/statusBar';

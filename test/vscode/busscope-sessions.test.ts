@@ -14,7 +14,7 @@ import type { DemoResult } from '../../extension/src/commands/demoCommands';
 import type { BusscopeNode } from '../../extension/src/views/nodes';
 import { DemoRunner, locateDemo } from '../../extension/src/demo/demoRunner';
 import { validateChromeTrace } from '../../extension/src/export/validateChromeTrace';
-import { SETTING_DEFAULTS } from '../../extension/src/settings/settings';
+import { SETTING_DEFAULTS } from '../../runtime-probe/src/analysis/settings';
 import { activateBusscope, waitFor } from './util';
 
 interface Manifest {

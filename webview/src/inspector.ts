@@ -12,8 +12,8 @@ import type {
   SelectionRef,
   SiteInfo,
   WhyReport,
-} from './messages';
-import { analysisPartialText, assertNever, describeMessage, INSPECTOR_MESSAGES_VERSION, isHostToWebview, MAX_DROPPED_MESSAGE_LENGTH, MAX_DROPPED_REASON_LENGTH, sameSelection } from './messages';
+} from '../../runtime-probe/src/analysis/inspector-messages';
+import { analysisPartialText, assertNever, describeMessage, INSPECTOR_MESSAGES_VERSION, isHostToWebview, MAX_DROPPED_MESSAGE_LENGTH, MAX_DROPPED_REASON_LENGTH, sameSelection } from '../../runtime-probe/src/analysis/inspector-messages';
 import { DetailsView } from './details/detailsView';
 import { buildGraph, type GraphModel, type GraphNode } from './graph/graphModel';
 import { GraphView } from './graph/graphView';
@@ -33,7 +33,7 @@ import { readTheme, watchTheme } from './ui/theme';
 import { Toolbar } from './ui/toolbar';
 import { WarningsView } from './warnings/warningsView';
 
-export type { InspectorPort } from './messages';
+export type { InspectorPort } from '../../runtime-probe/src/analysis/inspector-messages';
 
 export interface InspectorOptions {
   /** State restored by the host page (vscode.getState()). */

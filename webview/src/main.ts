@@ -4,7 +4,7 @@
 
 import './styles.css';
 import { createInspector, type Inspector } from './inspector';
-import type { HostToWebview, InspectorPort, PersistedViewState, WebviewToHost } from './messages';
+import type { HostToWebview, InspectorPort, PersistedViewState, WebviewToHost } from '../../runtime-probe/src/analysis/inspector-messages';
 
 interface VsCodeApi {
   postMessage(msg: WebviewToHost): void;

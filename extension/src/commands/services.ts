@@ -4,7 +4,7 @@ import type * as vscode from 'vscode';
 import type { DemoRunner } from '../demo/demoRunner';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
-import type { BusscopeSettings } from '../settings/settings';
+import type { BusscopeSettings } from '../../../runtime-probe/src/analysis/settings';
 
 export interface Services {
   readonly context: vscode.ExtensionContext;

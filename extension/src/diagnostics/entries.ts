@@ -2,7 +2,7 @@
 // most relevant few), for every session except those the user detached from (detaching clears
 // them; an app that exited keeps its warnings until cleared). Plain data, no `vscode`.
 import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
-import type { Severity, Warning, WarningKind } from '../analyses/index';
+import type { Severity, Warning, WarningKind } from '../../../runtime-probe/src/analysis/analyses/index';
 import type { Session } from '../sessions/session';
 
 /** Sites per warning shown as separate problems; the rest become related locations. */

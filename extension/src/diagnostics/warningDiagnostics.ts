@@ -2,7 +2,7 @@
 // warning that no longer holds disappears, and a detached or cleared session takes its problems
 // with it. Updated on a throttle (the analyses run a few times a second; Problems need less).
 import * as vscode from 'vscode';
-import type { Severity } from '../analyses/index';
+import type { Severity } from '../../../runtime-probe/src/analysis/analyses/index';
 import type { SessionManager } from '../sessions/sessionManager';
 import { Throttle } from '../sessions/throttle';
 import { sitePosition, siteUri } from '../views/sites';

@@ -17,8 +17,8 @@
 // parent by a rounding step, which trace viewers report as misnested. So every child is clamped into
 // its parent (handlers into their dispatch, nested dispatches into their parent), siblings are kept
 // from overlapping, and a final pass per track guarantees proper nesting whatever the input.
-import type { Model } from '../model/index';
-import type { SubscriptionState } from '../model/index';
+import type { Model } from '../../../runtime-probe/src/analysis/model/index';
+import type { SubscriptionState } from '../../../runtime-probe/src/analysis/model/index';
 
 export type ChromeTracePhase = 'X' | 'i' | 'C' | 'b' | 'e' | 'M' | 's' | 'f';
 

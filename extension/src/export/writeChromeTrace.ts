@@ -2,7 +2,7 @@
 // of tens of megabytes; no single string of that size is built). Written next to the target and
 // renamed, so a failed export never leaves half a file where the user asked for one.
 import { open, rename, rm } from 'node:fs/promises';
-import type { Model } from '../model/index';
+import type { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { chromeTraceChunks } from './chromeTrace';
 
 export interface WrittenTrace {

@@ -4,7 +4,7 @@
 // panel (panel.ts) supplies the effects; tests supply their own. Whatever is dropped or rejected on
 // either side ends up in `effects.log` (the Busscope output channel).
 
-import type { RangeStatistics } from '../model/queries';
+import type { RangeStatistics } from '../../../runtime-probe/src/analysis/model/queries';
 import type {
   DetailsView,
   HostToWebview,
@@ -13,10 +13,10 @@ import type {
   SelectionRef,
   SessionView,
   WebviewToHost,
-} from '../../../webview/src/messages';
-import { assertNever, describeMessage, emptyDispatchColumns, emptyHandlerColumns, emptySession, INSPECTOR_MESSAGES_VERSION, isWebviewToHost } from '../../../webview/src/messages';
+} from '../../../runtime-probe/src/analysis/inspector-messages';
+import { assertNever, describeMessage, emptyDispatchColumns, emptyHandlerColumns, emptySession, INSPECTOR_MESSAGES_VERSION, isWebviewToHost } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { parseGroupSelection } from '../../../webview/src/graph/busGroups';
-import { busClassOf, LibraryClassifier } from '../views/busGroups';
+import { busClassOf, LibraryClassifier } from '../../../runtime-probe/src/analysis/busGroups';
 import { InspectorFeed, type FeedOptions } from './feed';
 import { DeltaPump, SYSTEM_CLOCK, type PumpClock } from './pump';
 import { DEFAULT_COMMANDS, type InspectorSessionInfo, type InspectorSource } from './source';

@@ -14,14 +14,14 @@
 // indices and at the types it sent; every `rerankIntervalMs` (only while types are left out) the
 // types are ranked again and up to `maxTypeSwaps` busy newcomers replace quiet ones (`forgetTypes`).
 
-import type { Warning } from '../analyses/warning';
-import { explainSubscription } from '../analyses/explain';
-import { HandlerFlag } from '../model/handlerRing';
-import type { EventTypeState } from '../model/entities';
-import type { Model } from '../model/model';
-import { topIndices } from '../model/ranking';
-import { dispatchAt, handlerSlicesOf, rangeStatistics, type RangeStatistics } from '../model/queries';
-import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../model/views';
+import type { Warning } from '../../../runtime-probe/src/analysis/analyses/warning';
+import { explainSubscription } from '../../../runtime-probe/src/analysis/analyses/explain';
+import { HandlerFlag } from '../../../runtime-probe/src/analysis/model/handlerRing';
+import type { EventTypeState } from '../../../runtime-probe/src/analysis/model/entities';
+import type { Model } from '../../../runtime-probe/src/analysis/model/model';
+import { topIndices } from '../../../runtime-probe/src/analysis/model/ranking';
+import { dispatchAt, handlerSlicesOf, rangeStatistics, type RangeStatistics } from '../../../runtime-probe/src/analysis/model/queries';
+import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../../../runtime-probe/src/analysis/model/views';
 import type {
   DetailsView,
   DispatchColumns,
@@ -35,8 +35,8 @@ import type {
   SubscriptionStatsColumns,
   TimelineMarker,
   TypeStatsColumns,
-} from '../../../webview/src/messages';
-import { DispatchFlag } from '../../../webview/src/messages';
+} from '../../../runtime-probe/src/analysis/inspector-messages';
+import { DispatchFlag } from '../../../runtime-probe/src/analysis/inspector-messages';
 
 export interface FeedOptions {
   /** Newest dispatches a snapshot carries (older ones stay in the model for range statistics). */

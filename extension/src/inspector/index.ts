@@ -4,7 +4,7 @@
 // context.subscriptions. The source interface is documented in source.ts.
 
 import * as vscode from 'vscode';
-import type { SelectionRef } from '../../../webview/src/messages';
+import type { SelectionRef } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { INSPECTOR_TITLE, INSPECTOR_VIEW_TYPE, InspectorPanel, inspectorWebviewOptions } from './panel';
 import type { InspectorSource } from './source';
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { RangeStatistics } from '../model/queries';
+import type { RangeStatistics } from '../../../runtime-probe/src/analysis/model/queries';
 import { InspectorConnection, type HostEffects } from './connection';
 import { inspectorHtml, makeNonce } from './html';
 import type { InspectorSource } from './source';

@@ -8,7 +8,7 @@
 //       phase: 'attached',              // 'connecting' | 'attached' | 'paused' | 'detached'
 //       detail: '',                     // why, in words: 'the app exited', 'paused at a breakpoint'…
 //       offline: s.kind === 'trace',
-//       model: s.model,                 // extension/src/model Model (the inspector reads it, never writes)
+//       model: s.model,                 // runtime-probe/src/analysis/model Model (the inspector reads it, never writes)
 //       warnings: () => s.analyzer.warnings,
 //     })),
 //     onDidChangeSessions: sessionManager.onDidChange,   // list or a phase/label changed
@@ -22,9 +22,9 @@
 // through `warnings()` whenever the inspector sends statistics (≤ 4 per second), and
 // `onDidUpdateSession` makes a change in them show promptly. The inspector never mutates a Model.
 
-import type { Warning } from '../analyses/warning';
-import type { Model } from '../model/model';
-import type { AnalysisProgressView, InspectorCommand, SessionPhase } from '../../../webview/src/messages';
+import type { Warning } from '../../../runtime-probe/src/analysis/analyses/warning';
+import type { Model } from '../../../runtime-probe/src/analysis/model/model';
+import type { AnalysisProgressView, InspectorCommand, SessionPhase } from '../../../runtime-probe/src/analysis/inspector-messages';
 
 export type { InspectorCommand, SessionPhase };
 

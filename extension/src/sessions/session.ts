@@ -6,10 +6,10 @@ import { Emitter } from '../../../runtime-probe/src/delegates/index';
 import type { ProbeClient, ProbeClientError } from '../../../runtime-probe/src/client/index';
 import type { DiscoveredApp } from '../../../runtime-probe/src/discovery/index';
 import type { AppInfo, StreamMessage } from '../../../runtime-probe/src/protocol/index';
-import { Analyzer, type AnalyzerOptions } from '../analyses/analyzer';
+import { Analyzer, type AnalyzerOptions } from '../../../runtime-probe/src/analysis/analyses/analyzer';
 import type { DebugLink } from '../debugging/link';
-import type { Warning } from '../analyses/warning';
-import { Model, type ModelOptions } from '../model/index';
+import type { Warning } from '../../../runtime-probe/src/analysis/analyses/warning';
+import { Model, type ModelOptions } from '../../../runtime-probe/src/analysis/model/index';
 import { BusFocus } from './busFocus';
 import { Throttle } from './throttle';
 

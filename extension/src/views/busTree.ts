@@ -2,7 +2,7 @@
 // "libraries" group first, then the app's classes and buses), the libraries group's children and a
 // class's instances — each a page at most (`BUS_PAGE_SIZE`), with a "N more…" node that opens the
 // next page, so hundreds of thousands of buses never build more than a page of tree items.
-import { BUS_PAGE_SIZE, pageOf, type BusEntry, type BusGrouping } from './busGroups';
+import { BUS_PAGE_SIZE, pageOf, type BusEntry, type BusGrouping } from '../../../runtime-probe/src/analysis/busGroups';
 import type { BusscopeNode } from './nodes';
 
 /** Which list a page (and its "more" node) belongs to. */

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
 import { isAbsoluteSourcePath, localSourcePath, resolveSourcePath } from '../inspector/sourcePath';
-import { visibleText } from '../../../webview/src/visibleText';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 
 /** The site's file as a URI, when it is an absolute local path (Problems entries); else undefined. */
 export function siteUri(file: string): vscode.Uri | undefined {

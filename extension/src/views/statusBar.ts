@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { debugLinkText } from '../debugging/link';
 import type { SessionManager } from '../sessions/sessionManager';
 import { Throttle } from '../sessions/throttle';
-import { visibleText } from '../../../webview/src/visibleText';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 import { formatRate, plural } from './format';
 
 export interface StatusBarText {

@@ -2,12 +2,12 @@
 // subscription opens its subscribe site. With several sessions the sessions are the top level.
 // Types and subscriptions that a warning is about carry the warning's icon.
 import * as vscode from 'vscode';
-import type { Warning } from '../analyses/index';
+import type { Warning } from '../../../runtime-probe/src/analysis/analyses/index';
 import { debugChildren, debugRootNodes, debugTreeItem } from '../debugging/pausedTree';
-import { runsBefore, type EventTypeState, type SubscriptionState } from '../model/index';
+import { runsBefore, type EventTypeState, type SubscriptionState } from '../../../runtime-probe/src/analysis/model/index';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
-import { aggregateBuses, groupBuses, LibraryClassifier, LIBRARIES_TOOLTIP, type BusGrouping } from './busGroups';
+import { aggregateBuses, groupBuses, LibraryClassifier, LIBRARIES_TOOLTIP, type BusGrouping } from '../../../runtime-probe/src/analysis/busGroups';
 import { busesOfNode, busListNodes, busListOf } from './busTree';
 import { formatCount, formatMs, formatRate, plural } from './format';
 import { nodeId, type BusscopeNode } from './nodes';

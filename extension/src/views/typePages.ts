@@ -2,8 +2,8 @@
 // lists them all by name; a bigger one (an app dispatching `user.${id}.updated` for 100,000 ids)
 // lists the most active page — by live subscriptions, then dispatch rate, then dispatches — and a
 // "N more types…" node that opens the next page. No call ever builds more than a page of items.
-import type { BusState, EventTypeState } from '../model/entities';
-import { topIndices } from '../model/ranking';
+import type { BusState, EventTypeState } from '../../../runtime-probe/src/analysis/model/entities';
+import { topIndices } from '../../../runtime-probe/src/analysis/model/ranking';
 
 /** Types a bus (or a "more types" node) lists at once. */
 export const TYPE_PAGE_SIZE = 500;

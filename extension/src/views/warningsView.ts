@@ -1,8 +1,8 @@
 // *Warnings*: what the analyses found, most severe first, with the explanation as tooltip and the
 // source sites as children (click to open). With several sessions, grouped by session.
 import * as vscode from 'vscode';
-import type { Warning } from '../analyses/index';
-import { analysisPartialText } from '../../../webview/src/messages';
+import type { Warning } from '../../../runtime-probe/src/analysis/analyses/index';
+import { analysisPartialText } from '../../../runtime-probe/src/analysis/inspector-messages';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
 import { plural } from './format';

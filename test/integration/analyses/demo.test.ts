@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEMO_BUGS, type DemoBug, type DemoBugKind } from '../../../runtime-probe/src/demo/bugs';
 import { ProbeClient, readTraceFileMessages } from '../../../runtime-probe/src/client/index';
-import { Model } from '../../../extension/src/model/index';
-import { Analyzer, type Warning, type WarningKind } from '../../../extension/src/analyses/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
+import { Analyzer, type Warning, type WarningKind } from '../../../runtime-probe/src/analysis/analyses/index';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const DEMO = path.join(ROOT, 'runtime-probe/dist/demo.cjs');

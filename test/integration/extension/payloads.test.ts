@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { InspectorFeed } from '../../../extension/src/inspector/feed';
-import { dispatchesInRange } from '../../../extension/src/model/index';
+import { dispatchesInRange } from '../../../runtime-probe/src/analysis/model/index';
 import { inspectorSessionInfo } from '../../../extension/src/sessions/inspectorSource';
 import { SessionManager } from '../../../extension/src/sessions/sessionManager';
 import type { Session } from '../../../extension/src/sessions/session';
-import type { DispatchDetailsView } from '../../../webview/src/messages';
+import type { DispatchDetailsView } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { startDemo, stopAll, tempDir, waitFor } from './demo';
 
 const managers: SessionManager[] = [];

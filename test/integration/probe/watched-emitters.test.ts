@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import type { BusRecord, SnapshotMessage, StreamMessage } from '../../../runtime-probe/src/protocol/index';
-import { Model } from '../../../extension/src/model/index';
-import { Analyzer } from '../../../extension/src/analyses/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
+import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/index';
 import { cleanup, connect, onCleanup, ROOT, waitFor, withTimeout, type ProbeInfoLike } from './helpers';
 
 after(cleanup);

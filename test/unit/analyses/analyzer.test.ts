@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Analyzer, DEFAULT_ANALYSIS_OPTIONS, WARNING_KINDS, resolveAnalysisOptions } from '../../../extension/src/analyses/index';
-import { Model } from '../../../extension/src/model/index';
+import { Analyzer, DEFAULT_ANALYSIS_OPTIONS, WARNING_KINDS, resolveAnalysisOptions } from '../../../runtime-probe/src/analysis/analyses/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder } from '../model/streamBuilder';
 
 test('analyzer: added, changed, removed; `since` kept while a warning holds; most severe first', () => {

@@ -3,8 +3,8 @@
 // meta-events, Symbol event names as `Symbol(desc)`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyze } from '../../../extension/src/analyses/index';
-import { Model } from '../../../extension/src/model/index';
+import { analyze } from '../../../runtime-probe/src/analysis/analyses/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, site } from '../model/streamBuilder';
 import { warningsOf } from './helpers';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { explainSubscription } from '../../../extension/src/analyses/index';
-import { Model } from '../../../extension/src/model/index';
+import { explainSubscription } from '../../../runtime-probe/src/analysis/analyses/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, TIME_ORIGIN } from '../model/streamBuilder';
 
 function kinds(model: Model, id: number): string[] {

@@ -4,9 +4,9 @@
 // "N more" group, the run says it is partial, and later runs reach the uncapped answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Analyzer, analyze, type Warning } from '../../../extension/src/analyses/index';
-import { DEFAULT_NEAR_MISS_BUDGET } from '../../../extension/src/analyses/nearMissSearch';
-import { DEFAULT_FAMILY_BUDGET } from '../../../extension/src/analyses/typeGroups';
+import { Analyzer, analyze, type Warning } from '../../../runtime-probe/src/analysis/analyses/index';
+import { DEFAULT_NEAR_MISS_BUDGET } from '../../../runtime-probe/src/analysis/analyses/nearMissSearch';
+import { DEFAULT_FAMILY_BUDGET } from '../../../runtime-probe/src/analysis/analyses/typeGroups';
 import { manyTypesModel } from './manyTypes';
 
 const summary = (ws: readonly Warning[]): string[] => ws.map((w) => `${w.id} | ${w.severity} | ${w.title} | ${w.explanation}`);

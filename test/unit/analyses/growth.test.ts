@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Analyzer } from '../../../extension/src/analyses/index';
-import { Model } from '../../../extension/src/model/index';
+import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, site } from '../model/streamBuilder';
 import { warningsOf } from './helpers';
 

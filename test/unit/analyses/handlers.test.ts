@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Model } from '../../../extension/src/model/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, site } from '../model/streamBuilder';
 import { warningsOf } from './helpers';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LeakMonitor } from '../../../extension/src/analyses/leakMonitor';
+import { LeakMonitor } from '../../../runtime-probe/src/analysis/analyses/leakMonitor';
 
 test('warns at the threshold, re-arms by half the threshold, clears below it', () => {
   const m = new LeakMonitor({ threshold: 10, rearmFraction: 0.5 });

@@ -2,7 +2,7 @@
 // bench. Records go straight to `Model.apply` as decoded `records` messages (the encoder's string
 // table is not what these measure). Times are ms since the time origin.
 import type { BusRecord, StreamMessage, SubscriptionSnapshot } from '../../../runtime-probe/src/protocol/index';
-import { Model } from '../../../extension/src/model/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, TIME_ORIGIN } from '../model/streamBuilder';
 
 export type ManyTypesScenario =

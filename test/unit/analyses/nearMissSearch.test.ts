@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Analyzer, analyze, type Warning } from '../../../extension/src/analyses/index';
-import { editDistance, MAX_COMPARED_NAME_LENGTH, nameTokens, nearMiss } from '../../../extension/src/analyses/similarity';
-import { Model } from '../../../extension/src/model/index';
+import { Analyzer, analyze, type Warning } from '../../../runtime-probe/src/analysis/analyses/index';
+import { editDistance, MAX_COMPARED_NAME_LENGTH, nameTokens, nearMiss } from '../../../runtime-probe/src/analysis/analyses/similarity';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder } from '../model/streamBuilder';
 import { manyTypesModel } from './manyTypes';
 

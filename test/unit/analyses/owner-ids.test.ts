@@ -3,7 +3,7 @@
 // too, and streams without ids keep the description-based behaviour.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Model, buildSnapshot } from '../../../extension/src/model/index';
+import { Model, buildSnapshot } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, TIME_ORIGIN, site } from '../model/streamBuilder';
 import { warningsOf } from './helpers';
 

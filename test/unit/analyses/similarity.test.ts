@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { editDistance, nameTokens, nearMiss, nearMisses } from '../../../extension/src/analyses/similarity';
+import { editDistance, nameTokens, nearMiss, nearMisses } from '../../../runtime-probe/src/analysis/analyses/similarity';
 
 test('tokens split separators and camelCase', () => {
   assert.deepEqual(nameTokens('enemy.killed'), ['enemy', 'killed']);

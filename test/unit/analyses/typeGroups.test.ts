@@ -4,10 +4,10 @@
 // per-bus cap the rest are one "N more") — and later runs reach the uncapped answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Analyzer, analyze, type AnalysisUpdate, type Warning } from '../../../extension/src/analyses/index';
-import { DEFAULT_NEAR_MISS_BUDGET } from '../../../extension/src/analyses/nearMissSearch';
-import { FAMILY_WARNING_MIN, INDIVIDUAL_WARNING_CAP, typeFamily } from '../../../extension/src/analyses/typeGroups';
-import { Model } from '../../../extension/src/model/index';
+import { Analyzer, analyze, type AnalysisUpdate, type Warning } from '../../../runtime-probe/src/analysis/analyses/index';
+import { DEFAULT_NEAR_MISS_BUDGET } from '../../../runtime-probe/src/analysis/analyses/nearMissSearch';
+import { FAMILY_WARNING_MIN, INDIVIDUAL_WARNING_CAP, typeFamily } from '../../../runtime-probe/src/analysis/analyses/typeGroups';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder } from '../model/streamBuilder';
 import { manyTypesModel, type ManyTypesScenario } from './manyTypes';
 

@@ -11,7 +11,7 @@ import type { BusRecord, ProbeSnapshot, SiteInfo } from '../../../runtime-probe/
 import { buildChromeTrace, chromeTraceChunks, type ChromeTraceEvent } from '../../../extension/src/export/chromeTrace';
 import { sliceContains, validateChromeTrace } from '../../../extension/src/export/validateChromeTrace';
 import { writeChromeTraceFile } from '../../../extension/src/export/writeChromeTrace';
-import { Model } from '../../../extension/src/model/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 
 const ORIGIN = 1_700_000_000_000;
 const site = (line: number): SiteInfo => ({ file: '/game/src/systems.ts', line, column: 5, functionName: null });

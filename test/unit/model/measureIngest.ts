@@ -6,8 +6,8 @@
 // dispatches.
 import { performance } from 'node:perf_hooks';
 import type { BusRecord, DispatchRecord, HandlerRecord } from '../../../runtime-probe/src/protocol/index';
-import { Analyzer } from '../../../extension/src/analyses/index';
-import { Model } from '../../../extension/src/model/index';
+import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const N = Number(process.argv[2] ?? 1_000_000);

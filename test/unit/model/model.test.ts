@@ -2,7 +2,7 @@
 // live records, a late-attach snapshot, session end and clear; its bounded timeline; its queries.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Model, buildSnapshot, dispatchesInRange, handlerSlicesOf, rangeStatistics, subscriptionsOf, timelineColumns } from '../../../extension/src/model/index';
+import { Model, buildSnapshot, dispatchesInRange, handlerSlicesOf, rangeStatistics, subscriptionsOf, timelineColumns } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, TIME_ORIGIN, site } from './streamBuilder';
 
 function liveApp(model: Model): StreamBuilder {

@@ -2,7 +2,7 @@
 // `payloadOf(seq)`, kept in a bounded store that forgets the oldest first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Model } from '../../../extension/src/model/index';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder } from './streamBuilder';
 
 function app(model: Model, payloads: number): number[] {

@@ -3,7 +3,7 @@
 // sequences — mostly increasing times, backward steps inside and beyond the window, long gaps.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WindowedCounter } from '../../../extension/src/model/index';
+import { WindowedCounter } from '../../../runtime-probe/src/analysis/model/index';
 
 /** The implementation before the fast path, kept as the reference. */
 class ReferenceCounter {

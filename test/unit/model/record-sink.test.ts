@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { EventBus, probe } from '../../../runtime-probe/src/index';
 import { readTraceFile } from '../../../runtime-probe/src/client/index';
 import { FrameDecoder, FrameKind, StreamDecoder, TRACE_HEADER_BYTES, type BusRecord, type RecordSink } from '../../../runtime-probe/src/protocol/index';
-import { Model, buildSnapshot } from '../../../extension/src/model/index';
+import { Model, buildSnapshot } from '../../../runtime-probe/src/analysis/model/index';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-sink-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));

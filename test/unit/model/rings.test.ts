@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DispatchRing } from '../../../extension/src/model/dispatchRing';
-import { HandlerRing } from '../../../extension/src/model/handlerRing';
+import { DispatchRing } from '../../../runtime-probe/src/analysis/model/dispatchRing';
+import { HandlerRing } from '../../../runtime-probe/src/analysis/model/handlerRing';
 
 function pushSimple(r: DispatchRing, seq: number, start: number, duration = 1): void {
   r.push(seq, 1, 0, start, duration, 1, 0, 0, 0, -1);

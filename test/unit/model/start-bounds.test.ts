@@ -8,7 +8,7 @@ import { encodeControlFrame, PROTOCOL_VERSION, StreamDecoder } from '../../../ru
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
 import { RecordSink } from '../../../runtime-probe/src/recorder/sink';
 import { setBusTracer } from '../../../runtime-probe/src/bus/tracer';
-import { Model, dispatchesInRange } from '../../../extension/src/model/index';
+import { Model, dispatchesInRange } from '../../../runtime-probe/src/analysis/model/index';
 import { fmtBound } from '../../../webview/src/ui/format';
 
 class ModelSink extends RecordSink {

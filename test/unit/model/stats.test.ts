@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DurationHistogram, WindowedCounter } from '../../../extension/src/model/stats';
+import { DurationHistogram, WindowedCounter } from '../../../runtime-probe/src/analysis/model/stats';
 
 test('histogram: count, total, max and mean are exact', () => {
   const h = new DurationHistogram();

@@ -15,7 +15,7 @@ import {
   type SubscriptionSnapshot,
   type UnsubscribeReason,
 } from '../../../runtime-probe/src/protocol/index';
-import type { Model } from '../../../extension/src/model/index';
+import type { Model } from '../../../runtime-probe/src/analysis/model/index';
 
 export const TIME_ORIGIN = 1_700_000_000_000;
 

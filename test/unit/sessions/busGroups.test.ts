@@ -5,15 +5,15 @@
 // real probe server when the libraries group opens, and is withdrawn when it closes.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Model } from '../../../extension/src/model/model';
-import { aggregateBuses, BUS_PAGE_SIZE, busClassOf, groupBuses, LibraryClassifier, pageOf } from '../../../extension/src/views/busGroups';
+import { Model } from '../../../runtime-probe/src/analysis/model/model';
+import { aggregateBuses, BUS_PAGE_SIZE, busClassOf, groupBuses, LibraryClassifier, pageOf } from '../../../runtime-probe/src/analysis/busGroups';
 import { busesOfNode, busListNodes, busListOf, type BusList } from '../../../extension/src/views/busTree';
 import type { BusscopeNode } from '../../../extension/src/views/nodes';
 import { SessionManager } from '../../../extension/src/sessions/sessionManager';
 import { Session } from '../../../extension/src/sessions/session';
 import { inspectorSessionInfo } from '../../../extension/src/sessions/inspectorSource';
 import { InspectorConnection } from '../../../extension/src/inspector/connection';
-import { INSPECTOR_MESSAGES_VERSION } from '../../../webview/src/messages';
+import { INSPECTOR_MESSAGES_VERSION } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { classGroupKey, LIBRARIES_GROUP } from '../../../webview/src/graph/busGroups';
 import type { BusRecord, SiteInfo, WelcomeMessage } from '../../../runtime-probe/src/protocol/index';
 import { appInfo } from '../../../runtime-probe/src/probe/app-info';

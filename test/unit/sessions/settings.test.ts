@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_ANALYSIS_OPTIONS, WARNING_KINDS } from '../../../extension/src/analyses/index';
-import { Analyzer } from '../../../extension/src/analyses/analyzer';
-import { Model } from '../../../extension/src/model/index';
-import { readSettings, SETTING, SETTING_DEFAULTS } from '../../../extension/src/settings/settings';
+import { DEFAULT_ANALYSIS_OPTIONS, WARNING_KINDS } from '../../../runtime-probe/src/analysis/analyses/index';
+import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/analyzer';
+import { Model } from '../../../runtime-probe/src/analysis/model/index';
+import { readSettings, SETTING, SETTING_DEFAULTS } from '../../../runtime-probe/src/analysis/settings';
 
 interface Property {
   readonly type: string;

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Model } from '../../../extension/src/model/model';
+import { Model } from '../../../runtime-probe/src/analysis/model/model';
 import { rankTypes, typePage, TYPE_PAGE_SIZE } from '../../../extension/src/views/typePages';
 import type { BusRecord } from '../../../runtime-probe/src/protocol/records';
 

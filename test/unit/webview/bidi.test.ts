@@ -1,14 +1,14 @@
 // Bidi controls in names (issue 17, item 19): an app's names can carry U+202E RIGHT-TO-LEFT
 // OVERRIDE and its kin, which reorder what follows on screen (`invoice\u202Efdp.exe` reads as
 // "invoiceexe.pdf"). The inspector and the VS Code trees show them escaped, with one helper
-// (webview/src/visibleText.ts); the raw name stays the key (selection, breakpoints).
+// (runtime-probe/src/analysis/visibleText.ts); the raw name stays the key (selection, breakpoints).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { visibleTreeItem } from '../../../extension/src/views/visibleTreeItems';
 import { createInspector } from '../../../webview/src/inspector';
 import { TextFitter } from '../../../webview/src/ui/canvas';
-import { visibleText } from '../../../webview/src/visibleText';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 import { FixtureApp } from '../../webview/fixtures/fixtureApp';
 import { click, createDom } from './dom';
 import { FixtureSource, loopback } from './loopback';

@@ -11,7 +11,7 @@ import { InspectorConnection } from '../../../extension/src/inspector/connection
 import type { InspectorSource } from '../../../extension/src/inspector/source';
 import { inspectorBreakpoints } from '../../../extension/src/sessions/inspectorSource';
 import { createInspector, type Inspector } from '../../../webview/src/inspector';
-import { isWebviewToHost, type HostToWebview } from '../../../webview/src/messages';
+import { isWebviewToHost, type HostToWebview } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { FixtureApp } from '../../webview/fixtures/fixtureApp';
 import { click, createDom, key, type TestDom } from './dom';
 import { FixtureSource, loopback, type Loopback } from './loopback';

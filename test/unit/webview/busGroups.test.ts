@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InspectorFeed } from '../../../extension/src/inspector/feed';
-import { Model } from '../../../extension/src/model/model';
+import { Model } from '../../../runtime-probe/src/analysis/model/model';
 import { classGroupKey, isGroupKey, LIBRARIES_GROUP, MAX_INSTANCES_SHOWN } from '../../../webview/src/graph/busGroups';
 import { buildGraph, type GraphOptions } from '../../../webview/src/graph/graphModel';
 import { fullLayout } from '../../../webview/src/graph/layout';
-import type { InspectorSnapshot, SessionView, SiteInfo } from '../../../webview/src/messages';
+import type { InspectorSnapshot, SessionView, SiteInfo } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { InspectorStore } from '../../../webview/src/store/inspectorStore';
 import { DEFAULT_MAX_LANES, layoutLanes } from '../../../webview/src/timeline/lanes';
 import type { BusRecord } from '../../../runtime-probe/src/protocol/records';

@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { InspectorFeed } from '../../../extension/src/inspector/feed';
-import { Model } from '../../../extension/src/model/model';
+import { Model } from '../../../runtime-probe/src/analysis/model/model';
 import { buildGraph, moreTypesKey } from '../../../webview/src/graph/graphModel';
 import { fullLayout } from '../../../webview/src/graph/layout';
 import { createInspector } from '../../../webview/src/inspector';
-import type { HostToWebview, InspectorPort, InspectorSnapshot, SessionView, WebviewToHost } from '../../../webview/src/messages';
+import type { HostToWebview, InspectorPort, InspectorSnapshot, SessionView, WebviewToHost } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { InspectorStore } from '../../../webview/src/store/inspectorStore';
 import { DEFAULT_MAX_LANES, layoutLanes, OTHER_LANE } from '../../../webview/src/timeline/lanes';
 import type { BusRecord } from '../../../runtime-probe/src/protocol/records';

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { contentSecurityPolicy, inspectorHtml, makeNonce } from '../../../extension/src/inspector/html';
 import { DeltaPump } from '../../../extension/src/inspector/pump';
 import { isAbsoluteSourcePath, localSourcePath, resolveSourcePath } from '../../../extension/src/inspector/sourcePath';
-import { isWebviewToHost } from '../../../webview/src/messages';
+import { isWebviewToHost } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { FixtureApp } from '../../webview/fixtures/fixtureApp';
 import { FixtureSource, loopback, ManualClock } from './loopback';
 

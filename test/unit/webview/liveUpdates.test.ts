@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { createInspector, type Inspector } from '../../../webview/src/inspector';
-import { emptySession, type SessionView } from '../../../webview/src/messages';
+import { emptySession, type SessionView } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { SessionBanner } from '../../../webview/src/ui/sessionBanner';
 import { FixtureApp } from '../../webview/fixtures/fixtureApp';
 import { createDom, type TestDom } from './dom';

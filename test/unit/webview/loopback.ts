@@ -5,7 +5,7 @@
 import { InspectorConnection, type HostEffects } from '../../../extension/src/inspector/connection';
 import type { PumpClock } from '../../../extension/src/inspector/pump';
 import type { InspectorSessionInfo, InspectorSource } from '../../../extension/src/inspector/source';
-import type { HostToWebview, InspectorPort, WebviewToHost } from '../../../webview/src/messages';
+import type { HostToWebview, InspectorPort, WebviewToHost } from '../../../runtime-probe/src/analysis/inspector-messages';
 import type { FixtureApp } from '../../webview/fixtures/fixtureApp';
 
 export class ManualClock implements PumpClock {

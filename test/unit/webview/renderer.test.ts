@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { createInspector, type Inspector } from '../../../webview/src/inspector';
-import { INSPECTOR_MESSAGES_VERSION, type SelectionRef } from '../../../webview/src/messages';
+import { INSPECTOR_MESSAGES_VERSION, type SelectionRef } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { FixtureApp, NAMED } from '../../webview/fixtures/fixtureApp';
 import { click, createDom, dblclick, key, type TestDom } from './dom';
 import { FixtureSource, loopback, type Loopback } from './loopback';

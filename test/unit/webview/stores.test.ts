@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { emptyDispatchColumns, type DispatchColumns, type InspectorDelta } from '../../../webview/src/messages';
+import { emptyDispatchColumns, type DispatchColumns, type InspectorDelta } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { BoundedMap, BoundedQueue } from '../../../webview/src/store/boundedQueue';
 import { InspectorStore } from '../../../webview/src/store/inspectorStore';
 import { TimelineStore } from '../../../webview/src/store/timelineStore';

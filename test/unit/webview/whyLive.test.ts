@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { InspectorConnection, type HostEffects } from '../../../extension/src/inspector/connection';
 import { createInspector, type Inspector } from '../../../webview/src/inspector';
-import type { HostToWebview, InspectorPort } from '../../../webview/src/messages';
+import type { HostToWebview, InspectorPort } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { FixtureApp } from '../../webview/fixtures/fixtureApp';
 import { click, createDom, type TestDom } from './dom';
 import { FixtureSource, ManualClock } from './loopback';

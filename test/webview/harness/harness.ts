@@ -7,7 +7,7 @@
 
 import { InspectorConnection, type HostEffects } from '../../../extension/src/inspector/connection';
 import type { InspectorSessionInfo, InspectorSource } from '../../../extension/src/inspector/source';
-import type { HostToWebview, PersistedViewState, WebviewToHost } from '../../../webview/src/messages';
+import type { HostToWebview, PersistedViewState, WebviewToHost } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { FixtureApp, type FixtureOptions } from '../fixtures/fixtureApp';
 import { emitterServerModel } from '../fixtures/emitterServer';
 import { applyTheme, type ThemeName } from './themes';

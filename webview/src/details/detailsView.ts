@@ -2,8 +2,8 @@
 // model's answer to "why didn't it run?" (`explainSubscription`) in plain words. Dispatches show
 // their handlers in the order they ran, who consumed the event, and the payload when captured.
 
-import type { DispatchDetailsView, SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView, WhyReason, WhyReport } from '../messages';
-import { DispatchFlag, HandlerSliceFlag } from '../messages';
+import type { DispatchDetailsView, SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView, WhyReason, WhyReport } from '../../../runtime-probe/src/analysis/inspector-messages';
+import { DispatchFlag, HandlerSliceFlag } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
 import { clear, h } from '../ui/dom';
 import { fmtBound, fmtInt, fmtMs, fmtRate, fmtTime, plural } from '../ui/format';

@@ -5,8 +5,8 @@
 // node. Both definitions are shared: `busClassOf` with the Subscriptions tree, `isLibraryBus` with the
 // probe. Groups are collapsed until the user expands them (their key then sits in `expandedBuses`).
 import { isLibraryBus } from '../../../runtime-probe/src/protocol/site-origin';
-import { busClassOf } from '../../../extension/src/views/busGroups';
-import type { SubscriptionView } from '../messages';
+import { busClassOf } from '../../../runtime-probe/src/analysis/busGroups';
+import type { SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
 
 /** The libraries group's key (a bus name no `Class#n` parse and no probe name can produce: it starts with NUL). */
 export const LIBRARIES_GROUP = '\u0000libraries';

@@ -6,7 +6,7 @@
 // so 100,000 event types still make a graph of a few hundred nodes. Pure: no DOM, so jsdom and
 // Node tests check it directly.
 
-import type { SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../messages';
+import type { SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
 import { classLabel, groupBuses, LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN, type BusEntry } from './busGroups';
 

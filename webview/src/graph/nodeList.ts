@@ -8,7 +8,7 @@
 
 import type { GraphModel, GraphNode } from './graphModel';
 import { h, isActivation, setText } from '../ui/dom';
-import { visibleText } from '../visibleText';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 
 export interface NodeListEvents {
   select(node: GraphNode): void;

@@ -2,7 +2,7 @@
 // graph colours leaking and dead-owner subscribers in the warning colour and dims starved and
 // never-called ones. Each warning kind decides explicitly (exhaustive switch).
 
-import type { SubscriptionHealth, Warning } from '../messages';
+import type { SubscriptionHealth, Warning } from '../../../runtime-probe/src/analysis/inspector-messages';
 
 export function healthOfWarning(w: Warning): SubscriptionHealth | null {
   switch (w.kind) {

@@ -15,8 +15,8 @@ import type {
   TypeStatsColumns,
   TypeView,
   Warning,
-} from '../messages';
-import { emptySession } from '../messages';
+} from '../../../runtime-probe/src/analysis/inspector-messages';
+import { emptySession } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { BoundedMap } from './boundedQueue';
 import { healthFromWarnings } from './health';
 import { TimelineStore } from './timelineStore';

@@ -7,10 +7,10 @@
 // in completion order (children before their parent), so a child whose parent has not arrived yet
 // waits in a bounded pending list and is re-homed when the parent comes.
 
-import { DispatchRing } from '../../../extension/src/model/dispatchRing';
-import { HandlerRing } from '../../../extension/src/model/handlerRing';
-import type { DispatchColumns, HandlerColumns, TimelineMarker } from '../messages';
-import { DispatchFlag } from '../messages';
+import { DispatchRing } from '../../../runtime-probe/src/analysis/model/dispatchRing';
+import { HandlerRing } from '../../../runtime-probe/src/analysis/model/handlerRing';
+import type { DispatchColumns, HandlerColumns, TimelineMarker } from '../../../runtime-probe/src/analysis/inspector-messages';
+import { DispatchFlag } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { BoundedMap, BoundedQueue } from './boundedQueue';
 
 export interface TimelineLimits {

@@ -2,7 +2,7 @@
 // the busiest types, the slowest dispatches and handlers (each clickable), with Export (the host
 // saves them) and Clear.
 
-import type { RangeStatistics, SelectionRef } from '../messages';
+import type { RangeStatistics, SelectionRef } from '../../../runtime-probe/src/analysis/inspector-messages';
 import type { InspectorStore } from '../store/inspectorStore';
 import { clear, h } from '../ui/dom';
 import { fmtInt, fmtMs, fmtRate, fmtTime, plural } from '../ui/format';

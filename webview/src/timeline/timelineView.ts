@@ -10,7 +10,7 @@
 // over typed arrays and at most a few thousand fillRects.
 
 import { scaleLinear, select, zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3';
-import { DispatchFlag, HandlerSliceFlag } from '../messages';
+import { DispatchFlag, HandlerSliceFlag } from '../../../runtime-probe/src/analysis/inspector-messages';
 import type { InspectorStore } from '../store/inspectorStore';
 import { MAX_LANE_ROWS } from '../store/timelineStore';
 import { context2d, fitCanvas, TextFitter, type CanvasSize } from '../ui/canvas';

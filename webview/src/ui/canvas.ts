@@ -2,7 +2,7 @@
 // truncated labels (measureText is the expensive part of drawing text), and a 2D context that may
 // be missing (jsdom has no canvas; the views then keep their DOM summaries and skip drawing).
 
-import { visibleText } from '../visibleText';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 
 export interface CanvasSize {
   readonly width: number;

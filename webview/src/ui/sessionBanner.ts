@@ -1,8 +1,8 @@
 // What state the inspector is in, said plainly: nothing attached, connecting, attached, paused in
 // the debugger, detached, and whether the probe dropped records. Offers the next step as buttons.
 
-import { visibleText } from '../visibleText';
-import type { InspectorCommand, SessionView } from '../messages';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
+import type { InspectorCommand, SessionView } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { clear, h } from './dom';
 import { fmtInt } from './format';
 

@@ -1,7 +1,7 @@
 // The analyses' typed evidence, as short lines a developer reads at a glance (one switch over the
 // warning kinds, so a new kind cannot be shown without deciding what to say about it).
 
-import type { Warning, WarningKind } from '../messages';
+import type { Warning, WarningKind } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { fmtInt, fmtMs, fmtRate } from '../ui/format';
 
 export const KIND_TITLES: Record<WarningKind, string> = {

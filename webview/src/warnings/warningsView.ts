@@ -2,10 +2,10 @@
 // evidence, source links and a Focus toggle that highlights its subjects in the graph and timeline.
 // Keyboard: Tab reaches the list, ↑/↓ move between warnings, Enter or Space toggles focus.
 
-import { analysisPartialText, type Severity, type SiteInfo, type Warning, type WarningKind } from '../messages';
+import { analysisPartialText, type Severity, type SiteInfo, type Warning, type WarningKind } from '../../../runtime-probe/src/analysis/inspector-messages';
 import type { InspectorStore } from '../store/inspectorStore';
 import { h, isActivation, setText } from '../ui/dom';
-import { visibleText } from '../visibleText';
+import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 import { plural } from '../ui/format';
 import { evidenceLines, KIND_TITLES } from './evidence';
 

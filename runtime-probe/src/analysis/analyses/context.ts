@@ -1,5 +1,5 @@
 // What every analysis receives, and small helpers they share (names, sites, near-miss lookup).
-import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { SiteInfo } from '../../protocol/index';
 import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
 import type { LeakMonitor } from './leakMonitor';

@@ -3,7 +3,7 @@
 // counted). One warning per type — or per family of many types (`user.#.updated`), and one for
 // the types beyond the per-bus cap (typeGroups.ts); a near-miss name that *is* dispatched is the
 // likely cause.
-import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { SiteInfo } from '../../protocol/index';
 import type { EventTypeState, SubscriptionState } from '../model/entities';
 import { busName, findNearMisses, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import { META_EVENTS, SAFETY_NET_EVENTS, withoutSiblingInstances } from './emitterEvents';

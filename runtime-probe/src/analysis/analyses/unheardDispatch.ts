@@ -3,7 +3,7 @@
 // similar name (or the same name on another bus) does have listeners — likely a typo. One warning
 // per type — or per family of many types (`user.#.updated`), and one for the types beyond the
 // per-bus cap (typeGroups.ts).
-import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { SiteInfo } from '../../protocol/index';
 import type { AnalysisContext } from './context';
 import { busName, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
 import { META_EVENTS, withoutSiblingInstances } from './emitterEvents';

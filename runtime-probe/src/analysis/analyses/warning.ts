@@ -1,7 +1,7 @@
 // The warnings the analyses produce: one discriminated union on `kind`, each with its own evidence
 // (numbers a view can show and a test can check), a plain-language title and explanation, the
 // subjects it is about, and the subscribe sites to jump to. All values are JSON-safe.
-import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { SiteInfo } from '../../protocol/index';
 import type { NearMissReason } from './similarity';
 
 export type Severity = 'error' | 'warning' | 'info';

@@ -3,8 +3,8 @@
 // A value of the wrong type or range (settings.json is hand-edited) falls back to the default, so a
 // typo never breaks attaching. The manifest documents the same keys and defaults; a unit test keeps
 // them equal to the model's and analyses' defaults.
-import { DEFAULT_ANALYSIS_OPTIONS, WARNING_KINDS, type AnalysisOptionsInput, type AnalyzerOptions, type WarningKind } from '../analyses/index';
-import { DEFAULT_MODEL_OPTIONS, type ModelOptions } from '../model/index';
+import { DEFAULT_ANALYSIS_OPTIONS, WARNING_KINDS, type AnalysisOptionsInput, type AnalyzerOptions, type WarningKind } from './analyses/index';
+import { DEFAULT_MODEL_OPTIONS, type ModelOptions } from './model/index';
 
 /** Reads one setting below `busscope.` (undefined when unset). */
 export type SettingsReader = (key: string) => unknown;

@@ -1,6 +1,6 @@
 // Plain, JSON-safe views of the model's entities (no Infinity, no Maps, no class instances): what
 // trees, the webview and analyses' evidence carry. Times are record times (ms since the origin).
-import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { SiteInfo } from '../../protocol/index';
 import type { BusState, EndReason, EventTypeState, OwnerState, SubscriptionState } from './entities';
 
 export interface SubscriptionView {

@@ -1,6 +1,6 @@
 // Questions the views ask of the model: subscriptions of a bus/type in run order, the dispatches of
 // a time range (as rows, or as columns for the canvas timeline), and statistics of a range.
-import type { DispatchRecord } from '../../../runtime-probe/src/protocol/index';
+import type { DispatchRecord } from '../../protocol/index';
 import type { SubscriptionState } from './entities';
 import { runsBefore } from './entities';
 import type { HandlerSlice } from './handlerRing';

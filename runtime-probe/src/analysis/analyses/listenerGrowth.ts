@@ -12,7 +12,7 @@
 // a warning is also a trigger, and is shown as evidence. Per class: instances named `Class#n` are
 // judged one by one — 500 sockets with one `data` listener each are a pattern, never summed into a
 // leak — and when several instances of one class leak from the same site, one warning says so.
-import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
+import type { SiteInfo } from '../../protocol/index';
 import { ownerIdentity, ownerLabel, type EventTypeState, type SubscriptionState } from '../model/entities';
 import { busName, plural, round, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import { instanceClass } from './emitterEvents';

@@ -1,7 +1,7 @@
 // The model's live state: buses, event types, subscriptions and owners, as mutable records the
 // model updates in place (no allocation per dispatch). Everything outside the model reads them
 // through the `Readonly…` views and `ModelSnapshot`.
-import type { SiteInfo, UnsubscribeReason } from '../../../runtime-probe/src/protocol/index';
+import type { SiteInfo, UnsubscribeReason } from '../../protocol/index';
 import { DurationHistogram, WindowedCounter } from './stats';
 
 /** Why the model considers a subscription ended: a probe reason, or gone from a later snapshot. */

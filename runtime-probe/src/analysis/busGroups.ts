@@ -4,8 +4,8 @@
 // ("Socket ×500") whose children are its instances, a page at a time. Buses whose listeners all come
 // from Node's internals or node_modules (`isLibraryBus` / `siteOrigin`, the one definition in the protocol) go into
 // one collapsed "libraries" group; the app's own buses, and buses with user-given names, show as before.
-import { siteOrigin } from '../../../runtime-probe/src/protocol/site-origin';
-import type { BusState } from '../model/entities';
+import { siteOrigin } from '../protocol/site-origin';
+import type { BusState } from './model/entities';
 
 /** Buses (or classes) a level lists at once; "N more…" opens the next page. */
 export const BUS_PAGE_SIZE = 500;

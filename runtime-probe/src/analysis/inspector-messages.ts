@@ -28,17 +28,17 @@
 // subscriptions by id, dispatches by sequence number, sites by `file:line:column`.
 // Everything is JSON-safe (plain arrays, no typed arrays).
 
-import type { BusView, SubscriptionView, TypeView } from '../../extension/src/model/views';
-import type { DispatchView, RangeStatistics } from '../../extension/src/model/queries';
-import type { Warning, WarningKind, Severity, TypeRef } from '../../extension/src/analyses/warning';
-import type { WhyReason, WhyReport } from '../../extension/src/analyses/explain';
-import type { SiteInfo } from '../../runtime-probe/src/protocol/records';
+import type { BusView, SubscriptionView, TypeView } from './model/views';
+import type { DispatchView, RangeStatistics } from './model/queries';
+import type { Warning, WarningKind, Severity, TypeRef } from './analyses/warning';
+import type { WhyReason, WhyReport } from './analyses/explain';
+import type { SiteInfo } from '../protocol/records';
 
 /** Bumped when a message changes shape; the host refuses to talk to a webview of another version. */
 export const INSPECTOR_MESSAGES_VERSION = 1;
 
 // ---------------------------------------------------------------------------------------------
-// Entities: the model's own JSON-safe views (one definition, in extension/src/model and analyses).
+// Entities: the model's own JSON-safe views (one definition, in ./model and ./analyses).
 
 export type { BusView, SubscriptionView, TypeView, DispatchView, RangeStatistics, Warning, WarningKind, Severity, TypeRef, WhyReason, WhyReport, SiteInfo };
 

@@ -20,7 +20,7 @@ import {
   type StreamMessage,
   type SubscribeRecord,
   type UnsubscribeRecord,
-} from '../../../runtime-probe/src/protocol/index';
+} from '../../protocol/index';
 import { DispatchRing } from './dispatchRing';
 import {
   BusState,
