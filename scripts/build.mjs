@@ -61,6 +61,15 @@ const builds = [
     format,
     target: probeTarget,
   })),
+  // The model and the analyses (no Node built-ins, no DOM, no vscode): `busscope-probe/analysis`.
+  ...['esm', 'cjs'].map((format) => ({
+    ...common,
+    entryPoints: [at('runtime-probe/src/analysis/index.ts')],
+    outfile: at(`runtime-probe/dist/analysis.${format === 'esm' ? 'mjs' : 'cjs'}`),
+    platform: 'neutral',
+    format,
+    target: probeTarget,
+  })),
   {
     ...common,
     entryPoints: [at('runtime-probe/src/index.ts')],

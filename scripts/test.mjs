@@ -1,4 +1,4 @@
-// The README's test command: build, type-check every part (including the compile-time API tests),
+// The README's test command: check the layering, build, type-check every part (including the compile-time API tests),
 // then run every test file under test/ in Node's built-in runner. Output ends with the runner's
 // summary and a plain `N passed, N failed` line.
 import { spawnSync } from 'node:child_process';
@@ -38,6 +38,9 @@ function findTests(dir) {
   return out.sort();
 }
 
+// First, since it needs no build: runtime-probe ↛ extension/webview, webview ↛ extension, the model
+// and analyses free of vscode, Node and the DOM (scripts/check-layers.mjs says why each rule exists).
+step('layering', process.execPath, ['scripts/check-layers.mjs']);
 step('build', process.execPath, ['scripts/build.mjs']);
 step('typecheck', process.execPath, ['scripts/typecheck.mjs']);
 

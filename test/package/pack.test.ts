@@ -238,6 +238,29 @@ await probe.stop();
   assert.equal(new Set(got.subIds).size, 3, `distinct subscription ids ${got.subIds.join(', ')}`);
 });
 
+test('busscope-probe/analysis runs the analyses over a trace file, from ESM and from CJS, with no Node built-ins in its bundles', () => {
+  const trace = path.join(root, 'test/fixtures/traces/protocol-v1.bustrace');
+  const body = (load: string): string => `${load}
+(async () => {
+  const model = new Model();
+  for await (const m of readTraceFile(${JSON.stringify(trace)}, model.recordSink)) model.apply(m);
+  const all = analyze(model).map((w) => [w.kind, w.severity, w.sites.length > 0]);
+  const { analyzer } = readSettings((key) => (key === 'warnings.disabled' ? ['slow-handler'] : undefined));
+  const filtered = analyze(model, analyzer).map((w) => w.kind);
+  console.log(JSON.stringify({ all, filtered, kinds: WARNING_KINDS.length }));
+})();
+`;
+  const esm = runScript('analysis.mjs', body(`import { readTraceFile } from 'busscope-probe';\nimport { Model, analyze, readSettings, WARNING_KINDS } from 'busscope-probe/analysis';`));
+  const cjs = runScript('analysis.cjs', body(`const { readTraceFile } = require('busscope-probe');\nconst { Model, analyze, readSettings, WARNING_KINDS } = require('busscope-probe/analysis');`));
+  const expected = { all: [['throwing-handler', 'error', true], ['slow-handler', 'warning', true]], filtered: ['throwing-handler'], kinds: 10 };
+  assert.deepEqual(esm, expected);
+  assert.deepEqual(cjs, expected);
+  for (const file of ['analysis.mjs', 'analysis.cjs']) {
+    const bundle = readFileSync(path.join(consumer, 'node_modules/busscope-probe/dist', file), 'utf8');
+    assert.doesNotMatch(bundle, /from\s*["'](node:|fs|net|os|path|child_process)["']|require\(["'](node:|fs|net|os|path|child_process)/, `dist/${file} imports no Node built-ins`);
+  }
+});
+
 // ------------------------------------------------------------------------------------------------
 // Type-checking against the shipped declarations. Two tsc programs (tsc is the slow part): a Node
 // consumer (node16 resolution; a CommonJS file, an ES module file and every README sample) and a

@@ -8,7 +8,7 @@
 //       phase: 'attached',              // 'connecting' | 'attached' | 'paused' | 'detached'
 //       detail: '',                     // why, in words: 'the app exited', 'paused at a breakpoint'…
 //       offline: s.kind === 'trace',
-//       model: s.model,                 // extension/src/model Model (the inspector reads it, never writes)
+//       model: s.model,                 // runtime-probe/src/analysis/model Model (the inspector reads it, never writes)
 //       warnings: () => s.analyzer.warnings,
 //     })),
 //     onDidChangeSessions: sessionManager.onDidChange,   // list or a phase/label changed

@@ -1,5 +1,5 @@
 // Tree labels, descriptions and tooltips show bidi controls escaped, as the inspector page does
-// (webview/src/visibleText.ts, the one rule for both): names come from the app, and a U+202E in a
+// (runtime-probe/src/analysis/visibleText.ts, the one rule for both): names come from the app, and a U+202E in a
 // type name must not make the tree show another name. Applied to every Busscope tree where it is
 // created (extension.ts), so no tree can forget it. `vscode` is only a type here.
 import type * as vscode from 'vscode';

@@ -38,7 +38,7 @@ import type { SiteInfo } from '../protocol/records';
 export const INSPECTOR_MESSAGES_VERSION = 1;
 
 // ---------------------------------------------------------------------------------------------
-// Entities: the model's own JSON-safe views (one definition, in extension/src/model and analyses).
+// Entities: the model's own JSON-safe views (one definition, in ./model and ./analyses).
 
 export type { BusView, SubscriptionView, TypeView, DispatchView, RangeStatistics, Warning, WarningKind, Severity, TypeRef, WhyReason, WhyReport, SiteInfo };
 

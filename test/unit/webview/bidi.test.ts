@@ -1,7 +1,7 @@
 // Bidi controls in names (issue 17, item 19): an app's names can carry U+202E RIGHT-TO-LEFT
 // OVERRIDE and its kin, which reorder what follows on screen (`invoice\u202Efdp.exe` reads as
 // "invoiceexe.pdf"). The inspector and the VS Code trees show them escaped, with one helper
-// (webview/src/visibleText.ts); the raw name stays the key (selection, breakpoints).
+// (runtime-probe/src/analysis/visibleText.ts); the raw name stays the key (selection, breakpoints).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -1,6 +1,6 @@
 // Tiny DOM helpers: every element is created from the root's own document, so the renderer runs
 // in any window (VS Code's webview, a jsdom window in tests, a plain Chromium page). Text and the
-// attributes people read (title, aria-label) show bidi controls escaped (visibleText.ts); data-*
+// attributes people read (title, aria-label) show bidi controls escaped (runtime-probe/src/analysis/visibleText.ts); data-*
 // attributes keep the raw name, which is what the page looks things up by.
 
 import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
