@@ -194,6 +194,17 @@ test('usage errors exit 2 before the trace is read; unreadable traces and missin
   assert.match(noApp.stderr, /no running app with pid or port 999999/);
 });
 
+test('a trace cut mid-record (the app was killed) is checked up to the cut, and says so', () => {
+  const cut = path.join(dir, 'cut.bustrace');
+  const bytes = fs.readFileSync(trace);
+  fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 7));
+  const r = json([cut, '--fail-on', 'none']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.body.note ?? '', /the trace ends mid-record/);
+  assert.ok(r.body.warnings.length > 0, 'what came before the cut is judged');
+  assert.match(cli(['check', cut, '--fail-on', 'none']).stdout, /^note: the trace ends mid-record/m);
+});
+
 test('--help: the one exit-code table, with check\'s findings', () => {
   const r = cli(['--help']);
   assert.equal(r.status, 0);
