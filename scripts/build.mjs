@@ -78,6 +78,16 @@ const builds = [
     format: 'cjs',
     target: probeTarget,
   },
+  // The leak gate for test suites (`busscope-probe/testing`): records while a test runs, judges
+  // with the analyses. Node only (it writes and reads a trace file).
+  ...['esm', 'cjs'].map((format) => ({
+    ...common,
+    entryPoints: [at('runtime-probe/src/testing/index.ts')],
+    outfile: at(`runtime-probe/dist/testing.${format === 'esm' ? 'mjs' : 'cjs'}`),
+    platform: 'node',
+    format,
+    target: 'node18',
+  })),
   {
     // `node --require busscope-probe/register`: the probe started by itself, every emitter
     // instrumented. dist/register.mjs (`--import`) loads this same file (copied below).

@@ -1,5 +1,6 @@
 // The `busscope.*` settings and what they mean to the model and the analyses. Plain TypeScript (no
-// `vscode`): the VS Code layer passes a `read(key)` over `workspace.getConfiguration('busscope')`.
+// `vscode`): the VS Code layer passes a `read(key)` over `workspace.getConfiguration('busscope')`,
+// `busscope check --set` a reader over its command line (the `warnings.*` keys, by the same rules).
 // A value of the wrong type or range (settings.json is hand-edited) falls back to the default, so a
 // typo never breaks attaching. The manifest documents the same keys and defaults; a unit test keeps
 // them equal to the model's and analyses' defaults.
@@ -52,6 +53,30 @@ export const SETTING_DEFAULTS = {
   [SETTING.demoRuntime]: '',
 } as const;
 
+/** What a `warnings.*` setting accepts: readSettings ignores anything else, `busscope check --set` refuses it. */
+export type WarningSettingRule =
+  | { readonly type: 'number'; readonly min: number; readonly max: number; readonly integer: boolean }
+  | { readonly type: 'boolean' }
+  | { readonly type: 'kinds' };
+
+const COUNT = { type: 'number', min: 0, max: 1e9, integer: true } as const;
+const AMOUNT = { type: 'number', min: 0, max: 1e9, integer: false } as const;
+
+/** The analyses' settings (`busscope.warnings.*`), one rule each. */
+export const WARNING_SETTING_RULES = {
+  [SETTING.listenerGrowthThreshold]: COUNT,
+  [SETTING.repeatedSubscriptions]: COUNT,
+  [SETTING.slowHandlerP95Ms]: AMOUNT,
+  [SETTING.slowHandlerMaxMs]: AMOUNT,
+  [SETTING.churnCyclesPerSecond]: AMOUNT,
+  [SETTING.neverDispatchedGraceMs]: { type: 'number', min: 0, max: 1e10, integer: false },
+  [SETTING.starvedMinDispatches]: COUNT,
+  [SETTING.unheardWithoutNearMiss]: { type: 'boolean' },
+  [SETTING.disabledWarnings]: { type: 'kinds' },
+} as const satisfies Readonly<Record<string, WarningSettingRule>>;
+
+export type WarningSettingKey = keyof typeof WARNING_SETTING_RULES;
+
 /** Bounds of the ring sizes (a ring row is 64 bytes; 5M rows is 320 MB). */
 export const RING_LIMITS = { min: 1_000, max: 5_000_000 } as const;
 
@@ -60,6 +85,12 @@ function num(read: SettingsReader, key: string, min: number, max: number, intege
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) return undefined;
   if (integer && !Number.isInteger(v)) return undefined;
   return v;
+}
+
+/** A numeric `warnings.*` setting, by its rule. */
+function warningNum(read: SettingsReader, key: WarningSettingKey): number | undefined {
+  const rule: WarningSettingRule = WARNING_SETTING_RULES[key];
+  return rule.type === 'number' ? num(read, key, rule.min, rule.max, rule.integer) : undefined;
 }
 
 function bool(read: SettingsReader, key: string): boolean | undefined {
@@ -88,16 +119,16 @@ export interface BusscopeSettings {
 export function readSettings(read: SettingsReader): BusscopeSettings {
   const thresholds: AnalysisOptionsInput = {
     listenerGrowth: {
-      threshold: num(read, SETTING.listenerGrowthThreshold, 0, 1e9, true),
-      repeatedSubscriptionThreshold: num(read, SETTING.repeatedSubscriptions, 0, 1e9, true),
+      threshold: warningNum(read, SETTING.listenerGrowthThreshold),
+      repeatedSubscriptionThreshold: warningNum(read, SETTING.repeatedSubscriptions),
     },
     slowHandler: {
-      p95Ms: num(read, SETTING.slowHandlerP95Ms, 0, 1e9, false),
-      maxMs: num(read, SETTING.slowHandlerMaxMs, 0, 1e9, false),
+      p95Ms: warningNum(read, SETTING.slowHandlerP95Ms),
+      maxMs: warningNum(read, SETTING.slowHandlerMaxMs),
     },
-    churn: { minCyclesPerSecond: num(read, SETTING.churnCyclesPerSecond, 0, 1e9, false) },
-    neverDispatched: { graceMs: num(read, SETTING.neverDispatchedGraceMs, 0, 1e10, false) },
-    starved: { minDispatches: num(read, SETTING.starvedMinDispatches, 0, 1e9, true) },
+    churn: { minCyclesPerSecond: warningNum(read, SETTING.churnCyclesPerSecond) },
+    neverDispatched: { graceMs: warningNum(read, SETTING.neverDispatchedGraceMs) },
+    starved: { minDispatches: warningNum(read, SETTING.starvedMinDispatches) },
     unheardDispatch: { reportWithoutNearMiss: bool(read, SETTING.unheardWithoutNearMiss) },
   };
   const disabledRaw = read(SETTING.disabledWarnings);

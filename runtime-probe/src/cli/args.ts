@@ -9,7 +9,9 @@ export const USAGE = {
   list: 'busscope list [--json]',
   tail: 'busscope tail <pid|port> [--token <token>] [--host <host>] [--detail <level>] [--duration <sec>]',
   record: 'busscope record <pid|port> -o <file> [--token <token>] [--host <host>] [--detail <level>] [--duration <sec>]',
-  any: 'busscope list | tail <pid|port> | record <pid|port> -o <file> | demo | --help | --version',
+  check: 'busscope check <trace|pid|port> [--duration <sec>] [--token <token>] [--host <host>] [--detail <level>] [--fail-on <severity|kinds>] [--json] [--sarif <file>] [--set <key>=<value>]…',
+  show: 'busscope show <trace>',
+  any: 'busscope list | tail <pid|port> | record <pid|port> -o <file> | check <trace|pid|port> | show <trace> | demo | --help | --version',
 } as const;
 
 export type UsageName = keyof typeof USAGE;
@@ -108,27 +110,32 @@ function parseStream(command: 'tail' | 'record', p: Parsed): StreamArgs {
   if (detail !== undefined && !(DETAIL_LEVELS as readonly string[]).includes(detail)) {
     throw new UsageError(`--detail must be one of ${DETAIL_LEVELS.join(', ')} (got "${detail}")`, command);
   }
-  const duration = str(p, 'duration');
-  let durationMs: number | undefined;
-  if (duration !== undefined) {
-    const s = duration.trim() === '' ? NaN : Number(duration);
-    if (!Number.isFinite(s) || s <= 0 || s > MAX_DURATION_SECONDS) {
-      throw new UsageError(`--duration must be a number of seconds above 0 and at most ${MAX_DURATION_SECONDS} (got "${duration}")`, command);
-    }
-    durationMs = s * 1000;
-  }
+  const durationMs = parseDuration(str(p, 'duration'), command);
   const base = { help, host, detail: detail as DetailLevel | undefined, durationMs };
   if (help) return { ...base, target: { kind: 'pid-or-port', id: 0 } };
   const [arg, ...extra] = p.positionals;
   if (arg === undefined) throw new UsageError(`${command} needs a pid or port (see \`busscope list\`)`, command);
   if (extra.length > 0) throw new UsageError(`${command} takes one pid or port (got ${p.positionals.join(' ')})`, command);
+  return { ...base, target: appTarget(arg, token, command) };
+}
+
+function parseDuration(duration: string | undefined, command: UsageName): number | undefined {
+  if (duration === undefined) return undefined;
+  const s = duration.trim() === '' ? NaN : Number(duration);
+  if (!Number.isFinite(s) || s <= 0 || s > MAX_DURATION_SECONDS) {
+    throw new UsageError(`--duration must be a number of seconds above 0 and at most ${MAX_DURATION_SECONDS} (got "${duration}")`, command);
+  }
+  return s * 1000;
+}
+
+function appTarget(arg: string, token: string | undefined, command: UsageName): TargetArg {
   const id = /^\d{1,10}$/.test(arg) ? Number(arg) : NaN;
   if (!Number.isSafeInteger(id) || id <= 0) throw new UsageError(`"${arg}" is not a pid or port`, command);
   if (token !== undefined) {
     if (id > 65535) throw new UsageError(`with --token, give a port (1…65535), not ${id}`, command);
-    return { ...base, target: { kind: 'port-and-token', port: id, token } };
+    return { kind: 'port-and-token', port: id, token };
   }
-  return { ...base, target: { kind: 'pid-or-port', id } };
+  return { kind: 'pid-or-port', id };
 }
 
 export function parseTailArgs(args: readonly string[]): StreamArgs {
@@ -141,4 +148,89 @@ export function parseRecordArgs(args: readonly string[]): RecordArgs {
   const output = str(p, 'output');
   if (!stream.help && (output === undefined || output === '')) throw new UsageError('record needs -o <file>', 'record');
   return { ...stream, output: output ?? '' };
+}
+
+/** What `check` reads: a trace file, or a running app observed for a while. */
+export type CheckSource = { readonly kind: 'trace'; readonly file: string } | { readonly kind: 'app'; readonly target: TargetArg };
+
+export interface CheckArgs {
+  readonly help: boolean;
+  readonly source: CheckSource;
+  readonly host: string | undefined;
+  readonly detail: DetailLevel | undefined;
+  readonly durationMs: number | undefined;
+  /** `--fail-on` as given (checked against the warning kinds by the command); default `warning`. */
+  readonly failOn: string;
+  readonly json: boolean;
+  readonly sarif: string | undefined;
+  /** `--set key=value`, in order (checked against the settings by the command). */
+  readonly set: readonly { readonly key: string; readonly value: string }[];
+}
+
+/**
+ * `check <trace|pid|port>`: an argument of digits only is a pid or port (a trace file named like a
+ * number is given as `./123`); anything else is a trace file. The live-app options (--duration,
+ * --token, --host) are refused with a trace, so a typo cannot silently do something else.
+ */
+export function parseCheckArgs(args: readonly string[]): CheckArgs {
+  const p = parse(
+    args,
+    {
+      ...HELP_OPTION,
+      token: { type: 'string' },
+      host: { type: 'string' },
+      duration: { type: 'string' },
+      detail: { type: 'string' },
+      'fail-on': { type: 'string' },
+      json: { type: 'boolean' },
+      sarif: { type: 'string' },
+      set: { type: 'string', multiple: true },
+    },
+    'check',
+  );
+  const help = p.values.help === true;
+  const token = str(p, 'token');
+  const host = str(p, 'host');
+  if (token === '') throw new UsageError('--token must not be empty', 'check');
+  if (host === '') throw new UsageError('--host must not be empty', 'check');
+  const durationMs = parseDuration(str(p, 'duration'), 'check');
+  const detail = str(p, 'detail');
+  if (detail !== undefined && !(DETAIL_LEVELS as readonly string[]).includes(detail)) {
+    throw new UsageError(`--detail must be one of ${DETAIL_LEVELS.join(', ')} (got "${detail}")`, 'check');
+  }
+  const failOn = str(p, 'fail-on') ?? 'warning';
+  if (failOn.trim() === '') throw new UsageError('--fail-on must not be empty', 'check');
+  const sarif = str(p, 'sarif');
+  if (sarif === '') throw new UsageError('--sarif needs a file name', 'check');
+  const rawSet = (p.values as Record<string, unknown>).set;
+  const set = (Array.isArray(rawSet) ? (rawSet as string[]) : []).map((item) => {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--set takes <key>=<value>, e.g. listenerGrowth.threshold=50 (got "${item}")`, 'check');
+    return { key: item.slice(0, eq).trim(), value: item.slice(eq + 1).trim() };
+  });
+  const base = { help, host, detail: detail as DetailLevel | undefined, durationMs, failOn, json: p.values.json === true, sarif, set };
+  if (help) return { ...base, source: { kind: 'trace', file: '' } };
+  const [arg, ...extra] = p.positionals;
+  if (arg === undefined) throw new UsageError('check needs a trace file, or the pid or port of a running app (see `busscope list`)', 'check');
+  if (extra.length > 0) throw new UsageError(`check takes one trace, pid or port (got ${p.positionals.join(' ')})`, 'check');
+  if (/^\d+$/.test(arg)) return { ...base, source: { kind: 'app', target: appTarget(arg, token, 'check') } };
+  for (const [flag, given] of [['--duration', durationMs], ['--token', token], ['--host', host], ['--detail', detail]] as const) {
+    if (given !== undefined) throw new UsageError(`${flag} is for a running app; "${arg}" is read as a trace file`, 'check');
+  }
+  return { ...base, source: { kind: 'trace', file: arg } };
+}
+
+export interface ShowArgs {
+  readonly help: boolean;
+  readonly file: string;
+}
+
+export function parseShowArgs(args: readonly string[]): ShowArgs {
+  const p = parse(args, HELP_OPTION, 'show');
+  const help = p.values.help === true;
+  if (help) return { help, file: '' };
+  const [arg, ...extra] = p.positionals;
+  if (arg === undefined) throw new UsageError('show needs a trace file (record one with `busscope record`)', 'show');
+  if (extra.length > 0) throw new UsageError(`show takes one trace file (got ${p.positionals.join(' ')})`, 'show');
+  return { help, file: arg };
 }

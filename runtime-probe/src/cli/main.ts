@@ -5,13 +5,28 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ProbeClient, ProbeClientError } from '../client/index';
-import { discoveryDirectory, listDiscoveredApps, type DiscoveredApp } from '../discovery/index';
+import { discoveryDirectory, listDiscoveredApps } from '../discovery/index';
 import { PROBE_VERSION } from '../probe/version';
 import { PROTOCOL_VERSION, encodeTraceHeader, type StreamMessage } from '../protocol/index';
 import { openTraceFile } from '../trace/open-trace-file';
-import { USAGE, UsageError, parseListArgs, parseRecordArgs, parseTailArgs, type StreamArgs, type UsageName } from './args';
+import { USAGE, UsageError, parseCheckArgs, parseListArgs, parseRecordArgs, parseShowArgs, parseTailArgs, type UsageName } from './args';
+import { Unreachable, reportEnd, resolveTarget, stream } from './attach';
+import { runCheck } from './check';
 import { EXIT, EXIT_CODE_TABLE, type ExitCode } from './exit-codes';
+import { loadTrace } from './observe';
+import { setKeys } from './set-options';
+import { formatShow } from './show';
 import { PacedOutput } from './paced-output';
+
+/** The --set keys, wrapped under their option. */
+const SET_KEYS = setKeys()
+  .reduce<string[]>((lines, key) => {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + key.length + 2 <= 75) lines[last] += `, ${key}`;
+    else lines.push(key);
+    return lines;
+  }, [])
+  .join(`,\n${' '.repeat(23)}`);
 
 const HELP = `busscope ${PROBE_VERSION} — see and record the event buses of a running app
 
@@ -21,6 +36,10 @@ Usage:
   busscope record <pid|port> -o <file> [options]
                                               write a trace file (open it in the Busscope inspector);
                                               an existing regular file is replaced, a symlink refused
+  busscope check <trace|pid|port> [options]   run the analyses (as the extension does) and print the
+                                              warnings, grouped by kind, at file:line:column
+  busscope show <trace>                       summary: buses, types, dispatch rates, slowest
+                                              handlers, drops, warnings
   busscope demo [demo options]                run the demo app with the probe on
   busscope --help | --version
 
@@ -31,13 +50,20 @@ Options for tail and record:
                        attached client asked for, and falls back when that client leaves
   --duration <sec>     stop after this many seconds (default: until the app ends or Ctrl+C)
 
+Options for check (a digits-only argument is a pid or port; anything else a trace file):
+  --duration, --token, --host, --detail    as for tail, for a running app: check observes it
+                       for --duration (or until it ends or Ctrl+C), then runs the analyses
+  --fail-on <list>     what makes check exit 1: a severity (error, warning, info: that or worse),
+                       warning kinds, comma-separated, or none (default: warning)
+  --json               print the result as JSON (schema: check-output.schema.json in the package)
+  --sarif <file>       also write the warnings as a SARIF 2.1.0 log (code scanning)
+  --set <key>=<value>  a threshold, as the extension's busscope.warnings.* settings; repeatable:
+                       ${SET_KEYS}
+
 Apps are found in ${discoveryDirectory()}
 (override with BUSSCOPE_DISCOVERY_DIR).
 
 ${EXIT_CODE_TABLE}`;
-
-/** The app could not be reached or the output not created (exit 3). */
-class Unreachable extends Error {}
 
 function age(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -68,104 +94,6 @@ function cmdList(args: readonly string[]): ExitCode {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) process.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ') + '\n');
   return EXIT.ok;
-}
-
-interface Target {
-  readonly host: string;
-  readonly port: number;
-  readonly token: string;
-  readonly label: string;
-}
-
-/** Looks the app up (only after every flag was checked). */
-function resolveTarget(flags: StreamArgs): Target {
-  const t = flags.target;
-  switch (t.kind) {
-    case 'port-and-token':
-      return { host: flags.host ?? '127.0.0.1', port: t.port, token: t.token, label: `port ${t.port}` };
-    case 'pid-or-port': {
-      const apps = listDiscoveredApps();
-      const app: DiscoveredApp | undefined = apps.find((a) => a.pid === t.id) ?? apps.find((a) => a.port === t.id);
-      if (app === undefined) {
-        throw new Unreachable(
-          `no running app with pid or port ${t.id} in ${discoveryDirectory()} (is it running with BUSSCOPE=1? ` +
-            'for an app without a discovery file, pass --token)',
-        );
-      }
-      return { host: flags.host ?? app.host, port: app.port, token: app.token, label: `${app.name} (pid ${app.pid}, port ${app.port})` };
-    }
-    default: {
-      const never: never = t;
-      return never;
-    }
-  }
-}
-
-/** How a tail/record session ended. */
-type SessionEnd =
-  | { readonly kind: 'stopped' }
-  | { readonly kind: 'app-ended' }
-  | { readonly kind: 'probe-stopped' }
-  | { readonly kind: 'failed'; readonly message: string };
-
-/** Connects, runs until the app closes the connection, Ctrl+C, or the duration; resolves with how it ended. */
-async function stream(
-  target: Target,
-  flags: StreamArgs,
-  clientName: string,
-  onMessage: ((m: StreamMessage) => void) | undefined,
-  onFrame: ((frame: Uint8Array) => void) | undefined,
-  bind: (client: ProbeClient, stop: () => void) => void,
-): Promise<{ readonly end: SessionEnd; readonly app: string }> {
-  let client: ProbeClient;
-  try {
-    client = await ProbeClient.connect({ host: target.host, port: target.port, token: target.token, clientName, onMessage, onFrame });
-  } catch (error) {
-    throw new Unreachable(`cannot attach to ${target.label}: ${(error as Error).message}`);
-  }
-  const app = `app ${client.welcome.app.name} (pid ${client.welcome.app.pid})`;
-  let stopRequested = false;
-  const stop = () => {
-    stopRequested = true;
-    client.close();
-  };
-  bind(client, stop);
-  if (flags.detail !== undefined) await client.configure({ detail: flags.detail }).catch(() => undefined);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  if (flags.durationMs !== undefined) timer = setTimeout(stop, flags.durationMs);
-  const error = await client.closed;
-  if (timer !== undefined) clearTimeout(timer);
-  process.removeListener('SIGINT', stop);
-  process.removeListener('SIGTERM', stop);
-  if (stopRequested) return { end: { kind: 'stopped' }, app };
-  // The probe says why whenever it closes a connection itself; a close without a reason (or a
-  // reset) means the app's process went away.
-  if (error === undefined || error.code === 'closed') return { end: { kind: 'app-ended' }, app };
-  if (error.code === 'probe-stopping') return { end: { kind: 'probe-stopped' }, app };
-  return { end: { kind: 'failed', message: error.message }, app };
-}
-
-/** Says on stderr why a session ended unless the user ended it; returns the exit code. */
-function reportEnd(end: SessionEnd, app: string): ExitCode {
-  switch (end.kind) {
-    case 'stopped':
-      return EXIT.ok;
-    case 'app-ended':
-      process.stderr.write(`busscope: ${app} ended\n`);
-      return EXIT.appEnded;
-    case 'probe-stopped':
-      process.stderr.write(`busscope: ${app} stopped its probe\n`);
-      return EXIT.appEnded;
-    case 'failed':
-      process.stderr.write(`busscope: connection to ${app} failed: ${end.message}\n`);
-      return EXIT.unreachable;
-    default: {
-      const never: never = end;
-      return never;
-    }
-  }
 }
 
 async function cmdTail(args: readonly string[]): Promise<ExitCode> {
@@ -232,6 +160,21 @@ async function cmdRecord(args: readonly string[]): Promise<ExitCode> {
   }
 }
 
+async function cmdCheck(args: readonly string[]): Promise<ExitCode> {
+  const flags = parseCheckArgs(args);
+  if (flags.help) return printHelp();
+  return runCheck(flags);
+}
+
+async function cmdShow(args: readonly string[]): Promise<ExitCode> {
+  const flags = parseShowArgs(args);
+  if (flags.help) return printHelp();
+  const { model, file, cut } = await loadTrace(flags.file);
+  process.stdout.write(formatShow(model, file, process.cwd()));
+  if (cut !== undefined) process.stderr.write(`busscope: ${cut}\n`);
+  return EXIT.ok;
+}
+
 function cmdDemo(args: readonly string[]): Promise<number> {
   const demo = path.join(__dirname, 'demo.cjs');
   if (!fs.existsSync(demo)) {
@@ -282,6 +225,10 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await cmdTail(rest);
       case 'record':
         return await cmdRecord(rest);
+      case 'check':
+        return await cmdCheck(rest);
+      case 'show':
+        return await cmdShow(rest);
       case 'demo':
         return await cmdDemo(rest);
       default:

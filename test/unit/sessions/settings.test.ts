@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { DEFAULT_ANALYSIS_OPTIONS, WARNING_KINDS } from '../../../runtime-probe/src/analysis/analyses/index';
 import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/analyzer';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
-import { readSettings, SETTING, SETTING_DEFAULTS } from '../../../runtime-probe/src/analysis/settings';
+import { readSettings, SETTING, SETTING_DEFAULTS, WARNING_SETTING_RULES } from '../../../runtime-probe/src/analysis/settings';
 
 interface Property {
   readonly type: string;
@@ -35,6 +35,27 @@ describe('settings', () => {
     }
     for (const key of declared) if (!read.includes(key)) assert.fail(`${key} is declared but never read`);
     assert.deepEqual(properties['busscope.warnings.disabled'].items?.enum, WARNING_KINDS);
+  });
+
+  it('every busscope.warnings.* setting has one rule (what `busscope check --set` accepts), matching the manifest', () => {
+    const warnings = Object.keys(properties).filter((k) => k.startsWith('busscope.warnings.'));
+    assert.deepEqual(Object.keys(WARNING_SETTING_RULES).map((k) => `busscope.${k}`).sort(), warnings.sort());
+    for (const [key, rule] of Object.entries(WARNING_SETTING_RULES)) {
+      const p = properties[`busscope.${key}`] as Property & { minimum?: number };
+      switch (rule.type) {
+        case 'number':
+          if (rule.integer) assert.equal(p.type, 'integer', key);
+          else assert.ok(p.type === 'number' || p.type === 'integer', key);
+          assert.equal(p.minimum, rule.min, `${key} minimum`);
+          break;
+        case 'boolean':
+          assert.equal(p.type, 'boolean', key);
+          break;
+        case 'kinds':
+          assert.equal(p.type, 'array', key);
+          break;
+      }
+    }
   });
 
   it('unset settings give the model and analyses their defaults', () => {
