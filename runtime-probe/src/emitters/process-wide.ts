@@ -195,7 +195,7 @@ function adopt(state: Installed, target: object, bus: EmitterBus): void {
 function nodeBus(state: Installed, target: NodeEmitterLike, origin: string, frames?: Caller['frames']): EmitterBus | undefined {
   const className = admissible(state, target, 'EventEmitter');
   if (className === undefined) return undefined;
-  const bus = new EmitterBus(defaultBusName(className), NODE_ENTRY_KIND);
+  const bus = new EmitterBus(defaultBusName(className), NODE_ENTRY_KIND, 'node-emitter', className);
   bus.nextOrigin = origin;
   adopt(state, target, bus);
   bus.register();
@@ -318,7 +318,7 @@ function targetBus(state: Installed, target: EventTarget, origin: string, frames
     state.instances.set(target, SKIP);
     return undefined;
   }
-  const bus = new EventTargetBus(defaultBusName(className), table);
+  const bus = new EventTargetBus(defaultBusName(className), table, className);
   bus.nextOrigin = origin;
   adopt(state, target, bus);
   bus.register();
