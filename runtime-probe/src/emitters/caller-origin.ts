@@ -16,8 +16,8 @@ import { siteOrigin } from '../protocol/site-origin';
 /** What `callerFile` returns when every frame is Node's own (or the stack says nothing). */
 export const NODE_INTERNAL_FILE = 'node:internal';
 
-/** Frames read first: the app's call to `on` and a margin for a helper of the app's around it. */
-const SHORT = 3;
+/** Frames read first: the caller of `on` (usually the app's line, or a library's). */
+const SHORT = 1;
 /** Frames read when the short read saw Node's frames only: enough to get past stream → net → http. */
 const DEPTH = 12;
 
@@ -45,10 +45,26 @@ export function callerFile(above: Function): string {
   return callerOf(above).file;
 }
 
+const PROBE = 0;
+const NODE = 1;
+const OTHER = 2;
+/** File → PROBE / NODE / OTHER: a process has few script files, and each subscribe asked two regexes. */
+const fileKinds = new Map<string, number>();
+const MAX_FILE_KINDS = 10_000;
+
+function fileKind(file: string): number {
+  let kind = fileKinds.get(file);
+  if (kind === undefined) {
+    kind = isProbeFile(file) ? PROBE : siteOrigin(file) === 'node' ? NODE : OTHER;
+    if (fileKinds.size < MAX_FILE_KINDS) fileKinds.set(file, kind);
+  }
+  return kind;
+}
+
 function fileOf(cs: CallSiteLike): string | undefined {
   try {
     const file = cs.getFileName();
-    return typeof file === 'string' && file !== '' && !isProbeFile(file) ? file : undefined;
+    return typeof file === 'string' && file !== '' && fileKind(file) !== PROBE ? file : undefined;
   } catch {
     return undefined;
   }
@@ -57,7 +73,7 @@ function fileOf(cs: CallSiteLike): string | undefined {
 function firstOutside(frames: readonly CallSiteLike[]): string | undefined {
   for (const cs of frames) {
     const file = fileOf(cs);
-    if (file !== undefined && siteOrigin(file) !== 'node') return file;
+    if (file !== undefined && fileKind(file) === OTHER) return file;
   }
   return undefined;
 }
