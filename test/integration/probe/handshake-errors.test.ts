@@ -18,7 +18,7 @@ import { cleanup, connect, errorOf, rawSession, spawnApp, waitFor } from './help
 
 after(cleanup);
 
-function hello(token: string, versions: number[] = [2]): Uint8Array {
+function hello(token: string, versions: number[] = [3]): Uint8Array {
   return encodeControlFrame({ type: 'hello', token, protocolVersions: versions, clientName: 'bad-client' });
 }
 
@@ -55,7 +55,7 @@ test('every bad client is refused with a clear message; the app and a good clien
     assert.ok(e, `${name}: an error message before the close`);
     assert.equal(e.code, code, `${name}: ${e.message}`);
     assert.match(e.message, pattern, name);
-    assert.deepEqual(e.supportedVersions, [2]);
+    assert.deepEqual(e.supportedVersions, [3]);
     assert.equal(r.messages.length, 1, `${name}: nothing but the error`);
   };
   expectError('no handshake', noHandshake, 'handshake-timeout', /no hello within 3000 ms/);
