@@ -13,6 +13,10 @@
 //   prototype untouched     probe started with emitters off
 //   prototype, idle         emitters 'all', nobody recording (budget: ≤ 1.3× untouched)
 //   prototype, recording    emitters 'all', probe.record(file) at detail `handlers`
+// Then the cost of adding and removing a listener under process-wide instrumentation (a server adding
+// one per request): an on+off pair of a fresh closure on an emitter that has a bus, side by side with
+// the prototype untouched, idle and recording, subscribe sites on and off, and an EventBus's own
+// subscribe+dispose with its site as the reference for the recording rows.
 // Every loop yields to the event loop every BATCH emits in every mode, so the recorder's
 // off-hot-path work (encoding, file writes) is inside the measured time. Listeners add the payload's
 // field into an accumulator and count their calls; counts are checked after every measurement.
@@ -20,7 +24,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { probe } from 'busscope-probe';
+import { EventBus, probe } from 'busscope-probe';
 import { formatOps, formatRatio, machineLine, markdownTable, median } from './lib/measure';
 import { report } from './lib/report';
 import { benchMs, benchRounds } from './lib/settings';
@@ -297,6 +301,125 @@ async function benchPrototype(rounds: number, ms: number, dir: string): Promise<
   return idle;
 }
 
+// ---------------------------------------------------------------------------------------------
+// on + off under process-wide instrumentation
+
+type AddMode = 'untouched' | 'idleSites' | 'idleNoSites' | 'recordingSites' | 'recordingNoSites' | 'busSites';
+const ADD_MODES: readonly { mode: AddMode; title: string }[] = [
+  { mode: 'untouched', title: 'on+off, prototype untouched (emitters off)' },
+  { mode: 'idleSites', title: "on+off, emitters 'all', nobody recording, sites on (default)" },
+  { mode: 'idleNoSites', title: "on+off, emitters 'all', nobody recording, captureStacks off" },
+  { mode: 'recordingSites', title: "on+off, emitters 'all', recording, sites on" },
+  { mode: 'recordingNoSites', title: "on+off, emitters 'all', recording, captureStacks off" },
+  { mode: 'busSites', title: 'reference: EventBus subscribe+dispose, recording, sites on' },
+];
+const PAIRS = 256;
+
+// One loop per mode (monomorphic call sites, as above). Each pair adds a fresh closure, as a
+// per-request listener does.
+let pairSink = 0;
+const pairLoops: Record<Exclude<AddMode, 'busSites'>, (ee: EventEmitter) => void> = {
+  untouched: (ee) => {
+    for (let k = 0; k < PAIRS; k++) {
+      const f = (): void => void pairSink++;
+      ee.on('req', f);
+      ee.off('req', f);
+    }
+  },
+  idleSites: (ee) => {
+    for (let k = 0; k < PAIRS; k++) {
+      const f = (): void => void pairSink++;
+      ee.on('req', f);
+      ee.off('req', f);
+    }
+  },
+  idleNoSites: (ee) => {
+    for (let k = 0; k < PAIRS; k++) {
+      const f = (): void => void pairSink++;
+      ee.on('req', f);
+      ee.off('req', f);
+    }
+  },
+  recordingSites: (ee) => {
+    for (let k = 0; k < PAIRS; k++) {
+      const f = (): void => void pairSink++;
+      ee.on('req', f);
+      ee.off('req', f);
+    }
+  },
+  recordingNoSites: (ee) => {
+    for (let k = 0; k < PAIRS; k++) {
+      const f = (): void => void pairSink++;
+      ee.on('req', f);
+      ee.off('req', f);
+    }
+  },
+};
+const busLoop = (bus: EventBus<{ req: number }>): void => {
+  for (let k = 0; k < PAIRS; k++) bus.subscribe('req', () => void pairSink++).dispose();
+};
+
+async function pairsFor(batch: () => void, ms: number): Promise<number> {
+  let pairs = 0;
+  const start = process.hrtime.bigint();
+  for (;;) {
+    batch();
+    pairs += PAIRS;
+    await yieldToLoop();
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+    if (elapsed >= ms) return pairs / (elapsed / 1000);
+  }
+}
+
+async function benchAddRemove(rounds: number, ms: number, dir: string): Promise<void> {
+  const samples = new Map<AddMode, number[]>(ADD_MODES.map((m) => [m.mode, []]));
+  let recordings = 0;
+  for (let round = 0; round <= rounds; round++) {
+    for (let j = 0; j < ADD_MODES.length; j++) {
+      const { mode } = ADD_MODES[(j + round) % ADD_MODES.length];
+      const sites = mode === 'idleSites' || mode === 'recordingSites' || mode === 'busSites';
+      const recorded = mode === 'recordingSites' || mode === 'recordingNoSites' || mode === 'busSites';
+      await probe.stop();
+      await probe.start({ discovery: false, emitters: mode === 'untouched' || mode === 'busSites' ? 'off' : 'all', captureStacks: sites });
+      const recording = recorded
+        ? probe.record(path.join(dir, `pairs-${recordings++}.trace`), { detail: 'handlers', discovery: false, captureStacks: sites })
+        : undefined;
+      let batch: () => void;
+      const bus = mode === 'busSites' ? new EventBus<{ req: number }>({ name: 'bench-pairs' }) : undefined;
+      if (bus !== undefined) batch = () => busLoop(bus);
+      else {
+        const ee = new BenchEmitter();
+        ee.on('keep', noop); // the app's listener: the emitter has its bus before the loop
+        const loop = pairLoops[mode as Exclude<AddMode, 'busSites'>];
+        batch = () => loop(ee);
+      }
+      let rate: number;
+      try {
+        rate = await pairsFor(batch, round === 0 ? ms / 2 : ms);
+      } finally {
+        await recording?.stop();
+        if (recording !== undefined) fs.rmSync(recording.file, { force: true });
+        bus?.dispose();
+      }
+      if (round > 0) (samples.get(mode) as number[]).push(rate);
+    }
+  }
+  await probe.stop();
+  const med = (mode: AddMode): number => median(samples.get(mode) as number[]);
+  const rows = ADD_MODES.map(({ mode, title }) => [title, formatOps(med(mode)), formatRatio(med('untouched') / med(mode))]);
+  const idle = med('untouched') / med('idleSites');
+  report(
+    [
+      `### Adding and removing a listener (on + off of a fresh closure) under process-wide instrumentation`,
+      ``,
+      markdownTable(['pairs/s (median)', 'on+off', 'cost vs untouched'], rows),
+      ``,
+      `- idle (sites on) / untouched: ${formatRatio(idle)} (the emit budget ≤ ${IDLE_BUDGET}× applied to adds) — ${idle <= IDLE_BUDGET ? 'met' : 'NOT met'}; recording with sites: ${formatRatio(med('untouched') / med('recordingSites'))}, against the EventBus's own subscribe with its site at ${formatRatio(med('untouched') / med('busSites'))}.`,
+      `- ${machineLine()}`,
+    ].join('\n'),
+  );
+}
+
 export async function run(): Promise<void> {
   const rounds = benchRounds(5);
   const ms = benchMs(200);
@@ -314,6 +437,7 @@ export async function run(): Promise<void> {
     await benchKind('EventTarget', rounds, ms, dir);
     await probe.stop();
     await benchPrototype(rounds, ms, dir);
+    await benchAddRemove(rounds, ms, dir);
   } finally {
     await probe.stop();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -5,8 +5,13 @@
 //
 // NODE_OPTIONS is inherited by every child process (npm, tsc, a dev server): the first process to
 // load this records its pid in BUSSCOPE_REGISTER_ROOT, and a process that finds another pid there
-// stays off, silently, unless BUSSCOPE_CHILDREN=1 (it still passes the variable on). Worker threads
-// share the pid, so they start their own probe (on their own port).
+// stays off, silently, unless BUSSCOPE_CHILDREN=1 (it still passes the variable on).
+//
+// Worker threads inherit the hook too (execArgv / NODE_OPTIONS) and share the pid: a probe per
+// worker would be a second Apps entry for the same pid and name per thread (a pool of eight: eight
+// entries), each gone when its worker ends, and the main thread's probe cannot see a worker's
+// emitters (another V8 isolate). So the hook stays off in worker threads, and the main thread says
+// so once on stderr when the app starts its first worker (seeing workers' emitters is issue #16).
 //
 // Never breaks the app: anything that fails here is reported in one line on stderr, with how to turn
 // it off, and the app runs as if the hook was not there. An app with its own busscope-probe gets one
@@ -28,18 +33,32 @@ function isLaunchedProcess(env: NodeJS.ProcessEnv): boolean {
     env[REGISTER_ROOT_VARIABLE] = String(process.pid);
     return true;
   }
-  if (root.trim() === String(process.pid) || !isMainThread) return true;
+  if (root.trim() === String(process.pid)) return true;
   const children = parseSwitch('BUSSCOPE_CHILDREN', env.BUSSCOPE_CHILDREN, 'child processes stay off');
   return children.ok && children.value;
+}
+
+/** One line on stderr when the app starts its first worker thread (see the file comment). */
+function noteWorkersOnce(): void {
+  process.once('worker', () => {
+    try {
+      process.stderr.write(
+        '[busscope] worker threads are not instrumented: busscope-probe/register stays off in them, and this probe sees the main thread\'s emitters only.\n',
+      );
+    } catch {
+      // no stderr: nothing left to tell
+    }
+  });
 }
 
 function register(): void {
   try {
     // Frames of this bundle are the probe's own wherever a tool puts it (never a subscribe site).
     if (typeof __filename === 'string') addProbeFile(__filename);
+    if (!isMainThread) return; // see the file comment
     const env = process.env;
     if (!isLaunchedProcess(env)) return;
-    autoStartFromEnvironment(env, 'register');
+    if (autoStartFromEnvironment(env, 'register')) noteWorkersOnce();
   } catch (error) {
     try {
       uninstallProcessWide();

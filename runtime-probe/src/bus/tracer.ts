@@ -11,6 +11,7 @@
 // interface here changes incompatibly.
 
 import { installTracers, runtime, setTracers } from './runtime';
+import type { BusKind } from '../protocol/records';
 
 /** Why a subscription ended. `clear` also covers `bus.dispose()`. */
 export type UnsubscribeReason = 'dispose' | 'once' | 'signal' | 'owner' | 'dead-owner' | 'collected' | 'clear';
@@ -29,6 +30,10 @@ export interface TracedBus {
   readonly busId: number;
   readonly name: string;
   readonly createdAt: number;
+  /** What the bus is (absent: an EventBus). */
+  readonly busKind?: BusKind;
+  /** The instance's class name, when it is an emitter. */
+  readonly className?: string;
   /** Live subscriptions, for snapshots. */
   tracedSubscriptions(): Iterable<TracedSubscription>;
 }

@@ -3,62 +3,85 @@
 // the app's line), which cannot tell a socket's internal `end` listener (all frames Node's) from the
 // app's; so process-wide instrumentation reads the stack itself: the first frame that is neither the
 // probe's nor Node's decides; a stack of Node's frames only is Node's.
-// Cost: one V8 structured stack capture of a few frames per subscribe (never per emit).
+//
+// Cost: reading the stack is the one real cost of an instrumented subscribe, so it is read once per
+// subscribe and the same frames serve the recorder's subscribe site (`presetSubscribeFrames`). A
+// short read first (the caller of `on` is usually the app's line); deeper only when those frames are
+// all Node's (a socket's internal subscribes), and those are cached per listener by the caller.
 
 import { isProbeFile } from '../recorder/frames';
+import { captureCallSites, type CallSiteLike } from '../recorder/sites';
 import { siteOrigin } from '../protocol/site-origin';
-
-interface CallSiteLike {
-  getFileName(): unknown;
-}
-interface V8ErrorConstructor {
-  captureStackTrace?: (target: object, constructorOpt?: Function) => void;
-  prepareStackTrace?: unknown;
-  stackTraceLimit: number;
-}
 
 /** What `callerFile` returns when every frame is Node's own (or the stack says nothing). */
 export const NODE_INTERNAL_FILE = 'node:internal';
 
-/** Frames read: enough to get past Node's own layers (stream → net → http) to the app's call. */
+/** Frames read first: the caller of `on` (usually the app's line, or a library's). */
+const SHORT = 1;
+/** Frames read when the short read saw Node's frames only: enough to get past stream → net → http. */
 const DEPTH = 12;
-const returnFrames = (_error: unknown, frames: CallSiteLike[]): CallSiteLike[] => frames;
+
+/** A subscribe's caller: its origin file and the frames read to find it (undefined: none usable). */
+export interface Caller {
+  readonly file: string;
+  readonly frames: readonly CallSiteLike[] | undefined;
+}
+
+const UNKNOWN: Caller = { file: NODE_INTERNAL_FILE, frames: undefined };
+
+/** The first caller of `above` that is neither the probe's nor Node's (see the file comment). */
+export function callerOf(above: Function): Caller {
+  const short = captureCallSites(above, SHORT);
+  if (short === undefined) return UNKNOWN;
+  const found = firstOutside(short);
+  if (found !== undefined || short.length < SHORT) return { file: found ?? nodeFileOf(short), frames: short };
+  const deep = captureCallSites(above, DEPTH);
+  if (deep === undefined) return { file: nodeFileOf(short), frames: short };
+  return { file: firstOutside(deep) ?? nodeFileOf(deep), frames: deep };
+}
 
 /** The file of the first caller of `above` that is neither the probe's nor Node's, else a Node file. */
 export function callerFile(above: Function): string {
-  const E = Error as unknown as V8ErrorConstructor;
-  const capture = E.captureStackTrace;
-  if (typeof capture !== 'function') return NODE_INTERNAL_FILE;
-  const holder: { stack?: unknown } = {};
-  const prepare = E.prepareStackTrace;
-  const limit = E.stackTraceLimit;
-  let frames: unknown;
+  return callerOf(above).file;
+}
+
+const PROBE = 0;
+const NODE = 1;
+const OTHER = 2;
+/** File → PROBE / NODE / OTHER: a process has few script files, and each subscribe asked two regexes. */
+const fileKinds = new Map<string, number>();
+const MAX_FILE_KINDS = 10_000;
+
+function fileKind(file: string): number {
+  let kind = fileKinds.get(file);
+  if (kind === undefined) {
+    kind = isProbeFile(file) ? PROBE : siteOrigin(file) === 'node' ? NODE : OTHER;
+    if (fileKinds.size < MAX_FILE_KINDS) fileKinds.set(file, kind);
+  }
+  return kind;
+}
+
+function fileOf(cs: CallSiteLike): string | undefined {
   try {
-    E.prepareStackTrace = returnFrames;
-    E.stackTraceLimit = DEPTH;
-    capture(holder, above);
-    frames = holder.stack;
+    const file = cs.getFileName();
+    return typeof file === 'string' && file !== '' && fileKind(file) !== PROBE ? file : undefined;
   } catch {
-    frames = undefined;
-  } finally {
-    E.prepareStackTrace = prepare;
-    E.stackTraceLimit = limit;
+    return undefined;
   }
-  if (!Array.isArray(frames)) return NODE_INTERNAL_FILE;
-  let nodeFile: string | undefined;
-  for (const cs of frames as CallSiteLike[]) {
-    let file: unknown;
-    try {
-      file = cs.getFileName();
-    } catch {
-      continue;
-    }
-    if (typeof file !== 'string' || file === '' || isProbeFile(file)) continue;
-    if (siteOrigin(file) === 'node') {
-      nodeFile ??= file;
-      continue;
-    }
-    return file;
+}
+
+function firstOutside(frames: readonly CallSiteLike[]): string | undefined {
+  for (const cs of frames) {
+    const file = fileOf(cs);
+    if (file !== undefined && fileKind(file) === OTHER) return file;
   }
-  return nodeFile ?? NODE_INTERNAL_FILE;
+  return undefined;
+}
+
+function nodeFileOf(frames: readonly CallSiteLike[]): string {
+  for (const cs of frames) {
+    const file = fileOf(cs);
+    if (file !== undefined) return file;
+  }
+  return NODE_INTERNAL_FILE;
 }

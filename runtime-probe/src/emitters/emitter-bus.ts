@@ -9,6 +9,7 @@
 // one id space (bus/runtime.ts), so the recorder, protocol, extension and inspector need no change.
 
 import { describeValue } from '../delegates/disposable';
+import type { BusKind } from '../protocol/records';
 import { eventBreakWanted } from '../debug/event-breaks';
 import { runtime, takeBusId } from '../bus/runtime';
 import { takeSubscriptionId } from '../bus/subscription';
@@ -146,6 +147,9 @@ export class EmitterBus implements TracedBus {
   constructor(
     readonly name: string,
     private readonly kind: EntryKind,
+    /** What the emitter is and its class (sent with the bus's definition, for the analyses' wording). */
+    readonly busKind: BusKind,
+    readonly className: string,
   ) {
     this.busId = takeBusId();
     this.createdAt = Date.now();

@@ -111,8 +111,9 @@ export class EventTargetBus extends EmitterBus {
   constructor(
     name: string,
     private readonly table: Map<string, ListenerRoot>,
+    className: string,
   ) {
-    super(name, EVENT_TARGET_ENTRY_KIND);
+    super(name, EVENT_TARGET_ENTRY_KIND, 'event-target', className);
     this.onTiming = (on) => this.applyTiming(on);
   }
 

@@ -21,7 +21,8 @@ import { allBuses, currentDispatchTracer } from '../bus/tracer';
 import { runtime } from '../bus/runtime';
 import { eventBreakDone } from '../debug/event-breaks';
 import { isLibraryBus } from '../protocol/site-origin';
-import { callerFile } from './caller-origin';
+import { callerFile, callerOf, type Caller } from './caller-origin';
+import { presetSubscribeFrames } from '../recorder/sites';
 import {
   breakRequested,
   CollectedBus,
@@ -68,24 +69,35 @@ let installed: Installed | undefined;
 let outerOrigin: string | undefined;
 /**
  * Node's own listeners: functions first subscribed with nothing but Node's code on the stack. Reading
- * the stack is the one real cost of a subscribe (tens of µs on a busy machine), and Node's internal
- * listeners are mostly module-level functions shared by every socket and stream
+ * the stack is the one real cost of a subscribe (µs to tens of µs on a busy machine), and Node's
+ * internal listeners are mostly module-level functions shared by every socket and stream
  * (`onReadableStreamEnd`…): once one is known, a connection's internal subscribes cost a WeakMap
- * lookup. Only Node's are remembered: the app's and libraries' subscribes read the stack each time,
- * as the recorder does for the subscribe site anyway.
+ * lookup. Only Node's are remembered: an app's or library's function can be subscribed from
+ * anywhere, and their subscribes read the stack once (shared with the recorder's subscribe site).
  */
 const nodeListeners = new WeakMap<object, string>();
 
-/** The origin of a subscribe of `listener` made through `wrapper` (see `nodeListeners`). */
-function originOf(listener: unknown, wrapper: Function): string {
+/** The caller of a subscribe of `listener` made through `wrapper` (see `nodeListeners`). */
+function originOf(listener: unknown, wrapper: Function): Caller {
   const cacheable = (typeof listener === 'function' || typeof listener === 'object') && listener !== null;
   if (cacheable) {
     const known = nodeListeners.get(listener);
-    if (known !== undefined) return known;
+    if (known !== undefined) return { file: known, frames: undefined };
   }
-  const origin = callerFile(wrapper);
-  if (cacheable && siteOrigin(origin) === 'node') nodeListeners.set(listener, origin);
-  return origin;
+  const caller = callerOf(wrapper);
+  if (cacheable && siteOrigin(caller.file) === 'node') nodeListeners.set(listener, caller.file);
+  return caller;
+}
+
+/** Syncs after a subscribe, the recorder reading its site from the frames already read (`caller`). */
+function syncWithFrames(frames: Caller['frames'], sync: () => void): void {
+  if (frames === undefined) return sync();
+  presetSubscribeFrames(frames);
+  try {
+    sync();
+  } finally {
+    presetSubscribeFrames(undefined);
+  }
 }
 
 /** The probe's own emitters (server, client sockets): never instrumented, in any install. */
@@ -180,15 +192,15 @@ function adopt(state: Installed, target: object, bus: EmitterBus): void {
 // ---------------------------------------------------------------------------------------------
 // EventEmitter
 
-function nodeBus(state: Installed, target: NodeEmitterLike, origin: string): EmitterBus | undefined {
+function nodeBus(state: Installed, target: NodeEmitterLike, origin: string, frames?: Caller['frames']): EmitterBus | undefined {
   const className = admissible(state, target, 'EventEmitter');
   if (className === undefined) return undefined;
-  const bus = new EmitterBus(defaultBusName(className), NODE_ENTRY_KIND);
+  const bus = new EmitterBus(defaultBusName(className), NODE_ENTRY_KIND, 'node-emitter', className);
   bus.nextOrigin = origin;
   adopt(state, target, bus);
   bus.register();
   // Listeners added before this one was seen: subscriptions from now on, with this call's origin.
-  syncNodeAll(bus, target, 'dispose');
+  syncWithFrames(frames, () => syncNodeAll(bus, target, 'dispose'));
   return bus;
 }
 
@@ -205,10 +217,12 @@ function nodeAdder(name: string, original: Function): Function {
       let seen = state.instances.get(target);
       if (seen === SKIP) return Reflect.apply(original, this, arguments);
       const top = outerOrigin === undefined;
-      const origin = top ? originOf(listener, wrapper) : (outerOrigin as string);
+      const caller = top ? originOf(listener, wrapper) : undefined;
+      const origin = caller !== undefined ? caller.file : (outerOrigin as string);
+      const frames = caller?.frames;
       if (seen === undefined) {
         if (!wantsBus(state.options.mode, origin) || !(target instanceof EventEmitter)) return Reflect.apply(original, this, arguments);
-        seen = nodeBus(state, target, origin);
+        seen = nodeBus(state, target, origin, frames);
         if (seen === undefined) return Reflect.apply(original, this, arguments);
       }
       const bus = seen;
@@ -218,7 +232,7 @@ function nodeAdder(name: string, original: Function): Function {
       } finally {
         if (top) outerOrigin = undefined;
         bus.nextOrigin = origin;
-        syncNodeKey(bus, target, type, prepend, 'dispose');
+        syncWithFrames(frames, () => syncNodeKey(bus, target, type, prepend, 'dispose'));
       }
     },
   }[name];
@@ -296,7 +310,7 @@ function nodeEmitWrapper(original: Function): Function {
 // ---------------------------------------------------------------------------------------------
 // EventTarget
 
-function targetBus(state: Installed, target: EventTarget, origin: string): EmitterBus | undefined {
+function targetBus(state: Installed, target: EventTarget, origin: string, frames?: Caller['frames']): EmitterBus | undefined {
   const className = admissible(state, target, 'EventTarget');
   if (className === undefined) return undefined;
   const table = EventTargetBus.tableOf(target);
@@ -304,11 +318,11 @@ function targetBus(state: Installed, target: EventTarget, origin: string): Emitt
     state.instances.set(target, SKIP);
     return undefined;
   }
-  const bus = new EventTargetBus(defaultBusName(className), table);
+  const bus = new EventTargetBus(defaultBusName(className), table, className);
   bus.nextOrigin = origin;
   adopt(state, target, bus);
   bus.register();
-  bus.syncAll();
+  syncWithFrames(frames, () => bus.syncAll());
   return bus;
 }
 
@@ -324,10 +338,12 @@ function targetAdder(original: Function): Function {
     let seen = state.instances.get(target);
     if (seen === SKIP) return Reflect.apply(original, this, arguments);
     const top = outerOrigin === undefined;
-    const origin = top ? originOf(listener, wrapper) : (outerOrigin as string);
+    const caller = top ? originOf(listener, wrapper) : undefined;
+    const origin = caller !== undefined ? caller.file : (outerOrigin as string);
+    const frames = caller?.frames;
     if (seen === undefined) {
       if (!wantsBus(state.options.mode, origin) || !isEventTargetInstance(target)) return Reflect.apply(original, this, arguments);
-      seen = targetBus(state, target, origin);
+      seen = targetBus(state, target, origin, frames);
       if (seen === undefined) return Reflect.apply(original, this, arguments);
     }
     const bus = seen as EventTargetBus;
@@ -338,8 +354,7 @@ function targetAdder(original: Function): Function {
       if (top) outerOrigin = undefined;
       bus.nextOrigin = origin;
       // Only for a string can the shadow be keyed without calling the app's toString a second time.
-      if (typeof type === 'string') bus.syncType(type, 'dispose');
-      else bus.syncAll();
+      syncWithFrames(frames, () => (typeof type === 'string' ? bus.syncType(type, 'dispose') : bus.syncAll()));
     }
   };
   return wrapper;

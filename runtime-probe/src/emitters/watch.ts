@@ -96,7 +96,8 @@ export function watch(target: unknown, options?: WatchOptions): WatchHandle {
   let installed: InstalledMethods;
   switch (kind) {
     case 'node-emitter': {
-      bus = new EmitterBus(givenName ?? defaultBusName(classNameOf(target, 'EventEmitter')), NODE_ENTRY_KIND);
+      const className = classNameOf(target, 'EventEmitter');
+      bus = new EmitterBus(givenName ?? defaultBusName(className), NODE_ENTRY_KIND, 'node-emitter', className);
       installed = watchNodeEmitter(target as Parameters<typeof watchNodeEmitter>[0], bus);
       break;
     }
@@ -104,18 +105,19 @@ export function watch(target: unknown, options?: WatchOptions): WatchHandle {
       const et = target as EventTarget;
       const table = EventTargetBus.tableOf(et);
       if (table === undefined) throw unsupportedEventTarget(et);
-      const etBus = new EventTargetBus(givenName ?? defaultBusName(classNameOf(target, 'EventTarget')), table);
+      const className = classNameOf(target, 'EventTarget');
+      const etBus = new EventTargetBus(givenName ?? defaultBusName(className), table, className);
       bus = etBus;
       installed = watchEventTarget(et, etBus);
       break;
     }
     case 'mitt': {
-      bus = new EmitterBus(givenName ?? defaultBusName('mitt'), FUNCTION_ENTRY_KIND);
+      bus = new EmitterBus(givenName ?? defaultBusName('mitt'), FUNCTION_ENTRY_KIND, 'mitt', 'mitt');
       installed = watchMitt(target as Parameters<typeof watchMitt>[0], bus);
       break;
     }
     case 'nanoevents': {
-      bus = new EmitterBus(givenName ?? defaultBusName('nanoevents'), FUNCTION_ENTRY_KIND);
+      bus = new EmitterBus(givenName ?? defaultBusName('nanoevents'), FUNCTION_ENTRY_KIND, 'nanoevents', 'nanoevents');
       installed = watchNanoEvents(target as Parameters<typeof watchNanoEvents>[0], bus);
       break;
     }

@@ -7,16 +7,21 @@ import { readProbeEnvironment, type EnvironmentReader } from './environment';
 import { probe } from './probe';
 import { reportProbeFailure, reportProbeWarning } from './report';
 
-export function autoStartFromEnvironment(env: NodeJS.ProcessEnv = process.env, reader: EnvironmentReader = 'package'): void {
-  if (runtime.environmentRead) return;
+/** Returns whether this call started the probe (it listens once the returned start settles). */
+export function autoStartFromEnvironment(env: NodeJS.ProcessEnv = process.env, reader: EnvironmentReader = 'package'): boolean {
+  if (runtime.environmentRead) return false;
   runtime.environmentRead = true;
   try {
     const wanted = readProbeEnvironment(env, reader);
     for (const problem of wanted.problems) reportProbeWarning(problem);
     if (wanted.record !== undefined) probe.record(wanted.record.file, wanted.record.options);
-    if (wanted.start !== undefined) void probe.start(wanted.start);
+    if (wanted.start !== undefined) {
+      void probe.start(wanted.start);
+      return true;
+    }
   } catch (error) {
     // The parser already turned every bad value into a warning: what is left is unexpected.
     reportProbeFailure('starting from the environment (BUSSCOPE / BUSSCOPE_RECORD)', error);
   }
+  return false;
 }

@@ -9,7 +9,7 @@ import { ProtocolError } from './errors';
 import { arr, bad, bool, checkJsonDepth, int, obj, parseJsonObject, str, type JsonObject } from './fields';
 import { encodeFrame, FrameKind } from './framing';
 import { MAX_BREAK_ON_TYPES, MAX_CLIENT_JSON_DEPTH, MAX_FOCUS_BUSES, MAX_PAYLOAD_CAP_BYTES, MAX_TYPE_NAME_LENGTH } from './limits';
-import type { SiteInfo } from './records';
+import type { BusKind, SiteInfo } from './records';
 
 // ---------------------------------------------------------------------------------------------
 // Shared shapes
@@ -56,6 +56,10 @@ export interface BusSnapshot {
   /** Epoch ms. */
   readonly createdAt: number;
   readonly subscriptions: number;
+  /** What the bus is (`bus`: an EventBus; else the emitter's kind). Absent from older probes. */
+  readonly kind?: BusKind;
+  /** An emitter's class name (`Hub`). Absent for an EventBus and from older probes. */
+  readonly className?: string;
 }
 
 export interface TypeSnapshot {

@@ -10,10 +10,13 @@ import { ProtocolError } from './errors';
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from './limits';
 import { PROTOCOL_VERSION } from './version';
 import {
+  BUS_EXTENSION,
+  BUS_KINDS,
   DISPATCH_EXTENSION,
   DROP_REASONS,
   RecordCode,
   UNSUBSCRIBE_REASONS,
+  type BusKind,
   type BusRecord,
   type DispatchRecord,
   type SiteInfo,
@@ -40,6 +43,8 @@ const DROPS = RecordCode.Drops;
 const EXT_DURATION_BOUND = DISPATCH_EXTENSION.durationBound;
 const EXT_THREAD_ID = DISPATCH_EXTENSION.threadId;
 const EXT_TRACE_ID = DISPATCH_EXTENSION.traceId;
+const EXT_BUS_KIND = BUS_EXTENSION.kind;
+const EXT_CLASS_NAME = BUS_EXTENSION.className;
 
 /**
  * Takes a stream's records as they are decoded, instead of an array of record objects: dispatch
@@ -155,6 +160,7 @@ export class RecordDecoder {
     // Every non-dispatch record goes through here; dispatch records go to the sink as fields.
     const out = { push: (record: BusRecord): void => void (list !== null ? list.push(record) : (sink as RecordSink).record(record)) };
     const v1 = this.version === 1;
+    const v3 = this.version >= 3;
     let timeNs = 0;
     let seq = 0;
     while (r.pos < r.end) {
@@ -182,7 +188,33 @@ export class RecordDecoder {
           timeNs += r.svarint();
           const bus = r.uvarint();
           const name = this.str(r.uvarint());
-          out.push({ kind: 'bus-created', time: timeNs * MS_PER_NS, bus, name });
+          if (!v3) {
+            out.push({ kind: 'bus-created', time: timeNs * MS_PER_NS, bus, name });
+            break;
+          }
+          let busKind: BusKind | undefined;
+          let className: string | undefined;
+          const extensions = r.uvarint();
+          for (let i = 0; i < extensions; i++) {
+            const key = r.uvarint();
+            const length = r.uvarint();
+            if (length > r.remaining) throw new ProtocolError('truncated', `extension field ${key} of ${length} bytes past the batch's end`);
+            const end = r.pos + length;
+            if (key === EXT_BUS_KIND) {
+              const code = r.uvarint();
+              busKind = code < BUS_KINDS.length ? BUS_KINDS[code] : undefined; // a kind from a newer probe: not said
+            } else if (key === EXT_CLASS_NAME) className = this.str(r.uvarint());
+            if (r.pos > end) throw new ProtocolError('malformed', `extension field ${key} runs past its ${length} bytes`);
+            r.pos = end; // unknown keys (and any rest of a known one) are skipped
+          }
+          out.push({
+            kind: 'bus-created',
+            time: timeNs * MS_PER_NS,
+            bus,
+            name,
+            ...(busKind !== undefined ? { busKind } : {}),
+            ...(className !== undefined ? { className } : {}),
+          });
           break;
         }
         case BUS_DISPOSED: {

@@ -3,7 +3,7 @@
 // itself encodes straight from its ring buffer with `RecordWriter`).
 
 import { RecordWriter } from './record-writer';
-import { DROP_REASONS, UNSUBSCRIBE_REASONS, assertNever, type BusRecord, type SiteInfo } from './records';
+import { BUS_KINDS, DROP_REASONS, UNSUBSCRIBE_REASONS, assertNever, type BusRecord, type SiteInfo } from './records';
 
 export class RecordEncoder {
   private readonly stringIds = new Map<string, number>();
@@ -51,7 +51,13 @@ export class RecordEncoder {
       case 'site':
         return;
       case 'bus-created':
-        return w.busCreated(r.time, r.bus, this.string(r.name));
+        return w.busCreated(
+          r.time,
+          r.bus,
+          this.string(r.name),
+          r.busKind === undefined ? 0 : BUS_KINDS.indexOf(r.busKind) + 1,
+          r.className === undefined ? 0 : this.string(r.className),
+        );
       case 'bus-disposed':
         return w.busDisposed(r.time, r.bus);
       case 'subscribe': {

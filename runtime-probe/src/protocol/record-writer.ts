@@ -9,13 +9,14 @@
 //   d  duration: unsigned varint, integer nanoseconds
 //   q  sequence: zigzag varint of (this seq − previous seq field in this batch; starts at 0)
 //   p  parent sequence: unsigned varint, 0 when there is no parent, else (seq − parentSeq)
-//   x  extension block (version 2): unsigned varint count, then per field: u key, u byte length,
-//      that many bytes. Readers skip keys they do not know (DISPATCH_EXTENSION keys below).
-// This writer writes protocol version 2 (PROTOCOL_VERSION); RecordDecoder reads 1 and 2.
+//   x  extension block (dispatch: version 2; bus-created: version 3): unsigned varint count, then per
+//      field: u key, u byte length, that many bytes. Readers skip keys they do not know
+//      (DISPATCH_EXTENSION, BUS_EXTENSION).
+// This writer writes protocol version 3 (PROTOCOL_VERSION); RecordDecoder reads 1, 2 and 3.
 
 import { ByteWriter, putSvarint, putUvarint, utf8Encode } from './bytes';
 import { FRAME_HEADER_BYTES, FrameKind } from './framing';
-import { DISPATCH_EXTENSION, RecordCode } from './records';
+import { BUS_EXTENSION, DISPATCH_EXTENSION, RecordCode } from './records';
 
 const NS_PER_MS = 1e6;
 const MAX_NS = Number.MAX_SAFE_INTEGER;
@@ -115,11 +116,28 @@ export class RecordWriter {
     this.records++;
   }
 
-  busCreated(time: number, bus: number, nameId: number): void {
-    this.w.u8(RecordCode.BusCreated);
+  /**
+   * `kindCode`: BUS_KINDS index + 1, 0 when not said; `classNameId` 0 when none. Both go to the
+   * record's extension block (version 3), only when given.
+   */
+  busCreated(time: number, bus: number, nameId: number, kindCode = 0, classNameId = 0): void {
+    const w = this.w;
+    w.u8(RecordCode.BusCreated);
     this.time(time);
-    this.w.uvarint(bus);
-    this.w.uvarint(nameId);
+    w.uvarint(bus);
+    w.uvarint(nameId);
+    const fields = (kindCode > 0 ? 1 : 0) + (classNameId > 0 ? 1 : 0);
+    w.uvarint(fields);
+    if (kindCode > 0) {
+      w.uvarint(BUS_EXTENSION.kind);
+      w.uvarint(uvarintSize(kindCode - 1));
+      w.uvarint(kindCode - 1);
+    }
+    if (classNameId > 0) {
+      w.uvarint(BUS_EXTENSION.className);
+      w.uvarint(uvarintSize(classNameId));
+      w.uvarint(classNameId);
+    }
     this.records++;
   }
 

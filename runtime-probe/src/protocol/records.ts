@@ -66,11 +66,30 @@ export interface SiteRecord {
   readonly id: number;
   readonly site: SiteInfo;
 }
+/**
+ * What a bus is (wire code = index): Busscope's EventBus, or an emitter watched as a bus. An
+ * emitter's listener errors leave its `emit` (the bus catches them), which the analyses must say.
+ */
+export const BUS_KINDS = ['bus', 'node-emitter', 'event-target', 'mitt', 'nanoevents'] as const;
+export type BusKind = (typeof BUS_KINDS)[number];
+
+/** Keys of the extension block of a version-3 `bus-created` record (PROTOCOL.md, "Version 3"). */
+export const BUS_EXTENSION = {
+  /** BusKind code, unsigned varint. */
+  kind: 1,
+  /** The instance's class name, →string id (unsigned varint). */
+  className: 2,
+} as const;
+
 export interface BusCreatedRecord {
   readonly kind: 'bus-created';
   readonly time: number;
   readonly bus: number;
   readonly name: string;
+  /** Optional (version 3): what the bus is. Absent from older streams: read the name then. */
+  readonly busKind?: BusKind;
+  /** Optional (version 3): the instance's class name (`Hub` for a watched `class Hub extends EventEmitter`). */
+  readonly className?: string;
 }
 export interface BusDisposedRecord {
   readonly kind: 'bus-disposed';

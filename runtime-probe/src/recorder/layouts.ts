@@ -60,7 +60,8 @@ export const DISPATCH = layout(RecordCode.Dispatch, [
 export const HANDLER = layout(RecordCode.Handler, ['seq', 'subscription', 'start', 'duration', 'consumed'] as const);
 export const HANDLER_ERROR = layout(RecordCode.HandlerError, ['seq', 'subscription', 'time'] as const, { sideA: 'message', sideB: 'stack' });
 export const PAYLOAD = layout(RecordCode.Payload, ['seq', 'truncated'] as const, { sideA: 'json' });
-export const BUS_CREATED = layout(RecordCode.BusCreated, ['time', 'bus', 'name'] as const);
+/** `busKind`: BUS_KINDS index + 1 (0: not said); `className`: string id (0: none). */
+export const BUS_CREATED = layout(RecordCode.BusCreated, ['time', 'bus', 'name', 'busKind', 'className'] as const);
 export const BUS_DISPOSED = layout(RecordCode.BusDisposed, ['time', 'bus'] as const);
 export const SUBSCRIBE = layout(
   RecordCode.Subscribe,

@@ -30,6 +30,7 @@ import {
   type RecordingConfig,
   type UnsubscribeReason,
 } from '../protocol/index';
+import { BUS_KINDS } from '../protocol/records';
 import { reportProbeFailure } from '../probe/report';
 import type { FrameResolver } from './frames';
 import { capturePayload, type PayloadSanitizer, type ProxyCheck } from './payload';
@@ -638,6 +639,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   busCreated(bus: TracedBus): void {
     if (!this.recording) return;
     const nameId = this.strings.intern(bus.name);
+    const classNameId = bus.className === undefined ? 0 : this.strings.intern(bus.className);
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
@@ -645,6 +647,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     r[b + BUS_CREATED.at.time] = this.clock.now();
     r[b + BUS_CREATED.at.bus] = bus.busId;
     r[b + BUS_CREATED.at.name] = nameId;
+    r[b + BUS_CREATED.at.busKind] = bus.busKind === undefined ? 0 : BUS_KINDS.indexOf(bus.busKind) + 1;
+    r[b + BUS_CREATED.at.className] = classNameId;
   }
 
   busDisposed(bus: TracedBus): void {

@@ -64,17 +64,55 @@ export function captureSite(above: Function, sites: SiteTable, skipCache: Map<st
   const E = Error as unknown as V8ErrorConstructor;
   const capture = E.captureStackTrace;
   if (typeof capture !== 'function') return undefined;
+  if (presetFrames !== undefined) {
+    // The subscriber read the stack already (process-wide emitters): its frames start at the
+    // app's call, so the first one is a candidate too. Read again only if they held no site.
+    const site = scan(presetFrames, sites, true, 0);
+    if (site !== undefined && site !== NEW_POSITION) return site;
+  }
   if (!isRuntimeDefault(E.prepareStackTrace)) return captureSiteFromText(capture, above, sites, skipCache);
   // Usually every frame's position is known: a map hit, and done. A new position (cold), or only
   // internal frames, takes the full stack once.
   const frames = callSites(E, capture, above, FIRST_LIMIT);
   if (frames === undefined) return captureSiteFromText(capture, above, sites, skipCache);
-  const found = scan(frames, sites, false);
+  const found = scan(frames, sites, false, 1);
   if (found !== NEW_POSITION && (found !== undefined || frames.length < FIRST_LIMIT)) return found;
   const full = callSites(E, capture, above, FULL_LIMIT);
   if (full === undefined) return undefined;
-  const site = scan(full, sites, true);
+  const site = scan(full, sites, true, 1);
   return site === NEW_POSITION ? undefined : site;
+}
+
+/**
+ * Frames a subscriber captured above its own `on` for this subscribe, which `captureSite` reads
+ * instead of the stack: one stack read per subscribe, shared by the origin (emitters/caller-origin.ts)
+ * and the site. Set only around the synchronous report of that subscribe.
+ */
+let presetFrames: readonly V8CallSite[] | undefined;
+
+/** See `presetFrames`; `undefined` clears it. */
+export function presetSubscribeFrames(frames: readonly CallSiteLike[] | undefined): void {
+  presetFrames = frames as readonly V8CallSite[] | undefined;
+}
+
+/** What a capture yields: V8's structured call sites (only the methods used outside this file). */
+export interface CallSiteLike {
+  getFileName(): unknown;
+}
+
+/**
+ * The structured call sites below `above` (`limit` of them), or undefined when the runtime's stack
+ * API is missing or the app installed its own `Error.prepareStackTrace` (then only text is safe).
+ */
+export function captureCallSites(above: Function, limit: number): CallSiteLike[] | undefined {
+  const E = Error as unknown as V8ErrorConstructor;
+  const capture = E.captureStackTrace;
+  if (typeof capture !== 'function' || !isRuntimeDefault(E.prepareStackTrace)) return undefined;
+  try {
+    return callSites(E, capture, above, limit);
+  } catch {
+    return undefined;
+  }
 }
 
 function callSites(E: V8ErrorConstructor, capture: CaptureStackTrace, above: Function, limit: number): V8CallSite[] | undefined {
@@ -108,13 +146,14 @@ const NEW_POSITION = 1;
 /**
  * The first frame that is a site: a known one, or (with `add`) a new one.
  *
- * The first frame is always the bus's own (the tracer is called directly by the bus), so it is
- * never the site, and its file holds the bus's code. When that file is not recognisable as the
+ * Frames before `first` are never the site: in a capture made by the tracer, the first frame is the
+ * bus's own (the tracer is called directly by the bus), and its file holds the bus's code; preset
+ * frames (`first` 0) start at the app's call. When that file is not recognisable as the
  * package (an app bundle that includes the bus, minified), a new position in it may be the bus or
  * the app: with source maps it is resolved at once (once per position) to tell; everywhere else
  * resolution waits until the site is first sent or read.
  */
-function scan(frames: readonly V8CallSite[], sites: SiteTable, add: boolean): SiteEntry | undefined | typeof NEW_POSITION {
+function scan(frames: readonly V8CallSite[], sites: SiteTable, add: boolean, first: 0 | 1): SiteEntry | undefined | typeof NEW_POSITION {
   let busFile: string | undefined;
   for (let i = 0; i < frames.length; i++) {
     const cs = frames[i];
@@ -122,14 +161,14 @@ function scan(frames: readonly V8CallSite[], sites: SiteTable, add: boolean): Si
     if (line === null || line === undefined) continue; // native, no position
     const file = scriptName(cs);
     if (file === undefined) continue;
-    if (i === 0) busFile = file;
+    if (i === 0 && first === 1) busFile = file;
     const column = cs.getColumnNumber() ?? 0;
     const known = sites.atPosition(file, line, column);
     if (known === NOT_A_SITE) continue;
     if (known !== undefined) return known;
     if (!add) return NEW_POSITION;
     // First time at this position (cold): read it as the stack text would show it, and classify it.
-    const raw = i === 0 ? undefined : rawFrame(cs, file, line, column, frames[i + 1]);
+    const raw = i < first ? undefined : rawFrame(cs, file, line, column, frames[i + 1]);
     if (raw === undefined || isInternalFrame(raw.unmapped)) {
       sites.skipPosition(file, line, column);
       continue;

@@ -41,7 +41,14 @@ export function buildSnapshot(recorder: Recorder | undefined): ProbeSnapshot {
         ...(sub.site === undefined && (firstTraced === 0 || sub.id < firstTraced) ? { beforeProbe: true } : {}),
       });
     }
-    buses.push({ id: bus.busId, name: bus.name, createdAt: bus.createdAt, subscriptions: count });
+    buses.push({
+      id: bus.busId,
+      name: bus.name,
+      createdAt: bus.createdAt,
+      subscriptions: count,
+      ...(bus.busKind !== undefined ? { kind: bus.busKind } : {}),
+      ...(bus.className !== undefined ? { className: bus.className } : {}),
+    });
     const names = new Set(listeners.keys());
     for (const t of recorded?.get(bus.busId) ?? []) names.add(t);
     for (const type of [...names].sort()) {

@@ -254,3 +254,50 @@ server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.ad
   assert.ok(leaks.every((s) => s.site?.file === path.join(dir, 'server.js') && s.site.line === 4), 'with the app’s own subscribe line');
   assert.equal(app.stderr(), '');
 });
+
+test('worker threads under register: no second probe, one discovery entry, the app and its workers run, and one line says why', async () => {
+  const dir = tempDir('busscope-register-workers-');
+  const discovery = path.join(dir, 'discovery');
+  // Two workers that add listeners and stay alive until told; each reports whether its own
+  // EventEmitter prototype was patched (Node aliases on and addListener; the patch wraps each).
+  fs.writeFileSync(
+    path.join(dir, 'app.js'),
+    `const { Worker, isMainThread, parentPort } = require('node:worker_threads');
+const { EventEmitter } = require('node:events');
+if (isMainThread) {
+  const hub = new EventEmitter();
+  hub.on('main', function onMain() {});
+  const workers = [new Worker(__filename), new Worker(__filename)];
+  let up = 0;
+  for (const w of workers) {
+    w.on('error', (e) => console.log('worker error ' + e.message));
+    w.on('message', (m) => {
+      console.log('worker ' + m);
+      if (++up === workers.length) console.log('all up');
+    });
+  }
+  setInterval(() => hub.emit('main', 1), 20);
+} else {
+  const own = new EventEmitter();
+  own.on('job', function onJob() {});
+  parentPort.postMessage(EventEmitter.prototype.on === EventEmitter.prototype.addListener ? 'unpatched' : 'patched');
+  setInterval(() => own.emit('job'), 20);
+}
+`,
+  );
+  const app = run(dir, ['--require', REGISTER_CJS, 'app.js'], { BUSSCOPE_DISCOVERY_DIR: discovery });
+  const pid = app.child.pid as number;
+  const info = await discovered(discovery, pid);
+  await waitFor(() => app.stdout().includes('all up'), 10_000, 'both workers up');
+  // Give a worker's probe, were there one, time to write its discovery file.
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(app.stdout().match(/worker \w+/g), ['worker unpatched', 'worker unpatched']);
+  const entries = listDiscoveredApps({ dir: discovery, clean: false }).filter((a) => a.pid === pid);
+  assert.equal(entries.length, 1, `one Apps entry for the pid: ${entries.map((e) => e.port).join(', ')}`);
+  assert.equal(app.child.exitCode, null, 'the app runs');
+  const c = await connect(info);
+  const snapshot = await c.client.requestSnapshot();
+  assert.ok(snapshot.buses.some((b) => b.name === 'EventEmitter#1' || b.className === 'EventEmitter'), "the main thread's emitters are seen");
+  const lines = app.stderr().split('\n').filter((l) => l.includes('worker threads are not instrumented'));
+  assert.equal(lines.length, 1, `one line, not one per worker: ${app.stderr()}`);
+});

@@ -3,6 +3,12 @@
 // meta-events, Symbol event names as `Symbol(desc)`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { probe } from '../../../runtime-probe/src/index';
+import { readTraceFileMessages } from '../../../runtime-probe/src/trace/read-trace';
 import { analyze } from '../../../runtime-probe/src/analysis/analyses/index';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, site } from '../model/streamBuilder';
@@ -148,4 +154,51 @@ test("Node's MaxListenersExceededWarning is evidence, and a trigger of its own w
   for (let i = 1; i <= 6; i++) s.unsubscribe(i, 'dispose', 0, 200);
   s.into(model);
   assert.deepEqual(warningsOf(model, 'listener-growth'), []);
+});
+
+test('throwing listener of a named watch (probe.watch(hub, { name })): the bus kind on the wire says emitter, not "the bus caught it"', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-named-watch-'));
+  try {
+    const file = path.join(dir, 'named.bustrace');
+    const recording = probe.record(file, { discovery: false, detail: 'handlers', captureStacks: false });
+    class Hub extends EventEmitter {}
+    const hub = new Hub();
+    const watch = probe.watch(hub, { name: 'hub' });
+    hub.on('job', function runJob() {
+      throw new Error('boom');
+    });
+    assert.throws(() => hub.emit('job', 1), /boom/, 'the error leaves emit, as Node does');
+    await recording.stop();
+    watch.dispose();
+    const model = new Model();
+    for (const m of await readTraceFileMessages(file)) model.apply(m);
+    const bus = [...model.buses.values()].find((b) => b.name === 'hub');
+    assert.equal(bus?.kind, 'node-emitter');
+    assert.equal(bus?.className, 'Hub');
+    const [w] = warningsOf(model, 'throwing-handler');
+    assert.ok(w);
+    assert.match(w.explanation, /the error leaves `emit`/);
+    assert.doesNotMatch(w.explanation, /The bus caught it/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a version-2 trace (no bus kinds) still reads: a named watch falls back to the name, an unnamed one to `Class#n`', async () => {
+  const messages = await readTraceFileMessages(path.join(__dirname, '../../fixtures/traces/protocol-v2.bustrace'));
+  const welcome = messages[0];
+  assert.equal(welcome?.type === 'welcome' && welcome.protocolVersion, 2);
+  const created = messages.flatMap((m) => (m.type === 'records' ? m.records : [])).filter((r) => r.kind === 'bus-created');
+  assert.deepEqual(
+    created.map((r) => [r.name, 'busKind' in r, 'className' in r]),
+    [
+      ['fixture-bus', false, false],
+      ['hub', false, false],
+    ],
+  );
+  const model = new Model();
+  for (const m of messages) model.apply(m);
+  assert.equal([...model.buses.values()].find((b) => b.name === 'hub')?.kind, null, 'not said by a version-2 probe');
+  const [w] = warningsOf(model, 'throwing-handler');
+  assert.ok(w, "the hub's throwing listener is still reported");
 });

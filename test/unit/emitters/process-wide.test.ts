@@ -294,3 +294,39 @@ test("Node's own listener functions are classified once: later connections' inte
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+test("an app's subscribe on an instrumented emitter reads the stack once, shared by its origin and its site", async () => {
+  await probe.start({ discovery: false, emitters: 'all' });
+  const E = Error as unknown as { captureStackTrace: (o: object, f?: Function) => void };
+  const capture = E.captureStackTrace;
+  try {
+    const shop = new Shop();
+    shop.on('warm', () => undefined); // the bus exists; this file's line is a known site
+    let captures = 0;
+    E.captureStackTrace = (o, f) => {
+      captures++;
+      capture(o, f);
+    };
+    const perRequest = function perRequest(): void {};
+    const line = lineOfCaller() + 3;
+    shop.on('order', perRequest);
+    shop.off('order', perRequest);
+    shop.on('order', perRequest); // line
+    E.captureStackTrace = capture;
+    assert.equal(captures, 2, 'one stack read per subscribe (origin and site together), none per unsubscribe');
+    const bus = processWideBus(shop);
+    assert.ok(bus !== undefined);
+    assert.equal(bus.subscriptionsOf('order')[0].origin, __filename, "the app's own file: not a library's");
+    const sub = probe.snapshot().subscriptions.find((s) => s.bus === bus.busId && s.type === 'order');
+    assert.equal(sub?.site?.file, __filename, "the site is the app's own call");
+    assert.equal(sub?.site?.line, line);
+  } finally {
+    E.captureStackTrace = capture;
+    await probe.stop();
+  }
+});
+
+/** The line this is called from. */
+function lineOfCaller(): number {
+  return Number(/:(\d+):\d+\)?$/.exec(new Error().stack?.split('\n')[2] ?? '')?.[1]);
+}

@@ -9,12 +9,15 @@ import { instanceClass } from './emitterEvents';
 import type { WarningDraft } from './warning';
 
 /**
- * A watched emitter's listener, as far as the stream tells (it has no bus kind): an ownerless
- * listener of a bus named `Class#n`, the name of an unnamed watch. Named watches get the bus wording.
+ * A watched emitter's listener: the bus's kind when the probe said it (protocol 3, snapshots), so a
+ * named watch (`probe.watch(hub, { name: 'hub' })`) is an emitter too; from older probes, an
+ * ownerless listener of a bus named `Class#n` (an unnamed watch's name).
  */
 function emitterListener(model: Model, s: SubscriptionState): boolean {
   const bus = model.buses.get(s.type.bus);
-  return bus !== undefined && instanceClass(bus.name) !== null && s.owner === null;
+  if (bus === undefined) return false;
+  if (bus.kind !== null) return bus.kind !== 'bus';
+  return instanceClass(bus.name) !== null && s.owner === null;
 }
 
 export function analyzeThrowingHandlers(ctx: AnalysisContext): WarningDraft[] {

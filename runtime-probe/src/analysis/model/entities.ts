@@ -1,7 +1,7 @@
 // The model's live state: buses, event types, subscriptions and owners, as mutable records the
 // model updates in place (no allocation per dispatch). Everything outside the model reads them
 // through the `Readonly…` views and `ModelSnapshot`.
-import type { SiteInfo, UnsubscribeReason } from '../../protocol/index';
+import type { BusKind, SiteInfo, UnsubscribeReason } from '../../protocol/index';
 import { DurationHistogram, WindowedCounter } from './stats';
 
 /** Why the model considers a subscription ended: a probe reason, or gone from a later snapshot. */
@@ -73,6 +73,10 @@ export class BusState {
    * never removed them); any other record of the bus first means a plain `clear()`.
    */
   readonly pendingClear: SubscriptionState[] = [];
+  /** What the bus is, when the probe said (protocol 3, snapshots): an EventBus or a watched emitter's kind. */
+  kind: BusKind | null = null;
+  /** A watched emitter's class name (`Hub`), when the probe said. */
+  className: string | null = null;
 
   constructor(
     readonly id: number,

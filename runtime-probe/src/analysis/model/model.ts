@@ -5,6 +5,7 @@
 import {
   assertNever,
   type AppInfo,
+  type BusKind,
   type BusRecord,
   type DispatchRecord,
   type DropReason,
@@ -301,7 +302,7 @@ export class Model {
     } else {
       this.session = { ...this.session, attachedAt: this.now };
       for (const b of keptBuses) {
-        if (b.disposedAt === null) this.buses.set(b.id, new BusState(b.id, b.name, b.createdAt));
+        if (b.disposedAt === null) this.buses.set(b.id, describedBus(new BusState(b.id, b.name, b.createdAt), b.kind ?? undefined, b.className ?? undefined));
       }
       for (const s of keptSubs) this.addSubscription(s.id, s.bus, s.type.name, s.priority, s.label, s.owner, s.once, s.site, s.createdAt, this.now, true, 0, s.ownerId);
     }
@@ -419,7 +420,8 @@ export class Model {
         if (existing) {
           existing.name = r.name;
           existing.createdAt = r.time;
-        } else this.buses.set(r.bus, new BusState(r.bus, r.name, r.time));
+          describedBus(existing, r.busKind, r.className);
+        } else this.buses.set(r.bus, describedBus(new BusState(r.bus, r.name, r.time), r.busKind, r.className));
         return;
       }
       case 'bus-disposed': {
@@ -798,8 +800,8 @@ export class Model {
     const toTime = (epoch: number): number => epoch - origin;
     for (const b of s.buses) {
       const bus = this.buses.get(b.id);
-      if (bus === undefined) this.buses.set(b.id, new BusState(b.id, b.name, toTime(b.createdAt)));
-      else bus.name = b.name;
+      if (bus === undefined) this.buses.set(b.id, describedBus(new BusState(b.id, b.name, toTime(b.createdAt)), b.kind, b.className));
+      else describedBus(bus, b.kind, b.className).name = b.name;
     }
     for (const ts of s.types) {
       const t = this.typeFor(ts.bus, ts.type);
@@ -854,4 +856,11 @@ export class Model {
     };
     this.version++;
   }
+}
+
+/** Sets what the probe said the bus is (protocol 3 bus definitions, snapshots); unsaid keeps what was known. */
+function describedBus(bus: BusState, kind: BusKind | undefined, className: string | undefined): BusState {
+  if (kind !== undefined) bus.kind = kind;
+  if (className !== undefined) bus.className = className;
+  return bus;
 }
