@@ -45,8 +45,11 @@ export type RegisterOutcome =
   /** The user unset NODE_OPTIONS or BUSSCOPE (`null`) or set BUSSCOPE_EMITTERS=off: their choice wins. */
   | 'user-declined';
 
+/** A configuration as returned by the injection: the same, with the environment it may have gained. */
+export type Injected<C> = C & { readonly env?: Record<string, string | null | undefined> };
+
 export interface InjectionResult<C> {
-  readonly config: C;
+  readonly config: Injected<C>;
   readonly register: RegisterOutcome;
 }
 
@@ -58,7 +61,7 @@ type Env = Record<string, string | null | undefined>;
  * unchanged: their process is already running. With `emitters`, also loads the register script
  * through NODE_OPTIONS (see `injectLaunchEnvironment`).
  */
-export function injectProbeEnvironment<C extends InjectableConfiguration>(config: C, discoveryDirectory: string, emitters?: EmitterInjection): C {
+export function injectProbeEnvironment<C extends InjectableConfiguration>(config: C, discoveryDirectory: string, emitters?: EmitterInjection): Injected<C> {
   return injectLaunchEnvironment(config, discoveryDirectory, emitters).config;
 }
 

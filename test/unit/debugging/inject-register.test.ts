@@ -21,6 +21,7 @@ import {
   readEmitterSettings,
   splitNodeOptions,
   type EmitterInjection,
+  type InjectableConfiguration,
 } from '../../../extension/src/debugging/environment';
 
 const REGISTER = '/ext/busscope.busscope-0.1.0/dist/probe/register.cjs';
@@ -69,7 +70,8 @@ describe('register injection: the launch environment', () => {
     // The user's own busscope-probe/register (--require or --import), another version of this extension's, or one inherited.
     for (const nodeOptions of ['--require busscope-probe/register', '--import=busscope-probe/register', '-r /x/node_modules/busscope-probe/register.js',
       '--require "/home/me/.vscode/extensions/busscope.busscope-0.0.9/dist/probe/register.cjs"']) {
-      const r = injectLaunchEnvironment({ type: 'node', request: 'launch', env: { NODE_OPTIONS: nodeOptions } }, '', emitters());
+      const launch: InjectableConfiguration = { type: 'node', request: 'launch', env: { NODE_OPTIONS: nodeOptions } };
+      const r = injectLaunchEnvironment(launch, '', emitters());
       assert.equal(r.register, 'already', nodeOptions);
       assert.equal(r.config.env?.NODE_OPTIONS, nodeOptions);
       assert.equal(r.config.env?.BUSSCOPE_EMITTERS, undefined, nodeOptions);
@@ -89,7 +91,8 @@ describe('register injection: the launch environment', () => {
   });
 
   test('setting off, attach configurations and other debuggers: no NODE_OPTIONS', () => {
-    const off = injectLaunchEnvironment({ type: 'node', request: 'launch' }, '/d', undefined);
+    const launch: InjectableConfiguration = { type: 'node', request: 'launch' };
+    const off = injectLaunchEnvironment(launch, '/d', undefined);
     assert.equal(off.register, 'off');
     assert.deepEqual(off.config.env, { BUSSCOPE: '1', BUSSCOPE_DISCOVERY_DIR: '/d' });
     const attach = { type: 'node', request: 'attach', port: 9229 };
