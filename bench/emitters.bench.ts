@@ -6,6 +6,13 @@
 //   watched, recording probe.record(file) at detail `handlers` (a dispatch record and one timing per
 //                      listener call; the recorder does that work)
 // For Node's EventEmitter (`emit`) and EventTarget (`dispatchEvent` of one reused Event).
+// Then every emitter of the process instrumented through EventEmitter.prototype
+// (`probe.start({ emitters: 'all' })`, what BUSSCOPE_EMITTERS=all and busscope-probe/register do),
+// side by side with the same emitter with the prototype untouched (the probe restarted between
+// measurements to put the patch in and take it out):
+//   prototype untouched     probe started with emitters off
+//   prototype, idle         emitters 'all', nobody recording (budget: ≤ 1.3× untouched)
+//   prototype, recording    emitters 'all', probe.record(file) at detail `handlers`
 // Every loop yields to the event loop every BATCH emits in every mode, so the recorder's
 // off-hot-path work (encoding, file writes) is inside the measured time. Listeners add the payload's
 // field into an accumulator and count their calls; counts are checked after every measurement.
@@ -14,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { probe } from 'busscope-probe';
-import { formatOps, formatRatio, markdownTable, median } from './lib/measure';
+import { formatOps, formatRatio, machineLine, markdownTable, median } from './lib/measure';
 import { report } from './lib/report';
 import { benchMs, benchRounds } from './lib/settings';
 
@@ -187,6 +194,109 @@ async function benchKind(kind: Kind, rounds: number, ms: number, dir: string): P
   return idle;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Process-wide: EventEmitter.prototype instrumented
+
+type ProtoMode = 'untouched' | 'untouchedAgain' | 'protoIdle' | 'protoRecording';
+const PROTO_MODES: readonly { mode: ProtoMode; title: string }[] = [
+  { mode: 'untouched', title: 'prototype untouched (emitters off)' },
+  { mode: 'untouchedAgain', title: 'prototype untouched, another instance (noise gauge)' },
+  { mode: 'protoIdle', title: "prototype instrumented (emitters 'all'), nobody recording" },
+  { mode: 'protoRecording', title: "prototype instrumented, recording (detail `handlers`)" },
+];
+const protoLoops: Record<ProtoMode, (ee: EventEmitter) => void> = {
+  untouched: (ee) => {
+    const p = PAYLOAD;
+    for (let k = 0; k < BATCH; k++) ee.emit('tick', p);
+  },
+  untouchedAgain: (ee) => {
+    const p = PAYLOAD;
+    for (let k = 0; k < BATCH; k++) ee.emit('tick', p);
+  },
+  protoIdle: (ee) => {
+    const p = PAYLOAD;
+    for (let k = 0; k < BATCH; k++) ee.emit('tick', p);
+  },
+  protoRecording: (ee) => {
+    const p = PAYLOAD;
+    for (let k = 0; k < BATCH; k++) ee.emit('tick', p);
+  },
+};
+
+class BenchEmitter extends EventEmitter {}
+const noop = (): void => undefined;
+
+async function benchPrototype(rounds: number, ms: number, dir: string): Promise<number[]> {
+  const samples = new Map<ProtoMode, number[][]>(PROTO_MODES.map((m) => [m.mode, LISTENER_COUNTS.map(() => [])]));
+  let recordings = 0;
+  let buses = 0;
+  for (const [ni, n] of LISTENER_COUNTS.entries()) {
+    const candidates = new Map<ProtoMode, { c: Candidate; ee: EventEmitter }>();
+    for (const { mode } of PROTO_MODES) {
+      const counts = new Float64Array(n);
+      const ee = new BenchEmitter();
+      for (let i = 0; i < n; i++) {
+        ee.on('tick', (e: Tick) => {
+          accumulator += e.v;
+          counts[i]++;
+        });
+      }
+      const loop = protoLoops[mode];
+      candidates.set(mode, { c: { counts, batch: () => loop(ee) }, ee });
+    }
+    for (let round = 0; round <= rounds; round++) {
+      for (let j = 0; j < PROTO_MODES.length; j++) {
+        const { mode, title } = PROTO_MODES[(j + round) % PROTO_MODES.length];
+        const { c, ee } = candidates.get(mode) as { c: Candidate; ee: EventEmitter };
+        const instrumented = mode === 'protoIdle' || mode === 'protoRecording';
+        await probe.stop();
+        await probe.start({ discovery: false, emitters: instrumented ? 'all' : 'off' });
+        if (instrumented) {
+          // A listener added from here (the app's code) gives the emitter its bus, as in an app.
+          ee.on('other', noop);
+          ee.off('other', noop);
+          if (probe.snapshot().buses.some((b) => b.name.startsWith('BenchEmitter#'))) buses++;
+        }
+        const recording =
+          mode === 'protoRecording' ? probe.record(path.join(dir, `proto-${recordings++}.trace`), { detail: 'handlers', discovery: false }) : undefined;
+        let result: { emits: number; seconds: number };
+        try {
+          result = await emitFor(c, round === 0 ? ms / 2 : ms);
+        } finally {
+          await recording?.stop();
+          if (recording !== undefined) fs.rmSync(recording.file, { force: true });
+        }
+        check(`prototype, ${title}, ${n} listeners`, c, result.emits);
+        if (round > 0) (samples.get(mode) as number[][])[ni].push(result.emits / result.seconds);
+      }
+    }
+  }
+  await probe.stop();
+  if (buses === 0) throw new Error('prototype instrumentation: the bench emitters never became buses');
+  const med = (mode: ProtoMode, ni: number): number => median((samples.get(mode) as number[][])[ni]);
+  const rows = PROTO_MODES.map(({ mode, title }) => {
+    const cells = [title];
+    LISTENER_COUNTS.forEach((_, ni) => cells.push(formatOps(med(mode, ni)), formatRatio(med('untouched', ni) / med(mode, ni))));
+    return cells;
+  });
+  const header = ['emit/s (median)'];
+  for (const n of LISTENER_COUNTS) header.push(`${n} listener${n > 1 ? 's' : ''}`, 'cost vs untouched');
+  const idle = LISTENER_COUNTS.map((_, ni) => med('untouched', ni) / med('protoIdle', ni));
+  const recording = LISTENER_COUNTS.map((_, ni) => med('untouched', ni) / med('protoRecording', ni));
+  const control = LISTENER_COUNTS.map((_, ni) => med('untouched', ni) / med('untouchedAgain', ni));
+  report(
+    [
+      `### EventEmitter, every emitter instrumented through its prototype (BUSSCOPE_EMITTERS=all, busscope-probe/register)`,
+      ``,
+      markdownTable(header, rows),
+      ``,
+      `- prototype idle / untouched cost: ${idle.map((r) => formatRatio(r)).join(' / ')} at ${LISTENER_COUNTS.join(' / ')} listeners (budget ≤ ${IDLE_BUDGET}×) — ${idle.every((r) => r <= IDLE_BUDGET) ? 'met' : 'NOT met'}; recording: ${recording.map((r) => formatRatio(r)).join(' / ')}; noise between two untouched instances: ${control.map((r) => formatRatio(r)).join(' / ')}.`,
+      `- ${machineLine()}`,
+    ].join('\n'),
+  );
+  return idle;
+}
+
 export async function run(): Promise<void> {
   const rounds = benchRounds(5);
   const ms = benchMs(200);
@@ -202,6 +312,8 @@ export async function run(): Promise<void> {
     );
     await benchKind('EventEmitter', rounds, ms, dir);
     await benchKind('EventTarget', rounds, ms, dir);
+    await probe.stop();
+    await benchPrototype(rounds, ms, dir);
   } finally {
     await probe.stop();
     fs.rmSync(dir, { recursive: true, force: true });

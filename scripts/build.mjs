@@ -3,7 +3,7 @@
 // probe's CLI and demo app. `--watch` rebuilds on change; `--minify` is used when packaging.
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,7 +69,22 @@ const builds = [
     format: 'cjs',
     target: probeTarget,
   },
+  {
+    // `node --require busscope-probe/register`: the probe started by itself, every emitter
+    // instrumented. dist/register.mjs (`--import`) loads this same file (copied below).
+    ...common,
+    entryPoints: [at('runtime-probe/src/register.ts')],
+    outfile: at('runtime-probe/dist/register.cjs'),
+    platform: 'node',
+    format: 'cjs',
+    target: 'node18',
+  },
 ];
+
+/** Files shipped as they are. */
+function copyProbeFiles() {
+  copyFileSync(at('runtime-probe/src/register.mjs'), at('runtime-probe/dist/register.mjs'));
+}
 
 // Entries that arrive with later parts of the probe; built when their source exists.
 for (const [entry, out] of [
@@ -119,10 +134,12 @@ if (watch) {
     const ctx = await esbuild.context(b);
     await ctx.watch();
   }
+  copyProbeFiles();
   console.log('[busscope] watching for changes');
 } else {
   const started = Date.now();
   await Promise.all(builds.map((b) => esbuild.build(b)));
+  copyProbeFiles();
   emitProbeTypes();
   console.log(`[busscope] built ${builds.length} bundles in ${Date.now() - started} ms`);
 }

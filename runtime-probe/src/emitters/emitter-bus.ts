@@ -42,6 +42,11 @@ export class ListenerSubscription implements TracedSubscription {
   site: SourceSite | undefined = undefined;
   /** The adapter's per-entry data (the EventTarget adapter keeps the callback it replaced). */
   patch: unknown = undefined;
+  /**
+   * File of the code that subscribed (process-wide instrumentation: the first frame outside the
+   * probe that is not Node's, else Node's own frame), for `isLibraryBus`; undefined for `watch`.
+   */
+  origin: string | undefined = undefined;
   constructor(
     readonly id: number,
     readonly type: string,
@@ -131,6 +136,12 @@ export class EmitterBus implements TracedBus {
   private closed = false;
   /** Set by the adapter: puts its timing code in (`true`) or takes it out. */
   onTiming: ((on: boolean) => void) | undefined = undefined;
+  /** `origin` given to the subscriptions `sync` creates next (process-wide instrumentation). */
+  nextOrigin: string | undefined = undefined;
+  /** Set whenever the shadow gains or loses a subscription (read and cleared by whoever caches on it). */
+  listenersChanged = false;
+  /** Cached by process-wide instrumentation: every listener comes from a library or Node (siteOrigin). */
+  library = false;
 
   constructor(
     readonly name: string,
@@ -220,12 +231,14 @@ export class EmitterBus implements TracedBus {
     for (let i = head; i < addedEnd; i++) {
       const entry = current[i];
       const sub = new ListenerSubscription(takeSubscriptionId(), name, this.kind.label(entry), this.kind.once(entry), Date.now(), entry);
+      sub.origin = this.nextOrigin;
       added.push(sub);
       next.push(sub);
     }
     if (next !== old) for (let i = removedEnd; i < m; i++) next.push(old[i]);
     if (n === 0) this.lists.delete(key);
     else this.lists.set(key, next);
+    this.listenersChanged = true;
     for (let i = head; i < removedEnd; i++) this.retired(old[i], reason);
     for (const sub of added) this.reportSubscribed(sub);
     return next;

@@ -48,6 +48,8 @@ interface NodeEmitterLike {
 
 /** A once wrapper (Node's `_onceWrap`) carries the user's listener as `.listener`. */
 function userListener(entry: unknown): unknown {
+  // Node's removeAllListeners may pass `undefined` (its loop over a list that shrinks under it).
+  if (typeof entry !== 'function' && (typeof entry !== 'object' || entry === null)) return entry;
   const inner = (entry as { listener?: unknown }).listener;
   return typeof inner === 'function' ? inner : entry;
 }

@@ -19,6 +19,7 @@ import { isMitt, watchMitt } from './mitt';
 import { isNanoEvents, watchNanoEvents } from './nanoevents';
 import { isNodeEmitter, NODE_ENTRY_KIND, watchNodeEmitter } from './node-emitter';
 import type { InstalledMethods } from './own-methods';
+import { setWatched } from './process-wide';
 
 export interface WatchOptions {
   /** The bus name shown in every view (default `ClassName#n`). */
@@ -125,6 +126,8 @@ export function watch(target: unknown, options?: WatchOptions): WatchHandle {
   }
   const w: Watch = { bus, installed, handles: 1 };
   watches.set(target, w);
+  // Its own wrappers see it now: the process-wide instrumentation (if any) leaves it alone.
+  setWatched(target, true);
   collected.register(target, new CollectedBus(bus.busId, bus.name, bus.createdAt), bus);
   return handleFor(target, w);
 }
@@ -147,6 +150,7 @@ function handleFor(target: object, w: Watch): WatchHandle {
     // Own properties first: from here on the target is exactly as it was; then the bus leaves.
     live.installed.restore();
     live.bus.close();
+    setWatched(t, false);
   };
   return {
     busId,

@@ -3,15 +3,15 @@
 // not start two probes or open the same trace file twice.
 
 import { runtime } from '../bus/runtime';
-import { readProbeEnvironment } from './environment';
+import { readProbeEnvironment, type EnvironmentReader } from './environment';
 import { probe } from './probe';
 import { reportProbeFailure, reportProbeWarning } from './report';
 
-export function autoStartFromEnvironment(env: NodeJS.ProcessEnv = process.env): void {
+export function autoStartFromEnvironment(env: NodeJS.ProcessEnv = process.env, reader: EnvironmentReader = 'package'): void {
   if (runtime.environmentRead) return;
   runtime.environmentRead = true;
   try {
-    const wanted = readProbeEnvironment(env);
+    const wanted = readProbeEnvironment(env, reader);
     for (const problem of wanted.problems) reportProbeWarning(problem);
     if (wanted.record !== undefined) probe.record(wanted.record.file, wanted.record.options);
     if (wanted.start !== undefined) void probe.start(wanted.start);

@@ -9,11 +9,22 @@
 //     BUSSCOPE_PORT           0…65535 (0 = any free port)
 //     BUSSCOPE_HOST           address to listen on; a non-loopback one also needs
 //     BUSSCOPE_ALLOW_REMOTE   1, true, yes, on (or 0, false, no, off, empty)
+//     BUSSCOPE_EMITTERS       all, app or off (default off; all under busscope-probe/register):
+//                             instrument the process's EventEmitters and EventTargets — every one,
+//                             or those with a listener from the app's own code
+//     BUSSCOPE_EMITTER_CLASSES  Name1,Name2: only instances of these classes (constructor names)
 //   BUSSCOPE_RECORD=<file>    record a trace to <file> (no socket needed)
 //   BUSSCOPE_DETAIL           lifecycle, dispatch or handlers: the detail of both of the above
+//
+// `node --require busscope-probe/register` (or `--import` for ESM) acts as if BUSSCOPE=1 and
+// BUSSCOPE_EMITTERS=all were set unless they are set otherwise (BUSSCOPE=0 keeps it off), in the
+// launched process and its worker threads only; its child processes (which inherit NODE_OPTIONS)
+// stay off unless
+//   BUSSCOPE_CHILDREN=1       child processes start a probe too
+//   BUSSCOPE_REGISTER_ROOT    set by register to the launched process's pid (children compare it)
 
 import { DETAIL_LEVELS, type DetailLevel } from '../protocol/index';
-import { isLoopbackHost, type ProbeStartOptions } from './options';
+import { EMITTER_MODES, isLoopbackHost, type EmitterInstrumentation, type ProbeStartOptions } from './options';
 
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'] as const;
 const FALSE_WORDS = ['0', 'false', 'no', 'off'] as const;
@@ -61,8 +72,36 @@ function parseDetail(raw: string | undefined, consequence: string): Parsed<Detai
   return { ok: true, value: level };
 }
 
+function parseEmitters(raw: string | undefined, fallback: EmitterInstrumentation): Parsed<EmitterInstrumentation> {
+  if (raw === undefined || raw.trim() === '') return { ok: true, value: fallback };
+  const word = raw.trim().toLowerCase();
+  const mode = EMITTER_MODES.find((m) => m === word);
+  if (mode === undefined) {
+    return rejected('BUSSCOPE_EMITTERS', raw, `use one of ${EMITTER_MODES.join(', ')}`, 'no emitter is instrumented (the probe itself starts)');
+  }
+  return { ok: true, value: mode };
+}
+
+/** `Name1,Name2` (spaces around names ignored); unset or empty: every class. */
+function parseEmitterClasses(raw: string | undefined): Parsed<string[] | undefined> {
+  if (raw === undefined || raw.trim() === '') return { ok: true, value: undefined };
+  const names = raw.split(',').map((n) => n.trim());
+  if (names.some((n) => !/^[\p{L}\p{Nl}$_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}$]*$/u.test(n))) {
+    return rejected(
+      'BUSSCOPE_EMITTER_CLASSES',
+      raw,
+      'use class names separated by commas, e.g. Socket,Server',
+      'no emitter is instrumented (the probe itself starts)',
+    );
+  }
+  return { ok: true, value: names };
+}
+
+/** Who reads the environment: the package as it loads, or `busscope-probe/register` (see above). */
+export type EnvironmentReader = 'package' | 'register';
+
 /** Reads the probe's variables; never throws. */
-export function readProbeEnvironment(env: NodeJS.ProcessEnv): ProbeEnvironment {
+export function readProbeEnvironment(env: NodeJS.ProcessEnv, reader: EnvironmentReader = 'package'): ProbeEnvironment {
   const problems: string[] = [];
   const value = <T>(parsed: Parsed<T>): T | undefined => {
     if (parsed.ok) return parsed.value;
@@ -73,7 +112,11 @@ export function readProbeEnvironment(env: NodeJS.ProcessEnv): ProbeEnvironment {
   const recordRaw = env.BUSSCOPE_RECORD;
   const recordFile = recordRaw === undefined || recordRaw.trim() === '' ? undefined : recordRaw;
   const startRaw = env.BUSSCOPE;
-  const wantsStart = value(parseSwitch('BUSSCOPE', startRaw, 'the probe stays off'));
+  // Under register, BUSSCOPE unset means on: loading the hook is the request.
+  const wantsStart =
+    reader === 'register' && (startRaw === undefined || startRaw.trim() === '')
+      ? true
+      : value(parseSwitch('BUSSCOPE', startRaw, 'the probe stays off'));
   if (recordFile === undefined && wantsStart !== true) return { record: undefined, start: undefined, problems };
 
   // Shared by both: a bad detail keeps both off (we would record something other than what was asked).
@@ -116,6 +159,11 @@ export function readProbeEnvironment(env: NodeJS.ProcessEnv): ProbeEnvironment {
           `use 127.0.0.1, or also set BUSSCOPE_ALLOW_REMOTE=1 to mean it; ${off}`,
       );
     }
+    const emittersParsed = parseEmitters(env.BUSSCOPE_EMITTERS, reader === 'register' ? 'all' : 'off');
+    const classesParsed = parseEmitterClasses(env.BUSSCOPE_EMITTER_CLASSES);
+    value(emittersParsed);
+    const emitterClasses = value(classesParsed);
+    const emitters = emittersParsed.ok && classesParsed.ok ? emittersParsed.value : 'off';
     if (portParsed.ok && remoteParsed.ok && hostOk && detailOk) {
       // Only what was set: the defaults (and their documentation) stay in options.ts.
       start = {};
@@ -124,6 +172,8 @@ export function readProbeEnvironment(env: NodeJS.ProcessEnv): ProbeEnvironment {
       if (port !== undefined) start.port = port;
       if (allowRemote === true) start.allowRemote = true;
       if (detail !== undefined) start.detail = detail;
+      if (emitters !== 'off') start.emitters = emitters;
+      if (emitters !== 'off' && emitterClasses !== undefined) start.emitterClasses = emitterClasses;
     }
   }
   return { record, start, problems };

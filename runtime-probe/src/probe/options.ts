@@ -36,7 +36,18 @@ export interface ProbeStartOptions {
   dispatchSiteEvery?: number;
   /** Payload JSON kept per dispatch, in characters (default 1024). */
   payloadSizeCap?: number;
+  /**
+   * Instrument the process's existing emitters while started (`probe.start` only): `all` — every
+   * Node `EventEmitter` and `EventTarget`; `app` — those with a listener from the app's own code
+   * (not `node_modules`, not Node's internals); `off` (default).
+   */
+  emitters?: EmitterInstrumentation;
+  /** With `emitters`: only instances of these class names (constructor names, e.g. `['Socket', 'Server']`). */
+  emitterClasses?: readonly string[];
 }
+
+export const EMITTER_MODES = ['all', 'app', 'off'] as const;
+export type EmitterInstrumentation = (typeof EMITTER_MODES)[number];
 
 export interface ResolvedStartOptions {
   readonly name: string | undefined;
@@ -52,6 +63,8 @@ export interface ResolvedStartOptions {
   readonly detail: DetailLevel;
   readonly dispatchSiteEvery: number;
   readonly payloadSizeCap: number;
+  readonly emitters: EmitterInstrumentation;
+  readonly emitterClasses: readonly string[] | undefined;
 }
 
 function describe(v: unknown): string {
@@ -97,6 +110,8 @@ const OPTION_NAMES: ReadonlySet<string> = new Set<keyof ProbeStartOptions>([
   'detail',
   'dispatchSiteEvery',
   'payloadSizeCap',
+  'emitters',
+  'emitterClasses',
 ]);
 
 export function resolveStartOptions(where: string, options: ProbeStartOptions | undefined): ResolvedStartOptions {
@@ -129,6 +144,21 @@ export function resolveStartOptions(where: string, options: ProbeStartOptions | 
   if (o.detail !== undefined && !(DETAIL_LEVELS as readonly unknown[]).includes(o.detail)) {
     throw new TypeError(`${where}: options.detail must be one of ${DETAIL_LEVELS.join(', ')} (got ${describe(o.detail)})`);
   }
+  if (o.emitters !== undefined && !(EMITTER_MODES as readonly unknown[]).includes(o.emitters)) {
+    throw new TypeError(`${where}: options.emitters must be one of ${EMITTER_MODES.join(', ')} (got ${describe(o.emitters)})`);
+  }
+  let emitterClasses: readonly string[] | undefined;
+  if (o.emitterClasses !== undefined) {
+    if (!Array.isArray(o.emitterClasses)) {
+      throw new TypeError(`${where}: options.emitterClasses must be an array of class names (got ${describe(o.emitterClasses)})`);
+    }
+    o.emitterClasses.forEach((name: unknown, i: number) => {
+      if (typeof name !== 'string' || name.trim() === '') {
+        throw new TypeError(`${where}: options.emitterClasses[${i}] must be a non-empty class name (got ${describe(name)})`);
+      }
+    });
+    emitterClasses = Object.freeze([...o.emitterClasses]);
+  }
   return {
     name: o.name,
     host: o.host ?? '127.0.0.1',
@@ -143,5 +173,7 @@ export function resolveStartOptions(where: string, options: ProbeStartOptions | 
     detail: o.detail ?? 'handlers',
     dispatchSiteEvery: int(where, 'dispatchSiteEvery', o.dispatchSiteEvery, 0, 0x7fffffff, 1000),
     payloadSizeCap: int(where, 'payloadSizeCap', o.payloadSizeCap, 1, MAX_PAYLOAD_CAP_BYTES, 1024),
+    emitters: o.emitters ?? 'off',
+    emitterClasses,
   };
 }

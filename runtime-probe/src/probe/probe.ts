@@ -14,6 +14,7 @@ import { buildSnapshot } from '../recorder/snapshot';
 import { ProbeServer, encodeSnapshotFrame } from '../server/probe-server';
 import { FileSink } from '../trace/file-sink';
 import { watch as watchTarget, type WatchHandle, type WatchOptions } from '../emitters/watch';
+import { installProcessWide, uninstallProcessWide } from '../emitters/process-wide';
 import { appInfo, defaultAppName } from './app-info';
 import { isLoopbackHost, resolveStartOptions, type ProbeStartOptions, type ResolvedStartOptions } from './options';
 import { reportProbeFailure, reportProbeWarning } from './report';
@@ -92,6 +93,7 @@ export class Probe {
       reportProbeFailure('closing the probe server', error);
     }
     this.recorder?.setTracking(false);
+    uninstallProcessWide();
     this.updateBusTracer();
   }
 
@@ -187,7 +189,10 @@ export class Probe {
     this.updateBusTracer();
     let server: ProbeServer;
     try {
-      server = await ProbeServer.listen({
+      // The server is created synchronously here, before emitters are instrumented (it is never
+      // instrumented anyway: probe-server.ts marks it); emitters are instrumented from the first
+      // tick, so the app's listeners added while the socket binds are seen.
+      const listening = ProbeServer.listen({
         host: o.host,
         port: o.port,
         recorder,
@@ -195,10 +200,13 @@ export class Probe {
         welcome: (version) => this.welcome(recorder, version),
         snapshot: () => buildSnapshot(recorder),
       });
+      this.instrumentEmitters(o, recorder);
+      server = await listening;
     } catch (error) {
       reportProbeFailure(`listening on ${o.host}:${o.port}`, error);
       if (this.generation === generation) {
         this.started = undefined;
+        uninstallProcessWide();
         this.updateBusTracer();
       }
       return failed;
@@ -243,6 +251,21 @@ export class Probe {
       // no inspector in this runtime
     }
     return info;
+  }
+
+  /** `emitters` other than `off`: every EventEmitter / EventTarget, until `stop()` (emitters/process-wide.ts). */
+  private instrumentEmitters(o: ResolvedStartOptions, recorder: Recorder): void {
+    if (o.emitters === 'off') return;
+    try {
+      installProcessWide({
+        mode: o.emitters,
+        classes: o.emitterClasses === undefined ? undefined : new Set(o.emitterClasses),
+        focus: () => recorder.focus,
+      });
+    } catch (error) {
+      uninstallProcessWide();
+      reportProbeFailure('instrumenting the process\'s emitters (BUSSCOPE_EMITTERS=off turns it off)', error);
+    }
   }
 
   private name(): string {

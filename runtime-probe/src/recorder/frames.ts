@@ -9,9 +9,24 @@ export interface ParsedFrame {
 }
 
 // Files of this package that can appear on a stack between the app and the tracer: the bundles
-// (dist/index.*, dist/bus.*) and, when run from source, the bus/delegates/probe folders.
+// (dist/index.*, dist/bus.*, dist/register.*) and, when run from source, the bus/delegates/probe folders.
 const INTERNAL_FILE =
-  /[\\/](?:runtime-probe|busscope-probe)[\\/](?:dist[\\/](?:index|bus)\.(?:c|m)?js|src[\\/](?:bus|delegates|emitters|recorder|probe|server|trace)[\\/])/;
+  /[\\/](?:runtime-probe|busscope-probe)[\\/](?:dist[\\/](?:index|bus|register)\.(?:c|m)?js|src[\\/](?:bus|delegates|emitters|recorder|probe|server|trace)[\\/])/;
+/**
+ * Further files of the probe, named at run time: the register script as a tool bundles it (the
+ * VS Code extension ships it under its own folder), which the pattern above cannot know.
+ */
+const probeFiles = new Set<string>();
+
+/** Marks `file` (a path as stacks show it) as the probe's own code. */
+export function addProbeFile(file: string): void {
+  probeFiles.add(file);
+}
+
+/** Whether frames in `file` are the probe's own (never a site). */
+export function isProbeFile(file: string): boolean {
+  return INTERNAL_FILE.test(file) || (probeFiles.size !== 0 && probeFiles.has(file));
+}
 // When an app bundles the package into its own file, the bus's methods are recognisable by name.
 const INTERNAL_FUNCTION = /^(?:EventBus|Recorder|RecorderCore|BusTracerMux|DispatchTracerMux)\./;
 
@@ -55,7 +70,7 @@ export function fileUrlToPath(url: string): string {
 
 export function isInternalFrame(frame: { readonly file: string; readonly functionName: string | undefined }): boolean {
   return (
-    INTERNAL_FILE.test(frame.file) ||
+    isProbeFile(frame.file) ||
     frame.file.startsWith('node:') ||
     (frame.functionName !== undefined && INTERNAL_FUNCTION.test(frame.functionName))
   );

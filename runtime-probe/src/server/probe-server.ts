@@ -14,6 +14,7 @@ import {
 import type { Recorder } from '../recorder/recorder';
 import { ClientConnection, type ConnectionHost } from './client-connection';
 import { DetailRequests } from './detail-requests';
+import { ignoreEmitter } from '../emitters/process-wide';
 
 export interface ProbeServerOptions {
   readonly host: string;
@@ -60,6 +61,8 @@ export class ProbeServer implements ConnectionHost {
     const s = new ProbeServer(options);
     return new Promise((resolve, reject) => {
       const server = net.createServer({ noDelay: true }, (socket) => s.accept(socket));
+      // The probe's own server and sockets are never shown as the app's emitters.
+      ignoreEmitter(server);
       s.server = server;
       const onError = (error: Error) => reject(error);
       server.once('error', onError);
@@ -101,6 +104,7 @@ export class ProbeServer implements ConnectionHost {
   }
 
   private accept(socket: net.Socket): void {
+    ignoreEmitter(socket);
     // Runs in a 'connection' event: a throw here would be an uncaught exception in the app.
     try {
       if (this.closing) {

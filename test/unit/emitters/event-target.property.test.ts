@@ -18,6 +18,7 @@ import fc from 'fast-check';
 import { probe } from '../../../runtime-probe/src/index';
 import { currentDispatchTracer } from '../../../runtime-probe/src/bus/tracer';
 import { watchedBus } from '../../../runtime-probe/src/emitters/watch';
+import { installProcessWide, processWideBus, uninstallProcessWide } from '../../../runtime-probe/src/emitters/process-wide';
 
 const TYPES = ['a', 'b'] as const;
 const LISTENERS = 5;
@@ -235,6 +236,80 @@ test('a watched EventTarget behaves exactly like a plain one with the probe star
   await probe.start({ discovery: false });
   try {
     await fc.assert(fc.asyncProperty(program, (p) => checkProgram(p, 'idle')), { numRuns: 300 });
+  } finally {
+    await probe.stop();
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The same programs on an EventTarget instrumented through EventTarget.prototype (BUSSCOPE_EMITTERS=all):
+// reference with the prototype untouched, then the patch in for the instrumented run and out after it.
+
+function protoShape(): unknown {
+  const proto = EventTarget.prototype as unknown as Record<PropertyKey, unknown>;
+  return Reflect.ownKeys(proto).map((k) => [String(k), Object.getOwnPropertyDescriptor(proto, k)]);
+}
+
+function processShadowMatches(target: EventTarget): void {
+  const bus = processWideBus(target);
+  for (const t of TYPES) {
+    if (bus === undefined) {
+      assert.deepEqual(getEventListeners(target, t), [], `no bus, so no listener of ${t}`);
+      continue;
+    }
+    assert.deepEqual(
+      bus.subscriptionsOf(t).map((s) => (s.entry as { listener: unknown }).listener),
+      getEventListeners(target, t),
+      `shadow of ${t}`,
+    );
+  }
+}
+
+async function checkProgramProcessWide(p: Program, mode: 'recording' | 'idle'): Promise<void> {
+  const before = protoShape();
+  const reference = await run(p, new EventTarget());
+  const target = new EventTarget();
+  const shapeBefore = ownShape(target);
+  installProcessWide({ mode: 'all', classes: undefined, focus: () => new Set() });
+  let instrumented: unknown[];
+  try {
+    instrumented = await run(p, target, processShadowMatches);
+    assert.equal(currentDispatchTracer() !== undefined, mode === 'recording');
+  } finally {
+    uninstallProcessWide();
+  }
+  assert.deepEqual(instrumented, reference);
+  assert.deepStrictEqual(protoShape(), before, 'EventTarget.prototype is exactly as before');
+  assert.deepEqual(ownShape(target), shapeBefore);
+  // Restored exactly: listeners registered while instrumented run with their own callbacks and are
+  // removable with the app's own function.
+  const calls: string[] = [];
+  const fn = (): void => {
+    calls.push('fn');
+  };
+  installProcessWide({ mode: 'all', classes: undefined, focus: () => new Set() });
+  target.addEventListener('z', fn);
+  uninstallProcessWide();
+  assert.deepEqual(getEventListeners(target, 'z'), [fn]);
+  target.dispatchEvent(new Event('z'));
+  target.removeEventListener('z', fn);
+  target.dispatchEvent(new Event('z'));
+  assert.deepEqual(calls, ['fn']);
+}
+
+test('an EventTarget instrumented through its prototype behaves exactly like a plain one while the probe records', async () => {
+  const recording = probe.record(path.join(tmp, 'et-proto.trace'));
+  try {
+    await fc.assert(fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'recording')), { numRuns: 300 });
+  } finally {
+    await recording.stop();
+  }
+});
+
+test('an EventTarget instrumented through its prototype behaves exactly like a plain one with nobody recording', async () => {
+  await probe.start({ discovery: false });
+  try {
+    await fc.assert(fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'idle')), { numRuns: 300 });
   } finally {
     await probe.stop();
   }

@@ -21,6 +21,7 @@ import { probe } from '../../../runtime-probe/src/index';
 import { currentDispatchTracer, setDispatchTracer } from '../../../runtime-probe/src/bus/tracer';
 import { RecordingTracer } from '../demo/recording-tracer';
 import { watchedBus } from '../../../runtime-probe/src/emitters/watch';
+import { installProcessWide, processWideBus, uninstallProcessWide } from '../../../runtime-probe/src/emitters/process-wide';
 
 const SYM = Symbol('sym');
 const TYPES = ['a', 'b', 'error', SYM, 'newListener', 'removeListener'] as const;
@@ -290,4 +291,115 @@ test('a watched EventEmitter behaves exactly like a plain one while tracing star
     setDispatchTracer(undefined);
     await probe.stop();
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The same programs on an emitter instrumented through EventEmitter.prototype (BUSSCOPE_EMITTERS=all,
+// busscope-probe/register): the reference runs with the prototype untouched, then the patch goes in
+// for the instrumented run and comes out after it — the prototype exactly as before.
+
+function protoShape(): unknown {
+  const proto = EventEmitter.prototype as unknown as Record<PropertyKey, unknown>;
+  return Reflect.ownKeys(proto).map((k) => [typeLabel(k), Object.getOwnPropertyDescriptor(proto, k)]);
+}
+
+/** The prototype patch's shadow must match the stored lists after every step (no bus: no listeners ever added). */
+function processShadowMatches(ee: EventEmitter): void {
+  const bus = processWideBus(ee);
+  for (const t of TYPES) {
+    if (bus === undefined) {
+      assert.deepEqual(ee.rawListeners(t), [], `no bus, so no listener of ${typeLabel(t)}`);
+      continue;
+    }
+    assert.deepEqual(
+      bus.subscriptionsOf(t).map((s) => s.entry),
+      ee.rawListeners(t),
+      `shadow of ${typeLabel(t)}`,
+    );
+  }
+}
+
+async function checkProgramProcessWide(p: Program, mode: 'recording' | 'idle' | 'toggling'): Promise<void> {
+  const before = protoShape();
+  const referenceEmitter = new EventEmitter({ captureRejections: p.captureRejections });
+  const reference = await run(p, referenceEmitter);
+  installProcessWide({ mode: 'all', classes: undefined, focus: () => new Set() });
+  let instrumented: unknown[];
+  const ee = new EventEmitter({ captureRejections: p.captureRejections });
+  try {
+    instrumented = await run(p, ee, processShadowMatches);
+    if (mode !== 'toggling') assert.equal(currentDispatchTracer() !== undefined, mode === 'recording');
+  } finally {
+    uninstallProcessWide();
+  }
+  assert.deepEqual(instrumented, reference);
+  assert.deepStrictEqual(protoShape(), before, 'EventEmitter.prototype is exactly as before');
+  assert.deepEqual(ownShape(ee), ownShape(referenceEmitter), 'the instance gained no own property');
+  assert.equal(processWideBus(ee), undefined);
+}
+
+test('an EventEmitter instrumented through its prototype behaves exactly like a plain one while the probe records', async () => {
+  const recording = probe.record(path.join(tmp, 'proto.trace'));
+  try {
+    await fc.assert(fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'recording')), { numRuns: 300 });
+  } finally {
+    await recording.stop();
+  }
+});
+
+test('an EventEmitter instrumented through its prototype behaves exactly like a plain one with nobody recording', async () => {
+  await probe.start({ discovery: false });
+  try {
+    assert.equal(currentDispatchTracer(), undefined);
+    await fc.assert(fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'idle')), { numRuns: 300 });
+  } finally {
+    await probe.stop();
+  }
+});
+
+test('an EventEmitter instrumented through its prototype behaves exactly like a plain one while tracing starts and stops', async () => {
+  await probe.start({ discovery: false });
+  const tracer = new RecordingTracer();
+  toggleTracing = () => setDispatchTracer(currentDispatchTracer() === undefined ? tracer : undefined);
+  try {
+    await fc.assert(
+      fc.asyncProperty(program, async (p) => {
+        setDispatchTracer(undefined);
+        await checkProgramProcessWide(p, 'toggling');
+      }),
+      { numRuns: 300 },
+    );
+    assert.ok(tracer.dispatches.length > 0, 'some emits were traced');
+  } finally {
+    toggleTracing = () => undefined;
+    setDispatchTracer(undefined);
+    await probe.stop();
+  }
+});
+
+test("removeAllListeners over duplicate 'removeListener' listeners throws Node's own error, watched or instrumented (found by the property above)", () => {
+  const outcome = (mode: 'plain' | 'watched' | 'prototype'): unknown => {
+    const ee = new EventEmitter();
+    const handle = mode === 'watched' ? probe.watch(ee) : undefined;
+    if (mode === 'prototype') installProcessWide({ mode: 'all', classes: undefined, focus: () => new Set() });
+    try {
+      const fn = function listener0(): void {};
+      ee.on('removeListener', fn);
+      ee.on('removeListener', fn);
+      ee.prependOnceListener('removeListener', fn);
+      // Node's loop passes `undefined` to removeListener here, which Node itself rejects.
+      try {
+        ee.removeAllListeners();
+        return { threw: false, left: ee.rawListeners('removeListener').length };
+      } catch (error) {
+        return { threw: (error as { code?: unknown }).code, left: ee.rawListeners('removeListener').length };
+      }
+    } finally {
+      handle?.dispose();
+      if (mode === 'prototype') uninstallProcessWide();
+    }
+  };
+  const reference = outcome('plain');
+  assert.deepEqual(outcome('watched'), reference);
+  assert.deepEqual(outcome('prototype'), reference);
 });
