@@ -107,16 +107,14 @@ for (const [entry, out] of [
 // extension/src/debugging/environment.ts): the whole probe in one self-contained file, since the
 // debugged app has no busscope-probe of its own. CommonJS, so `--require` loads it in CommonJS and
 // ESM apps alike; Node 18, the oldest Node the probe supports.
-if (existsSync(at('runtime-probe/src/register.ts'))) {
-  builds.push({
-    ...common,
-    entryPoints: [at('runtime-probe/src/register.ts')],
-    outfile: at('dist/probe/register.cjs'),
-    platform: 'node',
-    format: 'cjs',
-    target: 'node18',
-  });
-}
+builds.push({
+  ...common,
+  entryPoints: [at('runtime-probe/src/register.ts')],
+  outfile: at('dist/probe/register.cjs'),
+  platform: 'node',
+  format: 'cjs',
+  target: 'node18',
+});
 
 function emitProbeTypes() {
   if (skipTypes) return;
