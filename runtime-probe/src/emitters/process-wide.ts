@@ -66,6 +66,27 @@ interface Installed {
 let installed: Installed | undefined;
 /** Subscriptions made inside an instrumented call (Node's `once` calls `on`) take the outer call's origin. */
 let outerOrigin: string | undefined;
+/**
+ * Node's own listeners: functions first subscribed with nothing but Node's code on the stack. Reading
+ * the stack is the one real cost of a subscribe (tens of µs on a busy machine), and Node's internal
+ * listeners are mostly module-level functions shared by every socket and stream
+ * (`onReadableStreamEnd`…): once one is known, a connection's internal subscribes cost a WeakMap
+ * lookup. Only Node's are remembered: the app's and libraries' subscribes read the stack each time,
+ * as the recorder does for the subscribe site anyway.
+ */
+const nodeListeners = new WeakMap<object, string>();
+
+/** The origin of a subscribe of `listener` made through `wrapper` (see `nodeListeners`). */
+function originOf(listener: unknown, wrapper: Function): string {
+  const cacheable = (typeof listener === 'function' || typeof listener === 'object') && listener !== null;
+  if (cacheable) {
+    const known = nodeListeners.get(listener);
+    if (known !== undefined) return known;
+  }
+  const origin = callerFile(wrapper);
+  if (cacheable && siteOrigin(origin) === 'node') nodeListeners.set(listener, origin);
+  return origin;
+}
 
 /** The probe's own emitters (server, client sockets): never instrumented, in any install. */
 const ignored = new WeakSet<object>();
@@ -177,14 +198,14 @@ const REMOVERS = ['off', 'removeListener'] as const;
 function nodeAdder(name: string, original: Function): Function {
   const prepend = name.startsWith('prepend');
   const wrapper = {
-    [name](this: unknown, type: unknown): unknown {
+    [name](this: unknown, type: unknown, listener: unknown): unknown {
       const state = installed;
       if (state === undefined || typeof this !== 'object' || this === null) return Reflect.apply(original, this, arguments);
       const target = this as NodeEmitterLike;
       let seen = state.instances.get(target);
       if (seen === SKIP) return Reflect.apply(original, this, arguments);
       const top = outerOrigin === undefined;
-      const origin = top ? callerFile(wrapper) : (outerOrigin as string);
+      const origin = top ? originOf(listener, wrapper) : (outerOrigin as string);
       if (seen === undefined) {
         if (!wantsBus(state.options.mode, origin) || !(target instanceof EventEmitter)) return Reflect.apply(original, this, arguments);
         seen = nodeBus(state, target, origin);
@@ -296,14 +317,14 @@ function isEventTargetInstance(target: object): target is EventTarget {
 }
 
 function targetAdder(original: Function): Function {
-  const wrapper = function addEventListener(this: unknown, type: unknown): unknown {
+  const wrapper = function addEventListener(this: unknown, type: unknown, listener: unknown): unknown {
     const state = installed;
     if (state === undefined || typeof this !== 'object' || this === null) return Reflect.apply(original, this, arguments);
     const target = this;
     let seen = state.instances.get(target);
     if (seen === SKIP) return Reflect.apply(original, this, arguments);
     const top = outerOrigin === undefined;
-    const origin = top ? callerFile(wrapper) : (outerOrigin as string);
+    const origin = top ? originOf(listener, wrapper) : (outerOrigin as string);
     if (seen === undefined) {
       if (!wantsBus(state.options.mode, origin) || !isEventTargetInstance(target)) return Reflect.apply(original, this, arguments);
       seen = targetBus(state, target, origin);
@@ -384,6 +405,16 @@ function targetDispatch(original: Function): Function {
 // ---------------------------------------------------------------------------------------------
 // Install / uninstall
 
+/** The wrapper reports the original's `name` and `length` (Node's `on` is named `addListener`). */
+function copyShape(wrapper: Function, original: Function): void {
+  try {
+    Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
+    Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });
+  } catch {
+    // a frozen Function.prototype quirk: the wrapper keeps its own
+  }
+}
+
 /** Replaces `proto[name]` by `wrap(original)`; returns what undoes it exactly, or throws having changed nothing. */
 function patch(proto: Record<string, unknown>, name: string, wrap: (original: Function) => Function): { undo: () => void; wrapper: Function; original: Function } {
   const own = Object.getOwnPropertyDescriptor(proto, name);
@@ -391,6 +422,7 @@ function patch(proto: Record<string, unknown>, name: string, wrap: (original: Fu
   if (typeof original !== 'function') throw new TypeError(`${name} is not a function on the prototype`);
   if (own !== undefined && own.configurable !== true) throw new TypeError(`the prototype's ${name} is not configurable`);
   const wrapper = wrap(original);
+  copyShape(wrapper, original);
   Object.defineProperty(proto, name, { value: wrapper, writable: true, configurable: true, enumerable: own?.enumerable ?? false });
   const undo = (): void => {
     // Something replaced the wrapper meanwhile: it stays (the wrapper it may call passes through).
@@ -432,6 +464,7 @@ export function installProcessWide(options: ProcessWideOptions): void {
   const emitOwn = Object.getOwnPropertyDescriptor(EE_PROTO, 'emit');
   const originalEmit = EE_PROTO.emit as Function;
   const emitWrapper = nodeEmitWrapper(originalEmit);
+  copyShape(emitWrapper, originalEmit);
   const state: Installed = { options, instances: new WeakMap(), restore: undo, emitWrapper };
   installed = state;
   let current: Function = originalEmit;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { probe } from '../../../runtime-probe/src/index';
@@ -234,4 +235,62 @@ test('BUSSCOPE_EMITTERS and BUSSCOPE_EMITTER_CLASSES: accepted values, register 
   assert.deepEqual(badClasses.problems, [
     'BUSSCOPE_EMITTER_CLASSES="Socket,,my-class" is not accepted (use class names separated by commas, e.g. Socket,Server); no emitter is instrumented (the probe itself starts)',
   ]);
+});
+
+test("the instrumented prototype methods report Node's own names and lengths (on is named addListener)", () => {
+  const shape = (): unknown => [
+    ...['on', 'addListener', 'prependListener', 'once', 'prependOnceListener', 'off', 'removeListener', 'removeAllListeners', 'emit'].map((k) => {
+      const f = (EventEmitter.prototype as unknown as Record<string, Function>)[k];
+      return [k, f.name, f.length];
+    }),
+    ...['addEventListener', 'removeEventListener', 'dispatchEvent'].map((k) => {
+      const f = (EventTarget.prototype as unknown as Record<string, Function>)[k];
+      return [k, f.name, f.length];
+    }),
+  ];
+  const before = shape();
+  install();
+  const tracer = new RecordingTracer();
+  setDispatchTracer(tracer); // `emit` is the wrapper now
+  assert.deepEqual(shape(), before);
+});
+
+test("Node's own listener functions are classified once: later connections' internal subscribes read no stack", async () => {
+  install();
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const accepted: net.Socket[] = [];
+  server.on('connection', (s) => accepted.push(s));
+  const until = (n: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const check = (): void => (accepted.length >= n ? resolve() : void setTimeout(check, 5));
+      check();
+    });
+  // The clients are another process, so only the accepting side runs here.
+  const client = spawn(
+    process.execPath,
+    ['-e', `const net = require('net'); const all = []; let n = 0; const next = () => { all.push(net.connect(${port}, '127.0.0.1')); if (++n < 4) setTimeout(next, 150); }; next(); setTimeout(() => process.exit(0), 5000);`],
+    { stdio: 'ignore' },
+  );
+  const E = Error as unknown as { captureStackTrace: (o: object, f?: Function) => void };
+  const capture = E.captureStackTrace;
+  try {
+    await until(1);
+    // Counted through Error.captureStackTrace, which is what reading the stack costs.
+    let captures = 0;
+    E.captureStackTrace = (o, f) => {
+      captures++;
+      capture(o, f);
+    };
+    await until(4);
+    E.captureStackTrace = capture;
+    assert.equal(captures, 0, 'connections like the first cost no stack read');
+    assert.ok(accepted.every((s) => processWideBus(s) === undefined), 'and get no bus');
+  } finally {
+    E.captureStackTrace = capture;
+    client.kill();
+    for (const s of accepted) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
