@@ -1,7 +1,7 @@
 // One analyzer run with many event types (issue 17, items 1 and 2), before vs now:
 //   1. `user.<id>.updated` dispatched per id (nobody listens), a late attach whose snapshot holds
 //      that many subscribed, never-dispatched types, and random names (half of each): the time of
-//      one `Analyzer.run()` at 1,000 / 10,000 / 100,000 types — the first run (tokenising, indexing)
+//      one `Analyzer.run()` at 1,000 / 10,000 / 100,000 types — the first run (tokenising, indexing, name families: each budgeted per run)
 //      and the following ones, wall and CPU time — how many runs the budgeted near-miss search needs
 //      to finish, and the most work one run did (near-miss units, warnings added/changed/removed).
 //      Target: ≤ 50 ms per run at 10,000 types, ≤ 250 ms at 100,000.

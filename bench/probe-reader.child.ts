@@ -58,8 +58,23 @@ async function handle(command: ReaderCommand): Promise<void> {
         port: command.port,
         token: command.token,
         clientName: 'busscope-bench-reader',
+        // As the extension does: record batches decode straight into the model.
+        recordSink: model?.recordSink,
         onMessage: (m) => {
-          model?.apply(m);
+          if (model !== undefined) {
+            model.apply(m);
+            if (m.type !== 'records') return;
+            // The model counted what reached it: dispatch rows and reported drops.
+            const before = counts.dispatchRecords;
+            counts.dispatchRecords = model.totalDispatches;
+            counts.droppedRecords = model.drops.records;
+            counts.droppedDispatches = model.drops.dispatches;
+            if (counts.dispatchRecords !== before) {
+              counts.lastDispatchAt = now();
+              if (counts.firstDispatchAt === 0) counts.firstDispatchAt = counts.lastDispatchAt;
+            }
+            return;
+          }
           if (m.type !== 'records') return;
           let sawDispatch = false;
           for (const r of m.records) {

@@ -7,14 +7,18 @@ import { EventBus, probe } from 'busscope-probe';
 export type AppCommand =
   | { readonly cmd: 'measure'; readonly handlers: number; readonly ms: number }
   | { readonly cmd: 'start-probe' }
+  /** Records at least `dispatches` of the workload (1 handler per type) to a trace file at detail `dispatch` (the ingest cell's input). */
+  | { readonly cmd: 'record-trace'; readonly file: string; readonly dispatches: number }
   | { readonly cmd: 'stop-probe' }
   /** Replies once the probe records (or not), i.e. the client's configure took effect. */
   | { readonly cmd: 'wait-recording'; readonly on: boolean }
   | { readonly cmd: 'exit' };
 export type AppReply =
-  | { readonly type: 'measured'; readonly handlers: number; readonly nsPerDispatch: number; readonly dispatches: number }
+  /** `cpuNsPerDispatch`: this process's CPU time (user + system) per dispatch: less disturbed by other work on a shared machine than the wall time. */
+  | { readonly type: 'measured'; readonly handlers: number; readonly nsPerDispatch: number; readonly cpuNsPerDispatch: number; readonly dispatches: number }
   | { readonly type: 'probe'; readonly port: number; readonly token: string }
   | { readonly type: 'stopped' }
+  | { readonly type: 'recorded'; readonly dispatches: number }
   | { readonly type: 'recording'; readonly on: boolean }
   | { readonly type: 'error'; readonly message: string };
 
@@ -54,6 +58,15 @@ function busFor(handlers: number): EventBus<Events> {
   return bus;
 }
 
+/**
+ * One batch, in its own function: it stays optimized from one `measure` call to the next, where a
+ * loop inside the async `measure` would start each call unoptimized (on-stack replacement), charging
+ * each cell's first milliseconds to whichever path is slower to interpret.
+ */
+function runBatch(bus: EventBus<Events>): void {
+  for (let i = 0; i < BATCH; i++) bus.dispatch(ORDER[i & 4095], PAYLOAD);
+}
+
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function measure(handlers: number, ms: number): Promise<AppReply> {
@@ -61,14 +74,16 @@ async function measure(handlers: number, ms: number): Promise<AppReply> {
   nested = 0;
   let top = 0;
   const start = process.hrtime.bigint();
+  const cpuStart = process.cpuUsage();
   for (;;) {
-    for (let i = 0; i < BATCH; i++) bus.dispatch(ORDER[i & 4095], PAYLOAD);
+    runBatch(bus);
     top += BATCH;
     await yieldToLoop(); // the probe's off-hot-path work (drain, socket writes) runs inside the measured time
     const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
     if (elapsed >= ms) {
       const dispatches = top + nested; // dispatches, not runs: nested ones count
-      return { type: 'measured', handlers, nsPerDispatch: (elapsed * 1e6) / dispatches, dispatches };
+      const cpu = process.cpuUsage(cpuStart);
+      return { type: 'measured', handlers, nsPerDispatch: (elapsed * 1e6) / dispatches, cpuNsPerDispatch: ((cpu.user + cpu.system) * 1e3) / dispatches, dispatches };
     }
   }
 }
@@ -85,6 +100,16 @@ async function handle(c: AppCommand): Promise<AppReply | undefined> {
       for (let i = 0; i < 400 && probe.snapshot().recording !== c.on; i++) await new Promise((r) => setTimeout(r, 5));
       if (probe.snapshot().recording !== c.on) throw new Error(`probe recording is not ${c.on}`);
       return { type: 'recording', on: c.on };
+    }
+    case 'record-trace': {
+      const recording = probe.record(c.file, { detail: 'dispatch', captureStacks: false });
+      let made = 0;
+      while (made < c.dispatches) {
+        const r = await measure(1, 1);
+        if (r.type === 'measured') made += r.dispatches;
+      }
+      await recording.stop();
+      return { type: 'recorded', dispatches: made };
     }
     case 'stop-probe':
       await probe.stop();

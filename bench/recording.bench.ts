@@ -4,11 +4,19 @@
 // at detail `dispatch`, at 1/5/10 handlers per type. 8 event types interleaved, some nested; dispatches
 // are counted (not runs). Reported: the median of the per-process ratios with the p10–p90 spread, and
 // the machine's load (other work shares it). Then end to end: the client applies every message to the
-// extension's model; records/s into the model, and delivered + dropped = dispatched exactly.
-import { fork, type ChildProcess } from 'node:child_process';
+// extension's model; records/s into the model, and delivered + dropped = dispatched exactly. And the
+// reader's side alone: a trace of the same workload (written by the probe in an app process) decoded
+// into the model in this process — as record objects (the old path) and through the model's record
+// sink (what the extension does) — dispatch records per second of CPU time, side by side.
+// The recording cells are measured twice: with the real client, and with `busscope tail --detail
+// dispatch` writing to a pipe.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FrameDecoder, StreamDecoder, TRACE_HEADER_BYTES, type Frame } from '../runtime-probe/src/protocol/index';
+import { Model } from '../extension/src/model/index';
 import { formatOps, formatRatio, markdownTable, median } from './lib/measure';
 import { report } from './lib/report';
 import { benchMs, benchRounds } from './lib/settings';
@@ -19,6 +27,12 @@ const HANDLER_COUNTS = [1, 5, 10] as const;
 const E2E_MS = 1000;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
+/** BENCH_PROFILE_DIR=dir: every child writes a CPU profile there (where the recording cost goes). */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
 /** A forked TypeScript child driven by one-reply-per-command IPC. */
 class Child<C, R extends { type: string }> {
   private readonly child: ChildProcess;
@@ -27,7 +41,7 @@ class Child<C, R extends { type: string }> {
     const env = { ...process.env };
     delete env.BUSSCOPE;
     delete env.BUSSCOPE_RECORD;
-    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx', ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child.on('message', (r: R) => this.waiting.shift()?.(r));
     this.child.on('exit', (code) => {
       for (const w of this.waiting) w({ type: 'error', message: `${file} exited (${code})` });
@@ -51,6 +65,49 @@ class Child<C, R extends { type: string }> {
   }
 }
 
+/**
+ * `busscope tail <port> --token … --detail dispatch` in its own process, its stdout a pipe this
+ * process reads as fast as it comes (nobody is slow to read it), counting dispatch records and the
+ * dispatches that `drops` records say were lost.
+ */
+class Tail {
+  private readonly child: ChildProcess;
+  dispatchRecords = 0;
+  droppedDispatches = 0;
+  private rest = '';
+  constructor(port: number, token: string) {
+    const cli = path.resolve(here, '../runtime-probe/dist/cli.cjs');
+    this.child = spawn(process.execPath, [cli, 'tail', String(port), '--token', token, '--detail', 'dispatch'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.child.stdout?.setEncoding('utf8');
+    this.child.stdout?.on('data', (chunk: string) => this.take(chunk));
+  }
+  private take(chunk: string): void {
+    const text = this.rest + chunk;
+    let at = 0;
+    for (let nl = text.indexOf('\n', at); nl >= 0; nl = text.indexOf('\n', at)) {
+      if (text.startsWith('{"kind":"dispatch"', at)) this.dispatchRecords++;
+      else if (text.startsWith('{"kind":"drops"', at)) this.droppedDispatches += (JSON.parse(text.slice(at, nl)) as { dispatches: number }).dispatches;
+      at = nl + 1;
+    }
+    this.rest = text.slice(at);
+  }
+  /** Waits until every one of `dispatched` is printed or counted as dropped (tail has no ping: polls). */
+  async settle(dispatched: number, what: string): Promise<void> {
+    const until = Date.now() + 20_000;
+    while (this.dispatchRecords + this.droppedDispatches < dispatched && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50)); // nothing more arrives than was dispatched
+    if (this.dispatchRecords + this.droppedDispatches !== dispatched) {
+      throw new Error(`${what}: dispatched ${dispatched}, tail printed ${this.dispatchRecords} + ${this.droppedDispatches} dropped`);
+    }
+  }
+  async stop(): Promise<void> {
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill();
+  }
+}
+
 function percentile(values: readonly number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.round((s.length - 1) * p)))] ?? NaN;
@@ -62,6 +119,64 @@ function exact(counts: ReaderCounts, dispatched: number, what: string): void {
   }
 }
 
+type IngestPath = 'objects' | 'sink';
+
+/** Decodes every frame of a trace into a fresh model; dispatch records per second of CPU time and of wall time. */
+function ingestOnce(frames: readonly Frame[], path: IngestPath, model: Model): { cpu: number; wall: number; dispatches: number } {
+  const decoder = new StreamDecoder(1 << 26);
+  let welcomed = false;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (const f of frames) {
+    const m = decoder.decodeFrame(f, path === 'sink' && welcomed ? model.recordSink : undefined);
+    if (m.type === 'welcome') welcomed = true;
+    model.apply(m);
+  }
+  const wall = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6;
+  return { cpu: model.totalDispatches / cpu, wall: model.totalDispatches / wall, dispatches: model.totalDispatches };
+}
+
+/** The reader's side alone, on a real trace of the workload: both ingest paths, interleaved rounds. */
+async function measureIngest(rounds: number): Promise<{ rows: string[][]; dispatches: number }> {
+  const file = path.join(os.tmpdir(), `busscope-bench-ingest-${process.pid}.bustrace`);
+  const app = new Child<AppCommand, AppReply>('recording-app.child.ts');
+  let recorded: number;
+  try {
+    recorded = (await app.ask({ cmd: 'record-trace', file, dispatches: 250_000 }, 'recorded')).dispatches;
+  } finally {
+    await app.exit({ cmd: 'exit' });
+  }
+  const bytes = new Uint8Array(fs.readFileSync(file));
+  fs.rmSync(file, { force: true });
+  const fd = new FrameDecoder(1 << 26);
+  fd.push(bytes.subarray(TRACE_HEADER_BYTES));
+  const frames: Frame[] = [];
+  for (let f = fd.next(); f !== undefined; f = fd.next()) frames.push(f);
+  const results: Record<IngestPath, { cpu: number[]; wall: number[] }> = { objects: { cpu: [], wall: [] }, sink: { cpu: [], wall: [] } };
+  const paths: IngestPath[] = ['objects', 'sink'];
+  for (let r = 0; r < rounds + 1; r++) {
+    for (const p of r % 2 === 0 ? paths : [...paths].reverse()) {
+      const model = new Model(); // built outside the timed part: an app's model is made once
+      const m = ingestOnce(frames, p, model);
+      if (m.dispatches !== recorded) throw new Error(`ingest (${p}): the model got ${m.dispatches} of ${recorded} dispatches`);
+      if (r === 0) continue; // warm-up
+      results[p].cpu.push(m.cpu);
+      results[p].wall.push(m.wall);
+    }
+  }
+  const spread = (v: readonly number[]): string => `${formatOps(median(v))}/s (p10–p90 ${formatOps(percentile(v, 0.1))}–${formatOps(percentile(v, 0.9))})`;
+  const ratio = formatRatio(median(results.sink.cpu) / median(results.objects.cpu));
+  return {
+    dispatches: recorded,
+    rows: [
+      ['record objects, then `model.apply` (the old path; same decoder)', spread(results.objects.cpu), spread(results.objects.wall), '1×'],
+      ['decoded into the model\'s record sink (the extension)', spread(results.sink.cpu), spread(results.sink.wall), ratio],
+    ],
+  };
+}
+
 export async function run(): Promise<void> {
   const processes = Math.max(10, benchRounds(10));
   const ms = benchMs(200);
@@ -69,6 +184,15 @@ export async function run(): Promise<void> {
   const detached = new Map<number, number[]>();
   const recording = new Map<number, number[]>();
   const ratios = new Map<number, number[]>();
+  const cpuRatios = new Map<number, number[]>();
+  const tailRecording = new Map<number, number[]>();
+  const tailRatios = new Map<number, number[]>();
+  const tailCpuRatios = new Map<number, number[]>();
+  let tailDispatched = 0;
+  let tailDropped = 0;
+  const push = (m: Map<number, number[]>, n: number, v: number): void => {
+    m.set(n, [...(m.get(n) ?? []), v]);
+  };
   let dispatched = 0;
   let dropped = 0;
   const e2e: { rate: number; dropped: number; dispatched: number }[] = [];
@@ -77,19 +201,28 @@ export async function run(): Promise<void> {
     for (let p = 0; p < processes; p++) {
       const app = new Child<AppCommand, AppReply>('recording-app.child.ts');
       try {
-        await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured'); // warm-up, not reported
+        // Every cell is warmed up first (its bus's first dispatches compile its handlers' code; the first
+        // recorded ones compile the recording path): steady cost is compared with steady cost.
         const det = new Map<number, number>();
-        for (const n of HANDLER_COUNTS) det.set(n, (await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured')).nsPerDispatch);
+        const detCpu = new Map<number, number>();
+        for (const n of HANDLER_COUNTS) {
+          await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured'); // warm-up, not reported
+          const d = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
+          det.set(n, d.nsPerDispatch);
+          detCpu.set(n, d.cpuNsPerDispatch);
+        }
         const info = await app.ask({ cmd: 'start-probe' }, 'probe');
         await reader.ask({ cmd: 'connect', port: info.port, token: info.token }, 'ready');
         await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
         await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
-        // Warm-up of the recording path (JIT, first drains and definitions), not reported but counted.
-        let made = (await app.ask({ cmd: 'measure', handlers: 1, ms: ms / 2 }, 'measured')).dispatches;
+        let made = 0;
         const rec = new Map<number, number>();
         for (const n of HANDLER_COUNTS) {
+          // Warm-up of the recording path (JIT, first drains and definitions), not reported but counted.
+          made += (await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured')).dispatches;
           const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
           rec.set(n, r.nsPerDispatch);
+          push(cpuRatios, n, r.cpuNsPerDispatch / (detCpu.get(n) as number));
           made += r.dispatches;
         }
         const counts = (await reader.ask({ cmd: 'sync' }, 'counts')).counts;
@@ -104,9 +237,28 @@ export async function run(): Promise<void> {
           recording.set(n, [...(recording.get(n) ?? []), r]);
           ratios.set(n, [...(ratios.get(n) ?? []), r / d]);
         }
+        // The same cells with `busscope tail --detail dispatch` writing to a pipe as the only client.
+        await app.ask({ cmd: 'wait-recording', on: false }, 'recording');
+        const tail = new Tail(info.port, info.token);
+        try {
+          await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
+          let tailMade = 0;
+          for (const n of HANDLER_COUNTS) {
+            tailMade += (await app.ask({ cmd: 'measure', handlers: n, ms: ms / 2 }, 'measured')).dispatches; // warm-up, counted
+            const r = await app.ask({ cmd: 'measure', handlers: n, ms }, 'measured');
+            tailMade += r.dispatches;
+            push(tailRecording, n, r.nsPerDispatch);
+            push(tailRatios, n, r.nsPerDispatch / (det.get(n) as number));
+            push(tailCpuRatios, n, r.cpuNsPerDispatch / (detCpu.get(n) as number));
+          }
+          await tail.settle(tailMade, `tail, process ${p}`);
+          tailDispatched += tailMade;
+          tailDropped += tail.droppedDispatches;
+        } finally {
+          await tail.stop();
+        }
         // End to end into the extension's model: one handler per type, flat out.
         if (p < 3) {
-          await app.ask({ cmd: 'wait-recording', on: false }, 'recording');
           await reader.ask({ cmd: 'connect', port: info.port, token: info.token, model: true }, 'ready');
           await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
           await app.ask({ cmd: 'wait-recording', on: true }, 'recording');
@@ -125,6 +277,8 @@ export async function run(): Promise<void> {
   } finally {
     await reader.exit({ cmd: 'exit' });
   }
+  const ingestLoad = os.loadavg();
+  const ingest = await measureIngest(Math.max(5, benchRounds(10)));
   const loadAfter = os.loadavg();
   const spread = (v: readonly number[], f: (x: number) => string): string => `${f(median(v))} (p10–p90 ${f(percentile(v, 0.1))}–${f(percentile(v, 0.9))})`;
   const ns = (x: number): string => `${x.toFixed(1)} ns`;
@@ -133,6 +287,15 @@ export async function run(): Promise<void> {
     spread(detached.get(n) ?? [], ns),
     spread(recording.get(n) ?? [], ns),
     spread(ratios.get(n) ?? [], formatRatio),
+    spread(cpuRatios.get(n) ?? [], formatRatio),
+    n === 1 ? '≤ 2×' : n === 10 ? '≤ 1.3×' : '—',
+  ]);
+  const tailRows = HANDLER_COUNTS.map((n) => [
+    `${n} handler${n > 1 ? 's' : ''} per type`,
+    spread(detached.get(n) ?? [], ns),
+    spread(tailRecording.get(n) ?? [], ns),
+    spread(tailRatios.get(n) ?? [], formatRatio),
+    spread(tailCpuRatios.get(n) ?? [], formatRatio),
     n === 1 ? '≤ 2×' : n === 10 ? '≤ 1.3×' : '—',
   ]);
   const e2eRates = e2e.map((e) => e.rate);
@@ -141,12 +304,22 @@ export async function run(): Promise<void> {
       `${processes} app processes (one bus build each), ${ms} ms per cell; 8 event types interleaved, 1 in 32 collide dispatches nests a damage dispatch; ` +
       `dispatches counted (nested included). Client: a real ProbeClient in another process over the real socket. Ratio = recording ÷ detached per process; ` +
       `median with p10–p90. Load average ${loadBefore.map((l) => l.toFixed(1)).join(' / ')} before, ${loadAfter.map((l) => l.toFixed(1)).join(' / ')} after (2 cores, shared).\n\n` +
-      markdownTable(['workload', 'detached', 'recording', 'ratio', 'target'], rows) +
+      `CPU ratio: the app process's CPU time (user + system) per dispatch, recording ÷ detached — less disturbed than wall time by other work on the machine; ` +
+      `it includes the probe's encoding and socket writes, which run in the app.\n\n` +
+      markdownTable(['workload', 'detached', 'recording', 'ratio', 'CPU ratio', 'target'], rows) +
       `\n\nDelivered + dropped = dispatched, exactly, in every process: ${formatOps(dispatched)} dispatched, ${formatOps(dropped)} dropped (counted).\n\n` +
+      `### With \`busscope tail <port> --detail dispatch\` writing to a pipe\n\n` +
+      `The same app processes and cells; the only client is the CLI in its own process, its stdout a pipe read as fast as it comes.\n\n` +
+      markdownTable(['workload', 'detached', 'recording', 'ratio', 'CPU ratio', 'target'], tailRows) +
+      `\n\nPrinted + dropped = dispatched, exactly, in every process: ${formatOps(tailDispatched)} dispatched, ${formatOps(tailDropped)} dropped (counted).\n\n` +
       `### End to end into the extension's model\n\n` +
       markdownTable(
         ['processes', 'records/s into the model', 'target', 'dropped (counted)', 'delivered + dropped = dispatched'],
         [[String(e2e.length), spread(e2eRates, (x) => `${formatOps(x)}/s`), '≥ 3 M/s', e2e.map((e) => `${formatOps(e.dropped)} of ${formatOps(e.dispatched)}`).join(', '), 'exact']],
-      ),
+      ) +
+      `\n\n### The reader's side: a trace decoded into the model\n\n` +
+      `${formatOps(ingest.dispatches)} dispatch records of the same workload (1 handler per type, written by the probe), decoded in this process ` +
+      `into a fresh model per round (interleaved rounds; median with p10–p90). Load average ${ingestLoad.map((l) => l.toFixed(1)).join(' / ')}.\n\n` +
+      markdownTable(['path', 'dispatch records/s (CPU time)', 'dispatch records/s (wall)', 'CPU-time ratio'], ingest.rows),
   );
 }

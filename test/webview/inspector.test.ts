@@ -15,7 +15,7 @@ const skip = chromiumUnavailable();
 
 interface PageWindow {
   busscopeInspector: Inspector;
-  harness: { opened: { file: string; line: number }[]; run(n: number): void; fromWebview: { type: string }[] };
+  harness: { opened: { file: string; line: number }[]; run(n: number): void; fromWebview: { type: string }[]; focused: (readonly number[])[] };
 }
 
 /** Share of the canvas's pixels that differ from its background colour. */
@@ -160,6 +160,45 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
       assert.ok(n > 0, `${n} dispatches in the brushed range`);
       assert.match((await page.locator('[data-testid=range-stats]').textContent())!, /Busiest types/);
       await page.screenshot({ path: path.join(OUT_DIR, 'inspector-brushed-dark.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('timeline: each start\u2019s error bound is drawn where it matters, and hovering a dispatch says "±38 µs"', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'bounds', theme: 'dark' });
+    try {
+      // Zoomed out (the default span), ±38 µs is far below a pixel: nothing extra is drawn.
+      assert.equal(await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.timeline.boundsDrawn), 0);
+      // Zoom onto a recent dispatch whose lane is in view: 0.5 ms across the canvas makes 38 µs several pixels.
+      const seq = await page.evaluate(() => {
+        const w = (window as unknown as PageWindow).busscopeInspector;
+        const ring = w.store.timeline.dispatches;
+        const rect = document.querySelector('[data-testid=timeline-canvas]')!.getBoundingClientRect();
+        w.timeline.setFollow(false);
+        for (let k = ring.size - 1; k >= 0; k--) {
+          const i = ring.physicalIndex(k);
+          w.timeline.setView(ring.start[i] - 0.25, ring.start[i] + 0.25);
+          w.flush();
+          const p = w.timeline.clientPointOfSeq(ring.seq[i]);
+          if (p && p.y > rect.top + 30 && p.y < rect.bottom - 10) return ring.seq[i];
+        }
+        return -1;
+      });
+      assert.ok(seq > 0, 'a dispatch in a visible lane');
+      const drawn = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.timeline.boundsDrawn);
+      assert.ok(drawn >= 1, `bounds drawn when zoomed in: ${drawn}`);
+      const pt = await page.evaluate((s) => (window as unknown as PageWindow).busscopeInspector.timeline.clientPointOfSeq(s), seq);
+      assert.ok(pt, 'the dispatch is in view');
+      await page.mouse.move(pt.x, pt.y);
+      await page.waitForSelector('[data-testid=timeline-tooltip]:not([hidden])');
+      const text = (await page.locator('[data-testid=timeline-tooltip]').textContent())!;
+      assert.match(text, new RegExp(`dispatch #${seq}`));
+      assert.match(text, /±38 µs/);
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-start-bounds-dark.png') });
+      await page.mouse.move(1, 1);
+      await page.waitForSelector('[data-testid=timeline-tooltip][hidden]', { state: 'attached' });
+      assert.deepEqual(errors, []);
     } finally {
       await page.close();
     }
@@ -355,6 +394,35 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
       await page.locator('article.warning[data-kind=listener-growth] .focus-btn').click();
       await page.waitForSelector('.focus-chip:not([hidden])');
       await page.screenshot({ path: path.join(OUT_DIR, 'inspector-focus-dark.png') });
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an instrumented http server: emitters grouped by class, library emitters in one collapsed group, focus on select (screenshot)', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'emitters', theme: 'dark' });
+    try {
+      const busRows = () => page.locator('[data-testid=node-list] [data-kind=bus]').evaluateAll((els) => els.map((e) => e.querySelector('.node-label')?.textContent ?? ''));
+      let rows = await busRows();
+      assert.deepEqual(rows.slice(0, 4), ['libraries', 'chat', 'Room ×3', 'Server#1'], rows.join(' | '));
+      const nodes = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.graphModel()!.nodes.length);
+      assert.ok(nodes < 80, `1,500 emitters make a graph of ${nodes} nodes`);
+      // One lane per event type of a collapsed group.
+      const laneTitles = await page.locator('[data-testid=timeline-lanes] .lane-label').evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? ''));
+      assert.ok(laneTitles.includes('libraries · data') && laneTitles.includes('Room ×3 · join'), laneTitles.join(' | '));
+      assert.ok(laneTitles.length <= 12, `${laneTitles.length} lanes`);
+
+      // Expanding the libraries group shows its classes.
+      await page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: 'libraries' }).locator('.caret').click();
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=node-list] [data-kind=bus]')].some((e) => e.textContent?.includes('Socket ×300')));
+      rows = await busRows();
+      for (const c of ['IncomingMessage ×600', 'ServerResponse ×600', 'Socket ×300']) assert.ok(rows.some((r) => r.includes(c)), `${c} in ${rows.join(' | ')}`);
+
+      // Selecting the sockets asks the session to record all 300 at full detail.
+      await page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: 'Socket ×300' }).locator('.node-label').click();
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.some((f) => f.length === 300));
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-emitters-dark.png') });
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

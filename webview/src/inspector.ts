@@ -22,6 +22,7 @@ import { NodeList } from './graph/nodeList';
 import { BoundedMap } from './store/boundedQueue';
 import { InspectorStore, type StoreLimits } from './store/inspectorStore';
 import { layoutLanes } from './timeline/lanes';
+import { isGroupKey } from './graph/busGroups';
 import { RangeStatsView, type RangeStatsState } from './timeline/rangeStatsView';
 import { TimelineView } from './timeline/timelineView';
 import { h } from './ui/dom';
@@ -261,6 +262,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
 
   function isCollapsed(id: number, name: string, _typeCount: number): boolean {
     if (focusedBusIds.has(id)) return false;
+    // A class of emitters or the libraries group stays one node until the user expands it.
+    if (isGroupKey(name)) return !expandedBuses.has(name);
     if (expandedBuses.has(name)) return false;
     if (collapsedBuses.has(name)) return true;
     return store.types.size > autoCollapse;
@@ -369,7 +372,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     let lanesChanged = false;
     if (graphChanged || store.timeline.laneVersion !== lanesVersion) {
       lanesVersion = store.timeline.laneVersion;
-      timeline.setLanes(layoutLanes(store, laneFilter()));
+      timeline.setLanes(layoutLanes(store, laneFilter(), undefined, model?.busGroupOf));
       lanesChanged = true;
     }
     const focus = focusSets();

@@ -83,6 +83,11 @@ export interface DispatchColumns {
   readonly site: readonly number[];
   /** `DispatchFlag` bits. */
   readonly flags: readonly number[];
+  /**
+   * Error bound of `start`, µs (whole), 0 when exact: version-2 probes interpolate starts between
+   * clock reads, and the timeline draws the bound where it is wide enough to matter.
+   */
+  readonly startBound: readonly number[];
 }
 
 /** `flags` bits of a handler slice (the model's `HandlerFlag` values). */
@@ -471,7 +476,7 @@ export function assertNever(value: never): never {
 // Helpers both sides use
 
 export function emptyDispatchColumns(): DispatchColumns {
-  return { count: 0, seq: [], bus: [], type: [], start: [], duration: [], delivered: [], consumedBy: [], depth: [], parentSeq: [], site: [], flags: [] };
+  return { count: 0, seq: [], bus: [], type: [], start: [], duration: [], delivered: [], consumedBy: [], depth: [], parentSeq: [], site: [], flags: [], startBound: [] };
 }
 
 export function emptyHandlerColumns(): HandlerColumns {

@@ -19,6 +19,7 @@ import { analyzeOwnerGone } from './ownerGone';
 import { analyzeSlowHandlers } from './slowHandlers';
 import { analyzeStarved } from './starved';
 import { analyzeThrowingHandlers } from './throwingHandlers';
+import { DEFAULT_FAMILY_BUDGET } from './typeGroups';
 import { analyzeUnheardDispatch } from './unheardDispatch';
 import { WARNING_KINDS, type Severity, type Warning, type WarningDraft, type WarningKind } from './warning';
 
@@ -54,7 +55,10 @@ export interface AnalysisUpdate {
 export interface AnalysisProgress {
   /** True while some type's near-miss search is unfinished (the session runs again soon). */
   readonly partial: boolean;
-  /** Types whose near-miss search the analyses needed in this run, and how many of them are complete. */
+  /**
+   * Types whose near-miss search the analyses needed in this run, and how many of them are complete
+   * (a type whose name family is not worked out yet — see TypeFamilies — is not complete either).
+   */
   readonly typesToCheck: number;
   readonly typesChecked: number;
   /**
@@ -89,6 +93,11 @@ export interface AnalyzerOptions {
    * the rest carries over to the next run. Default DEFAULT_NEAR_MISS_BUDGET; Infinity for no cap.
    */
   readonly nearMissBudget?: number;
+  /**
+   * Names whose family (`user.#.updated`) may be worked out per run; findings beyond it wait in the
+   * "N more" group until a later run. Default DEFAULT_FAMILY_BUDGET; Infinity for no cap.
+   */
+  readonly familyBudget?: number;
 }
 
 export class Analyzer {
@@ -99,6 +108,7 @@ export class Analyzer {
   private sorted: readonly Warning[] = [];
   private generation: number;
   private nearMissBudget: number;
+  private familyBudget: number;
   private lastProgress: AnalysisProgress = COMPLETE_PROGRESS;
 
   constructor(
@@ -107,7 +117,8 @@ export class Analyzer {
   ) {
     this.options = resolveAnalysisOptions(options.thresholds);
     this.kinds = checkKinds(options.kinds ?? WARNING_KINDS);
-    this.nearMissBudget = checkBudget(options.nearMissBudget ?? DEFAULT_NEAR_MISS_BUDGET);
+    this.nearMissBudget = checkBudget('nearMissBudget', options.nearMissBudget ?? DEFAULT_NEAR_MISS_BUDGET);
+    this.familyBudget = checkBudget('familyBudget', options.familyBudget ?? DEFAULT_FAMILY_BUDGET);
     this.generation = model.generation;
   }
 
@@ -128,7 +139,8 @@ export class Analyzer {
   configure(options: AnalyzerOptions): void {
     if (options.thresholds !== undefined) this.options = resolveAnalysisOptions(options.thresholds);
     if (options.kinds !== undefined) this.kinds = checkKinds(options.kinds);
-    if (options.nearMissBudget !== undefined) this.nearMissBudget = checkBudget(options.nearMissBudget);
+    if (options.nearMissBudget !== undefined) this.nearMissBudget = checkBudget('nearMissBudget', options.nearMissBudget);
+    if (options.familyBudget !== undefined) this.familyBudget = checkBudget('familyBudget', options.familyBudget);
   }
 
   /** Forgets every warning and all re-arming state (`run` also resets the state by itself after `model.clear()`). */
@@ -148,6 +160,7 @@ export class Analyzer {
     }
     const now = this.model.now;
     this.state.nearMisses.beginRun(this.nearMissBudget);
+    this.state.families.beginRun(this.familyBudget);
     const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state };
     const next = new Map<string, { warning: Warning; fingerprint: string }>();
     const added: Warning[] = [];
@@ -167,7 +180,15 @@ export class Analyzer {
     this.current = next;
     this.sorted = [...next.values()].map((e) => e.warning).sort(compareWarnings);
     const search = this.state.nearMisses.progress;
-    this.lastProgress = { partial: search.complete < search.searched, typesToCheck: search.searched, typesChecked: search.complete, work: search.work };
+    // Every grouped finding was searched for first, so the ones waiting for their family are among
+    // `searched` (counted twice at worst when also unfinished there: the figure errs low, never high).
+    const { pending } = this.state.families.progress;
+    this.lastProgress = {
+      partial: search.complete < search.searched || pending > 0,
+      typesToCheck: search.searched,
+      typesChecked: Math.max(0, search.complete - pending),
+      work: search.work,
+    };
     return { warnings: this.sorted, added, changed, removed, progress: this.lastProgress };
   }
 }
@@ -177,12 +198,12 @@ function checkKinds(kinds: readonly WarningKind[]): readonly WarningKind[] {
   return [...kinds];
 }
 
-function checkBudget(budget: number): number {
-  if (typeof budget !== 'number' || !(budget >= 1)) throw new TypeError(`Analyzer: nearMissBudget must be a number ≥ 1 (or Infinity), got ${String(budget)}`);
+function checkBudget(name: string, budget: number): number {
+  if (typeof budget !== 'number' || !(budget >= 1)) throw new TypeError(`Analyzer: ${name} must be a number ≥ 1 (or Infinity), got ${String(budget)}`);
   return budget;
 }
 
-/** One-shot: the warnings that hold for `model` now (complete: no near-miss budget unless one is given). */
+/** One-shot: the warnings that hold for `model` now (complete: no work budget unless one is given). */
 export function analyze(model: Model, options: AnalyzerOptions = {}): readonly Warning[] {
-  return new Analyzer(model, { nearMissBudget: Infinity, ...options }).run().warnings;
+  return new Analyzer(model, { nearMissBudget: Infinity, familyBudget: Infinity, ...options }).run().warnings;
 }

@@ -6,6 +6,7 @@
 import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
 import type { EventTypeState, SubscriptionState } from '../model/entities';
 import { busName, findNearMisses, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
+import { META_EVENTS, SAFETY_NET_EVENTS, withoutSiblingInstances } from './emitterEvents';
 import { groupEvidence, groupExamples, groupFindings, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
 import type { NearMissEvidence, WarningDraft } from './warning';
 
@@ -20,12 +21,12 @@ export function analyzeNeverDispatched(ctx: AnalysisContext): WarningDraft[] {
   const grace = options.neverDispatched.graceMs;
   const findings: NeverDispatchedFinding[] = [];
   for (const t of model.allTypes()) {
-    if (t.isWildcard || t.registeredCount === 0) continue;
+    if (t.isWildcard || t.registeredCount === 0 || META_EVENTS.has(t.name) || SAFETY_NET_EVENTS.has(t.name)) continue;
     let waiting = collectWaiting(t, t.live, now, grace, null);
     if (t.retired.size > 0) waiting = collectWaiting(t, t.retired, now, grace, waiting);
     if (waiting === null) continue;
     if (waiting.length > 1) waiting.sort((a, b) => a.createdAt - b.createdAt);
-    const nearMisses = findNearMisses(ctx, t, 'dispatched');
+    const nearMisses = withoutSiblingInstances(busName(model, t.bus), findNearMisses(ctx, t, 'dispatched'));
     findings.push({ t, typo: nearMisses.length > 0, waiting, nearMisses });
   }
   const { singles, groups } = groupFindings(findings, ctx.state.families);

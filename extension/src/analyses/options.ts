@@ -11,6 +11,13 @@ export interface AnalysisOptions {
     readonly repeatedSubscriptionThreshold: number;
     /** …over at least this long (a loop subscribing per item at once is not growth). */
     readonly repeatedSubscriptionMinSpanMs: number;
+    /**
+     * Listeners without an owner (every listener of a watched emitter) of one type on one bus from
+     * one subscribe site, still live, over `repeatedSubscriptionMinSpanMs` or more: the emitter is
+     * shared and some per-request or per-connection code adds to it. 11 is where Node's own
+     * MaxListenersExceededWarning fires by default. 0 disables.
+     */
+    readonly sameSiteThreshold: number;
   };
   readonly deadOwners: {
     /** Removals of subscriptions with a dead or collected owner, per subscribe site. */
@@ -63,7 +70,7 @@ export interface AnalysisOptions {
 }
 
 export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = {
-  listenerGrowth: { threshold: 100, rearmFraction: 0.5, repeatedSubscriptionThreshold: 3, repeatedSubscriptionMinSpanMs: 200 },
+  listenerGrowth: { threshold: 100, rearmFraction: 0.5, repeatedSubscriptionThreshold: 3, repeatedSubscriptionMinSpanMs: 200, sameSiteThreshold: 11 },
   deadOwners: { minRemovals: 1 },
   ownerGone: { graceMs: 1000, siblingWindowMs: 100 },
   unheardDispatch: { minUnheard: 1, reportWithoutNearMiss: false, nearMissMaxDistance: 2, nearMissMinScore: 0.75 },

@@ -72,9 +72,29 @@ export function typeFamily(name: string): string | null {
   return changed ? out : null;
 }
 
+/** `idOf` when the family of a type is not known yet and this run's family budget is spent. */
+export const FAMILY_PENDING = -2;
+
+/**
+ * Names whose family is worked out per analyzer run (about a microsecond each: a pass over the name
+ * and a map look-up). A snapshot of 100,000 types would otherwise pay for all of them in its first
+ * run; the rest are worked out in the following runs and, until then, counted as partial.
+ */
+export const DEFAULT_FAMILY_BUDGET = 10_000;
+
+/** How far this run's family look-ups got. */
+export interface FamilyRunProgress {
+  /** Families worked out in this run (at most the budget). */
+  readonly computed: number;
+  /** Findings grouped in this run whose family was still pending. */
+  readonly pending: number;
+}
+
 /**
  * Type index → its family on its bus, as a small number (-1: none), so grouping a run's findings
- * costs no string work. Names never change, so this holds while the model's generation does.
+ * costs no string work. Names never change, so this holds while the model's generation does. At
+ * most the run's budget of names is worked out per run (`beginRun`); beyond it `idOf` says
+ * FAMILY_PENDING and a later run works it out.
  */
 export class TypeFamilies {
   private ids = new Int32Array(0);
@@ -82,12 +102,28 @@ export class TypeFamilies {
   private known = new Uint8Array(0);
   private readonly idByKey = new Map<string, number>();
   private readonly patterns: string[] = [];
+  private budget = Infinity;
+  private computed = 0;
+  private pending = 0;
 
-  /** The family id of `t` (-1 when its name has no id-like part). */
+  /** Starts a run that may work out `budget` families (Infinity: all of them). */
+  beginRun(budget: number): void {
+    this.budget = budget;
+    this.computed = 0;
+    this.pending = 0;
+  }
+
+  get progress(): FamilyRunProgress {
+    return { computed: this.computed, pending: this.pending };
+  }
+
+  /** The family id of `t` (-1 when its name has no id-like part, FAMILY_PENDING beyond the budget). */
   idOf(t: EventTypeState): number {
     const i = t.index;
     if (i >= this.known.length) this.grow(i + 1);
     if (this.known[i] === 1) return this.ids[i];
+    if (this.computed >= this.budget) return FAMILY_PENDING;
+    this.computed++;
     const family = typeFamily(t.name);
     let id = -1;
     if (family !== null) {
@@ -102,6 +138,11 @@ export class TypeFamilies {
     this.ids[i] = id;
     this.known[i] = 1;
     return id;
+  }
+
+  /** Counts findings grouped in this run without a known family (the run is partial). */
+  notePending(n: number): void {
+    this.pending += n;
   }
 
   pattern(id: number): string {
@@ -151,17 +192,27 @@ function typosFirst<F extends TypeFinding>(list: readonly F[]): F[] {
  * Splits findings (in type order) into single warnings and groups, per bus, so that one kind gives
  * at most INDIVIDUAL_WARNING_CAP + 1 warnings per bus: families of FAMILY_WARNING_MIN findings or
  * more (the largest first, at most half the cap), then single findings (typos first), then one
- * "N more" group for the rest.
+ * "N more" group for the rest. Findings whose family this run's budget did not reach join the
+ * "N more" group until a later run places them (typos get their family worked out first), so the
+ * singles do not churn while the families are worked out.
  */
 export function groupFindings<F extends TypeFinding>(findings: readonly F[], families: TypeFamilies): GroupedFindings<F> {
+  const ids = new Int32Array(findings.length);
+  for (let i = 0; i < findings.length; i++) if (findings[i].typo) ids[i] = families.idOf(findings[i].t);
+  for (let i = 0; i < findings.length; i++) if (!findings[i].typo) ids[i] = families.idOf(findings[i].t);
   const byFamily = new Map<number, F[]>();
-  for (const f of findings) {
-    const id = families.idOf(f.t);
-    if (id < 0) continue;
+  let pending = 0;
+  for (let i = 0; i < findings.length; i++) {
+    const id = ids[i];
+    if (id < 0) {
+      if (id === FAMILY_PENDING) pending++;
+      continue;
+    }
     const list = byFamily.get(id);
-    if (list === undefined) byFamily.set(id, [f]);
-    else list.push(f);
+    if (list === undefined) byFamily.set(id, [findings[i]]);
+    else list.push(findings[i]);
   }
+  families.notePending(pending);
   const large: { id: number; members: F[] }[] = [];
   for (const [id, members] of byFamily) if (members.length >= FAMILY_WARNING_MIN) large.push({ id, members });
   large.sort((a, b) => b.members.length - a.members.length || a.members[0].t.index - b.members[0].t.index);
@@ -177,23 +228,32 @@ export function groupFindings<F extends TypeFinding>(findings: readonly F[], fam
     groups.push({ bus, pattern: families.pattern(id), members: typosFirst(members) });
   }
   const singlesByBus = new Map<number, F[]>();
-  for (const f of findings) {
-    if (grouped.size > 0 && grouped.has(families.idOf(f.t))) continue;
-    const list = singlesByBus.get(f.t.bus);
-    if (list === undefined) singlesByBus.set(f.t.bus, [f]);
+  const pendingByBus = new Map<number, F[]>();
+  for (let i = 0; i < findings.length; i++) {
+    const f = findings[i];
+    const id = ids[i];
+    if (grouped.size > 0 && grouped.has(id)) continue;
+    const into = id === FAMILY_PENDING ? pendingByBus : singlesByBus;
+    const list = into.get(f.t.bus);
+    if (list === undefined) into.set(f.t.bus, [f]);
     else list.push(f);
   }
   const singles: F[] = [];
   for (const [bus, list] of singlesByBus) {
     const slots = INDIVIDUAL_WARNING_CAP - (slotsUsed.get(bus) ?? 0);
+    const waiting = pendingByBus.get(bus);
+    pendingByBus.delete(bus);
     if (list.length <= slots) {
       for (const f of list) singles.push(f);
+      if (waiting !== undefined) groups.push({ bus, pattern: null, members: typosFirst(waiting) });
       continue;
     }
     const ordered = typosFirst(list);
     for (let i = 0; i < slots; i++) singles.push(ordered[i]);
-    groups.push({ bus, pattern: null, members: ordered.slice(slots) });
+    const rest = ordered.slice(slots);
+    groups.push({ bus, pattern: null, members: waiting === undefined ? rest : typosFirst(rest.concat(waiting)) });
   }
+  for (const [bus, waiting] of pendingByBus) groups.push({ bus, pattern: null, members: typosFirst(waiting) });
   return { singles, groups };
 }
 

@@ -6,6 +6,7 @@
 import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
 import type { AnalysisContext } from './context';
 import { busName, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
+import { META_EVENTS, withoutSiblingInstances } from './emitterEvents';
 import { groupEvidence, groupExamples, groupFindings, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
 import type { NearMissEvidence, WarningDraft } from './warning';
 
@@ -18,10 +19,10 @@ export function analyzeUnheardDispatch(ctx: AnalysisContext): WarningDraft[] {
   const o = options.unheardDispatch;
   const findings: UnheardFinding[] = [];
   for (const t of model.allTypes()) {
-    if (t.isWildcard || t.unheard < Math.max(1, o.minUnheard)) continue;
+    if (t.isWildcard || t.unheard < Math.max(1, o.minUnheard) || META_EVENTS.has(t.name)) continue;
     // Holds while the latest dispatch of the type went unheard.
     if (t.lastUnheardAt < t.lastHeardAt) continue;
-    const nearMisses = findNearMisses(ctx, t, 'listened');
+    const nearMisses = withoutSiblingInstances(busName(model, t.bus), findNearMisses(ctx, t, 'listened'));
     if (nearMisses.length === 0 && !o.reportWithoutNearMiss) continue;
     findings.push({ t, typo: nearMisses.length > 0, nearMisses });
   }

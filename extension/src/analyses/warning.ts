@@ -52,8 +52,23 @@ export interface ListenerGrowthEvidence {
   readonly growthPerSecond: number;
   /** The most frequent subscribe site among the live listeners. */
   readonly topSite: SiteCount | null;
-  /** The same owner subscribed from the same site again and again without disposing. */
-  readonly repeated: { readonly owner: string; readonly site: SiteInfo | null; readonly label: string | null; readonly count: number; readonly overMs: number } | null;
+  /**
+   * The same owner subscribed from the same site again and again without disposing. `sharedEmitter`:
+   * listeners without an owner (a watched emitter's), so `owner` is the bus name and the emitter is
+   * shared by whatever code runs at `site` (per request, per connection).
+   */
+  readonly repeated: {
+    readonly owner: string;
+    readonly site: SiteInfo | null;
+    readonly label: string | null;
+    readonly count: number;
+    readonly overMs: number;
+    readonly sharedEmitter?: true;
+  } | null;
+  /** Node's own MaxListenersExceededWarning for this emitter and event (watched emitters), if it fired. */
+  readonly nodeWarning: { readonly count: number; readonly time: number; readonly message: string } | null;
+  /** Present when several instances of one class (`Socket#1`, `Socket#2`…) leak the same way: one warning for them. */
+  readonly instances?: { readonly className: string; readonly count: number };
 }
 
 export interface DeadOwnerEvidence {

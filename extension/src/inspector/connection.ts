@@ -15,6 +15,8 @@ import type {
   WebviewToHost,
 } from '../../../webview/src/messages';
 import { assertNever, describeMessage, emptyDispatchColumns, emptyHandlerColumns, emptySession, INSPECTOR_MESSAGES_VERSION, isWebviewToHost } from '../../../webview/src/messages';
+import { parseGroupSelection } from '../../../webview/src/graph/busGroups';
+import { busClassOf, LibraryClassifier } from '../views/busGroups';
 import { InspectorFeed, type FeedOptions } from './feed';
 import { DeltaPump, SYSTEM_CLOCK, type PumpClock } from './pump';
 import { DEFAULT_COMMANDS, type InspectorSessionInfo, type InspectorSource } from './source';
@@ -120,6 +122,7 @@ export class InspectorConnection {
         return;
       case 'select':
         this.selection = msg.target;
+        this.focusSelection();
         this.sendDetails(true);
         return;
       case 'openSource':
@@ -185,6 +188,8 @@ export class InspectorConnection {
 
   dispose(): void {
     this.disposed = true;
+    this.selection = null;
+    this.focusSelection();
     this.releaseHold();
     this.pump.dispose();
     this.modelSubscription?.();
@@ -212,12 +217,42 @@ export class InspectorConnection {
     if (session?.id !== this.sessionId || (session && this.feed?.model !== session.model)) {
       this.modelSubscription?.();
       this.modelSubscription = null;
+      // The selection goes with the session shown: so does the focus it asked for.
+      this.selection = null;
+      this.focusSelection();
       this.sessionId = session?.id ?? null;
       this.feed = session ? new InspectorFeed(session.model, this.options.feed, () => this.clock.now()) : null;
       this.selection = null;
       if (session) this.modelSubscription = session.model.onDidChange(() => this.pump.poke());
     }
     this.sendSnapshot();
+  }
+
+  /**
+   * A selected library bus (or a group of its listeners) is recorded at full detail while selected:
+   * the session's probe gets its buses (`focus`); another selection or none withdraws them.
+   */
+  private focusSelection(): void {
+    const s = this.session();
+    if (s?.focusBuses === undefined) return;
+    const t = this.selection;
+    const buses = new Set<number>();
+    if (t?.kind === 'bus') buses.add(t.id);
+    else if (t?.kind === 'group') {
+      // A class node ("Socket ×500") or the libraries node stands for all its buses.
+      const group = parseGroupSelection(t.key);
+      if (group !== null) {
+        const classifier = new LibraryClassifier();
+        for (const b of s.model.buses.values()) {
+          if (group.kind === 'libraries' ? classifier.isLibrary(b) : busClassOf(b.name)?.className === group.className) buses.add(b.id);
+        }
+      }
+      for (const id of t.subscriptions) {
+        const sub = s.model.subscriptions.get(id);
+        if (sub !== undefined) buses.add(sub.bus);
+      }
+    }
+    s.focusBuses([...buses]);
   }
 
   private sessionView(): SessionView {

@@ -92,7 +92,7 @@ interface SentType {
 
 /** Builders for column arrays (plain arrays: postMessage serialises them as JSON). */
 function dispatchColumns(): { -readonly [K in keyof DispatchColumns]: K extends 'count' ? number : number[] } {
-  return { count: 0, seq: [], bus: [], type: [], start: [], duration: [], delivered: [], consumedBy: [], depth: [], parentSeq: [], site: [], flags: [] };
+  return { count: 0, seq: [], bus: [], type: [], start: [], duration: [], delivered: [], consumedBy: [], depth: [], parentSeq: [], site: [], flags: [], startBound: [] };
 }
 
 function handlerColumns(): { -readonly [K in keyof HandlerColumns]: K extends 'count' ? number : number[] } {
@@ -518,6 +518,7 @@ export class InspectorFeed {
       out.depth.push(ring.depth[i]);
       out.parentSeq.push(ring.parentSeq[i]);
       out.site.push(site);
+      out.startBound.push(Math.round(ring.startBound[i] * 1000));
       out.flags.push((ring.delivered[i] === 0 ? DispatchFlag.unheard : 0) | (this.threwSeqs.has(seq) ? DispatchFlag.error : 0) | (this.depthSeqs.has(seq) ? DispatchFlag.depthLimit : 0));
       out.count++;
       if (site >= 0 && !this.sentSites.has(site)) {

@@ -47,6 +47,11 @@ export interface InspectorSessionInfo {
   warnings(): readonly Warning[];
   /** How complete the analyses' last run was (optional; absent: complete). */
   analysisProgress?(): AnalysisProgressView;
+  /**
+   * The buses selected in the inspector, which the probe should record at full detail although they
+   * are library emitters (optional; [] withdraws them).
+   */
+  focusBuses?(buses: readonly number[]): void;
   /** JSON preview of a dispatch's payload when the probe captured it (optional). */
   payloadOf?(seq: number): string | null;
 }

@@ -63,6 +63,11 @@ export class BusState {
   depthLimitHits = 0;
   ownersCollected = 0;
   /**
+   * Node's MaxListenersExceededWarning per event name of this (watched emitter) bus, the latest
+   * one: the listener count it fired at and its text. Node warns once per emitter and event.
+   */
+  readonly maxListenersWarnings = new Map<string, { readonly count: number; readonly time: number; readonly message: string }>();
+  /**
    * Subscriptions just removed with reason `clear`. `dispose()` clears the bus and then reports it
    * disposed; if `bus-disposed` follows, they were still registered when the bus ended (the app
    * never removed them); any other record of the bus first means a plain `clear()`.

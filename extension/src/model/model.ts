@@ -8,11 +8,13 @@ import {
   type BusRecord,
   type DispatchRecord,
   type DropReason,
+  type EmitterWarningMessage,
   type ErrorMessage,
   type HandlerErrorRecord,
   type HandlerRecord,
   type PayloadRecord,
   type ProbeSnapshot,
+  type RecordSink,
   type RecordingConfig,
   type SiteInfo,
   type StreamMessage,
@@ -108,6 +110,12 @@ export class Model {
    * `payloadPreviewCapacity`: the oldest goes first.
    */
   private readonly payloads = new Map<number, string>();
+  /**
+   * Event types by the stream's string id of their name (`RecordSink.dispatch`'s `typeId`): a
+   * dispatch finds its type without hashing the name. Checked on use (name and bus must match), so
+   * a stale entry from another stream costs one lookup, never a wrong type.
+   */
+  private readonly typesByNameId: (EventTypeState | undefined)[] = [];
   private session: SessionInfo = Model.emptySession();
   private readonly listeners = new Set<ModelListener>();
 
@@ -169,13 +177,34 @@ export class Model {
   // -------------------------------------------------------------------------------------------
   // Input
 
+  /**
+   * Decodes a stream's record batches straight into this model (ProbeClientOptions.recordSink,
+   * readTraceFile's sink): dispatch records become a ring row and counter updates without a record
+   * object each. The batch's message (with `applied`) must still be `apply`ed: it notifies.
+   */
+  readonly recordSink: RecordSink = {
+    dispatch: (seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site) => {
+      this.version++;
+      let t = this.typesByNameId[typeId];
+      if (t === undefined || t.busState.id !== bus || t.name !== type) {
+        t = this.typeFor(bus, type);
+        if (typeId < 65_536) this.typesByNameId[typeId] = t;
+      }
+      this.ingestDispatch(t, seq, bus, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site);
+    },
+    record: (record) => this.applyRecordQuietly(record),
+  };
+
   /** Applies one message of a live session or trace file. */
   apply(message: StreamMessage): void {
     const before = this.version;
+    let changedBySink = false;
     switch (message.type) {
       case 'records': {
         const records = message.records;
         for (let i = 0; i < records.length; i++) this.applyRecordQuietly(records[i]);
+        // Records decoded into `recordSink` changed the model before this message: listeners still hear of it.
+        if (message.applied !== undefined && message.applied > 0) changedBySink = true;
         break;
       }
       case 'welcome':
@@ -209,10 +238,13 @@ export class Model {
       case 'breakpoints':
       case 'pong':
         break;
+      case 'emitter-warning':
+        this.applyEmitterWarning(message);
+        break;
       default:
         assertNever(message, 'stream message');
     }
-    if (this.version !== before) this.notify();
+    if (this.version !== before || changedBySink) this.notify();
   }
 
   /** Applies records (e.g. read from a trace file) and notifies once. */
@@ -284,6 +316,7 @@ export class Model {
     this.owners.clear();
     this.churn.clear();
     this.typesByIndex.length = 0;
+    this.typesByNameId.length = 0;
     this.sitesByIndex.length = 0;
     this.siteIndexByObject.clear();
     this.siteIndexByKey.clear();
@@ -480,9 +513,23 @@ export class Model {
   }
 
   private applyDispatch(r: DispatchRecord): void {
-    const start = r.start;
-    const duration = r.duration;
     const t = this.typeFor(r.bus, r.type);
+    this.ingestDispatch(t, r.seq, r.bus, r.start, r.startBound ?? 0, r.duration, r.delivered, r.consumedBy, r.depth, r.parentSeq, r.site);
+  }
+
+  private ingestDispatch(
+    t: EventTypeState,
+    seq: number,
+    bus: number,
+    start: number,
+    startBound: number,
+    duration: number,
+    delivered: number,
+    consumedBy: number,
+    depth: number,
+    parentSeq: number,
+    site: SiteInfo | null,
+  ): void {
     if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
     t.dispatches++;
     if (start < t.firstDispatchAt) t.firstDispatchAt = start;
@@ -490,12 +537,11 @@ export class Model {
     t.rate.add(start);
     t.totalDuration += duration;
     if (duration > t.maxDuration) t.maxDuration = duration;
-    if (r.depth > t.maxDepth) t.maxDepth = r.depth;
-    if (r.delivered === 0) {
+    if (depth > t.maxDepth) t.maxDepth = depth;
+    if (delivered === 0) {
       t.unheard++;
       if (start > t.lastUnheardAt) t.lastUnheardAt = start;
     } else if (start > t.lastHeardAt) t.lastHeardAt = start;
-    const consumedBy = r.consumedBy;
     if (consumedBy !== 0) {
       t.consumed++;
       const consumers = t.ensureConsumers();
@@ -510,22 +556,22 @@ export class Model {
       if (sub !== undefined) sub.consumed++;
     }
     let siteIdx = -1;
-    if (r.site !== null) {
-      siteIdx = this.siteIndex(r.site);
+    if (site !== null) {
+      siteIdx = this.siteIndex(site);
       if (t.dispatchSites.length < 8 && !t.dispatchSites.includes(this.sitesByIndex[siteIdx])) t.dispatchSites.push(this.sitesByIndex[siteIdx]);
     }
     const nested = this.nestedTime;
-    if (nested.size !== 0) nested.delete(r.seq);
-    if (r.parentSeq !== 0) {
+    if (nested.size !== 0) nested.delete(seq);
+    if (parentSeq !== 0) {
       // A parent whose record was dropped would leave its entry behind: keep the map small.
       if (nested.size > 4096) nested.clear();
-      nested.set(r.parentSeq, (nested.get(r.parentSeq) ?? 0) + duration);
+      nested.set(parentSeq, (nested.get(parentSeq) ?? 0) + duration);
     }
     t.busState.dispatches++;
     this.totalDispatches++;
     const end = start + duration;
     if (end > this.now) this.now = end;
-    this.timeline.push(r.seq, r.bus, t.index, start, duration, r.delivered, consumedBy, r.depth, r.parentSeq, siteIdx, r.startBound ?? 0);
+    this.timeline.push(seq, bus, t.index, start, duration, delivered, consumedBy, depth, parentSeq, siteIdx, startBound);
   }
 
   private applyHandler(r: HandlerRecord): void {
@@ -783,6 +829,19 @@ export class Model {
         if (sub.active && !present.has(sub.id)) this.endSubscription(sub, s.time, 'missing-from-snapshot');
       }
     }
+  }
+
+  /**
+   * Node's MaxListenersExceededWarning for a watched emitter: kept on its bus per event name, as
+   * evidence for the listener-growth warning. Warnings about emitters that are not watched (no
+   * bus) or not known have nothing to attach to.
+   */
+  private applyEmitterWarning(m: EmitterWarningMessage): void {
+    if (m.bus === null) return;
+    const bus = this.buses.get(m.bus);
+    if (bus === undefined) return;
+    bus.maxListenersWarnings.set(m.event, { count: m.count, time: m.time, message: m.message });
+    this.version++;
   }
 
   private applyError(m: ErrorMessage): void {

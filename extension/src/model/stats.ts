@@ -106,6 +106,10 @@ export class WindowedCounter {
   private readonly counts: Float64Array;
   /** Absolute number (floor(t / bucketMs)) of the newest bucket; -Infinity before the first add. */
   private head = -Infinity;
+  /** The newest bucket's slot and time span [headFrom, headTo), once `first` is set (fast path of `add`). */
+  private headSlot = 0;
+  private headFrom = Infinity;
+  private headTo = -Infinity;
   private first = Infinity;
   readonly windowMs: number;
 
@@ -120,6 +124,11 @@ export class WindowedCounter {
   }
 
   add(time: number, amount = 1): void {
+    // Fast path (one per dispatch while the model ingests): `time` falls in the newest bucket.
+    if (time >= this.headFrom && time < this.headTo) {
+      this.counts[this.headSlot] += amount;
+      return;
+    }
     const b = Math.floor(time / this.bucketMs);
     if (time < this.first) this.first = time;
     if (b > this.head) this.advance(b);
@@ -150,6 +159,8 @@ export class WindowedCounter {
   clear(): void {
     this.counts.fill(0);
     this.head = -Infinity;
+    this.headFrom = Infinity;
+    this.headTo = -Infinity;
     this.first = Infinity;
   }
 
@@ -158,5 +169,11 @@ export class WindowedCounter {
     if (this.head === -Infinity || b - this.head >= n) this.counts.fill(0);
     else for (let k = this.head + 1; k <= b; k++) this.counts[((k % n) + n) % n] = 0;
     this.head = b;
+    this.headSlot = ((b % n) + n) % n;
+    // Only after the first add, and never below `first` (the fast path must not miss an earlier time).
+    if (this.first !== Infinity) {
+      this.headFrom = Math.max(b * this.bucketMs, this.first);
+      this.headTo = (b + 1) * this.bucketMs;
+    }
   }
 }

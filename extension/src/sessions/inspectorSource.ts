@@ -22,6 +22,7 @@ export function inspectorSessionInfo(s: Session): InspectorSessionInfo {
     warnings: () => s.warnings,
     analysisProgress: () => s.analyzer.progress,
     payloadOf: (seq) => s.model.payloadOf(seq),
+    focusBuses: (buses) => void s.focus.set('inspector-selection', buses),
   };
 }
 

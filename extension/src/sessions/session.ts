@@ -10,6 +10,7 @@ import { Analyzer, type AnalyzerOptions } from '../analyses/analyzer';
 import type { DebugLink } from '../debugging/link';
 import type { Warning } from '../analyses/warning';
 import { Model, type ModelOptions } from '../model/index';
+import { BusFocus } from './busFocus';
 import { Throttle } from './throttle';
 
 /** How a session was started. */
@@ -85,6 +86,8 @@ export class Session {
   readonly onDidEnd = this.endedEmitter.event;
 
   private client: ProbeClient | undefined;
+  /** Library buses the views ask the probe to record at full detail (`focus`). */
+  readonly focus = new BusFocus(() => this.client);
   private endInfo: SessionEnd | undefined;
   private readonly throttle: Throttle;
   private readonly unsubscribeModel: () => void;
@@ -175,7 +178,7 @@ export class Session {
   /** Feeds one stream message (live client or trace reader). */
   ingest(message: StreamMessage): void {
     if (message.type === 'records') {
-      this.recordsReceived += message.records.length;
+      this.recordsReceived += message.applied ?? message.records.length;
       const overflow = message.nameOverflow;
       if (overflow !== undefined) {
         this.folded += overflow.folded;
@@ -245,6 +248,7 @@ export class Session {
   end(cause: EndCause, reason: string): void {
     if (this.endInfo !== undefined) return;
     this.endInfo = { cause, reason, at: Date.now() };
+    this.focus.reset();
     if (this.ticker !== undefined) clearInterval(this.ticker);
     this.ticker = undefined;
     this.model.endSession(reason);

@@ -177,7 +177,7 @@ export class SessionManager {
     const session = this.createSession({ kind: 'trace', file });
     let cut: string | undefined;
     try {
-      for await (const message of readTraceFile(file)) session.ingest(message);
+      for await (const message of readTraceFile(file, session.model.recordSink)) session.ingest(message);
     } catch (error) {
       if (error instanceof ProtocolError && error.code === 'truncated' && session.model.sessionInfo.app !== null) {
         cut = 'the trace ends mid-record (the app probably stopped abruptly); everything before is shown';
@@ -275,6 +275,8 @@ export class SessionManager {
         token: address.token,
         clientName: this.options.clientName ?? 'busscope-vscode',
         timeoutMs: this.options.connectTimeoutMs,
+        // Record batches decode straight into the model (no record object per dispatch).
+        recordSink: session.model.recordSink,
         onMessage: (m) => session.ingest(m),
         onClose: (e) => this.clientClosed(session, e),
       });

@@ -9,6 +9,12 @@ export type BusscopeNode =
   | { readonly kind: 'session-info'; readonly sessionId: string; readonly key: string; readonly label: string; readonly value: string }
   | { readonly kind: 'discovered'; readonly app: DiscoveredApp }
   | { readonly kind: 'bus'; readonly sessionId: string; readonly bus: number }
+  /** The collapsed group of emitters whose listeners all come from Node's internals or node_modules. */
+  | { readonly kind: 'libraries'; readonly sessionId: string }
+  /** Two or more buses named `className#n` ("Socket ×500"), in the app's part or the libraries group. */
+  | { readonly kind: 'bus-class'; readonly sessionId: string; readonly className: string; readonly library: boolean }
+  /** "N more…" after a page of buses: in `parent` (see `busListKey`), the entries from `offset` on. */
+  | { readonly kind: 'more-buses'; readonly sessionId: string; readonly parent: string; readonly offset: number; readonly rest: number }
   | { readonly kind: 'type'; readonly sessionId: string; readonly bus: number; readonly type: string }
   /** "N more types…" under a bus with more types than a page: opens the types from rank `offset` on. */
   | { readonly kind: 'more-types'; readonly sessionId: string; readonly bus: number; readonly offset: number; readonly rest: number }
@@ -42,6 +48,12 @@ export function nodeId(node: BusscopeNode): string {
       return `s:${node.sessionId}/b:${node.bus}/t:${node.type}`;
     case 'more-types':
       return `s:${node.sessionId}/b:${node.bus}/more:${node.offset}`;
+    case 'libraries':
+      return `s:${node.sessionId}/libs`;
+    case 'bus-class':
+      return `s:${node.sessionId}/c:${node.library ? 'L' : 'A'}:${node.className}`;
+    case 'more-buses':
+      return `s:${node.sessionId}/more-buses:${node.parent}:${node.offset}`;
     case 'subscription':
       return `s:${node.sessionId}/sub:${node.subscriptionId}`;
     case 'warning':

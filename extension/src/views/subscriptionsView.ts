@@ -7,6 +7,8 @@ import { debugChildren, debugRootNodes, debugTreeItem } from '../debugging/pause
 import { runsBefore, type EventTypeState, type SubscriptionState } from '../model/index';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
+import { aggregateBuses, groupBuses, LibraryClassifier, LIBRARIES_TOOLTIP, type BusGrouping } from './busGroups';
+import { busesOfNode, busListNodes, busListOf } from './busTree';
 import { formatCount, formatMs, formatRate, plural } from './format';
 import { nodeId, type BusscopeNode } from './nodes';
 import { siteText } from './sites';
@@ -46,6 +48,10 @@ export class SubscriptionsTree extends ThrottledTree {
   private readonly warningIndex = new Map<string, WarningIndex>();
   /** Types of a big bus by activity (session id + bus id → ranking), until the next refresh. */
   private readonly rankings = new Map<string, EventTypeState[]>();
+  /** Buses grouped by class and origin, per session, until the next refresh. */
+  private readonly groupings = new Map<string, BusGrouping>();
+  /** Library verdicts persist across refreshes (a bus between listeners keeps its group). */
+  private readonly classifiers = new Map<string, LibraryClassifier>();
   /** Appended to a type's description (event breakpoints; set by extension/src/debugging). */
   typeBadge: ((type: string) => string | undefined) | undefined;
 
@@ -60,6 +66,38 @@ export class SubscriptionsTree extends ThrottledTree {
   protected override onRefresh(): void {
     this.warningIndex.clear();
     this.rankings.clear();
+    this.groupings.clear();
+    for (const id of this.classifiers.keys()) if (this.sessions.find(id) === undefined) this.classifiers.delete(id);
+  }
+
+  override bindView(view: vscode.TreeView<BusscopeNode>): void {
+    super.bindView(view);
+    // The probe records library emitters at lifecycle detail until the user looks at them: the
+    // expanded libraries group, or a selected library bus or class, asks for full detail (`focus`).
+    this.disposables.push(
+      view.onDidCollapseElement((e) => {
+        const session = e.element.kind === 'libraries' ? this.sessions.find(e.element.sessionId) : undefined;
+        if (session !== undefined) void session.focus.set('libraries-group', []);
+      }),
+      view.onDidChangeSelection((e) => {
+        const selected = e.selection[0];
+        for (const session of this.sessions.liveSessions) {
+          const mine = selected !== undefined && 'sessionId' in selected && selected.sessionId === session.id;
+          void session.focus.set('tree-selection', mine ? busesOfNode(this.grouping(session), selected) : []);
+        }
+      }),
+    );
+  }
+
+  /** The session's buses grouped by class and origin (once per refresh). */
+  grouping(session: Session): BusGrouping {
+    let g = this.groupings.get(session.id);
+    if (g === undefined) {
+      let classifier = this.classifiers.get(session.id);
+      if (classifier === undefined) this.classifiers.set(session.id, (classifier = new LibraryClassifier()));
+      this.groupings.set(session.id, (g = groupBuses(session.model.buses.values(), classifier)));
+    }
+    return g;
   }
 
   /** A page of a bus's types and, when more follow, the node that opens them. */
@@ -98,6 +136,19 @@ export class SubscriptionsTree extends ThrottledTree {
         return debugChildren(session, node);
       case 'bus':
         return this.typeNodes(session, node.bus, 0);
+      case 'libraries': {
+        // Shown only while expanded (VS Code asks for the children of expanded nodes on every
+        // refresh): its buses, new ones included, are recorded at full detail meanwhile.
+        const grouping = this.grouping(session);
+        void session.focus.set('libraries-group', busesOfNode(grouping, node));
+        return busListNodes(session.id, grouping, { kind: 'libraries' });
+      }
+      case 'bus-class':
+        return busListNodes(session.id, this.grouping(session), { kind: 'class', className: node.className, library: node.library });
+      case 'more-buses': {
+        const list = busListOf(node.parent);
+        return list === undefined ? [] : busListNodes(session.id, this.grouping(session), list, node.offset);
+      }
       case 'more-types':
         return this.typeNodes(session, node.bus, node.offset);
       case 'type': {
@@ -114,9 +165,8 @@ export class SubscriptionsTree extends ThrottledTree {
 
   private busesOf(session: Session): BusscopeNode[] {
     // While the app is paused in the debugger, what it reported comes first.
-    return [...debugRootNodes(session), ...[...session.model.buses.values()]
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id))
-      .map((b): BusscopeNode => ({ kind: 'bus', sessionId: session.id, bus: b.id }))];
+    // Buses named `Class#n` group by class, library emitters into one group, a page at a time.
+    return [...debugRootNodes(session), ...busListNodes(session.id, this.grouping(session), { kind: 'root' })];
   }
 
   getTreeItem(node: BusscopeNode): vscode.TreeItem {
@@ -153,6 +203,36 @@ export class SubscriptionsTree extends ThrottledTree {
         item.tooltip = `Bus "${bus.name}" (id ${bus.id})${bus.disposedAt !== null ? ', disposed' : ''}\n${formatCount(bus.dispatches)} dispatches, ${listeners} live subscriptions`;
         item.iconPath = new vscode.ThemeIcon('symbol-namespace');
         item.contextValue = 'busscope.bus';
+        return item;
+      }
+      case 'libraries': {
+        const grouping = this.grouping(session);
+        const sum = aggregateBuses(busesOfNode(grouping, node).map((id) => model.buses.get(id)!), model.now);
+        const item = new vscode.TreeItem('libraries', vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = nodeId(node);
+        item.description = `${plural(sum.buses, 'emitter')} · ${plural(sum.listeners, 'listener')} · lifecycle only until expanded`;
+        item.tooltip = `${LIBRARIES_TOOLTIP}\n${formatCount(sum.buses)} emitters, ${formatCount(sum.listeners)} live listeners, ${formatCount(sum.dispatches)} dispatches recorded`;
+        item.iconPath = new vscode.ThemeIcon('library');
+        item.contextValue = 'busscope.libraries';
+        return item;
+      }
+      case 'bus-class': {
+        const c = this.grouping(session).classOf(node.className, node.library);
+        if (c === undefined) return fallback();
+        const sum = aggregateBuses(c.buses, model.now);
+        const item = new vscode.TreeItem(`${node.className} ×${formatCount(sum.buses)}`, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = nodeId(node);
+        item.description = `${plural(sum.listeners, 'listener')} · ${plural(sum.dispatches, 'dispatch', 'dispatches')} · ${formatRate(sum.rate)}`;
+        item.tooltip = `${formatCount(sum.buses)} ${node.className} instances${sum.disposed > 0 ? ` (${formatCount(sum.disposed)} disposed)` : ''}\n${formatCount(sum.listeners)} live listeners, ${formatCount(sum.dispatches)} dispatches over ${plural(sum.types, 'event type')}`;
+        item.iconPath = new vscode.ThemeIcon('symbol-class');
+        item.contextValue = 'busscope.busClass';
+        return item;
+      }
+      case 'more-buses': {
+        const item = new vscode.TreeItem(`${formatCount(node.rest)} more…`, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = nodeId(node);
+        item.tooltip = `${node.rest} more entries here. Expand to list the next ones.`;
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
         return item;
       }
       case 'more-types': {

@@ -295,8 +295,14 @@ export class EventBus<E extends EventMap> implements TracedBus {
         debugger;
         eventBreakDone();
       }
-      return this.dispatchTraced(tracer, type, payload);
+      // Detail `dispatch` wants the start and end only: the handlers run in the untraced loops.
+      return tracer.handlerHooks === false ? this.dispatchBracketed(tracer, type, payload) : this.dispatchTraced(tracer, type, payload);
     }
+    return this.dispatchUntraced(type, payload);
+  }
+
+  /** The dispatch without a tracer: the fast loop, or the general one for everything it leaves out. */
+  private dispatchUntraced(type: string, payload: unknown): DispatchResult {
     const typed = type === this.lastType ? this.lastList : this.lookup(type);
     const depth = dispatchDepth;
     // One gate for everything the fast loop leaves out: the list's gate counts its owned and `once`
@@ -335,7 +341,58 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /** @internal The fast loop's error path (FailSink): a handler of `snap` at `index` threw. */
   handlerFailedAt(error: unknown, snap: Snapshot, index: number): void {
-    this.handlerFailed(error, snap.type, snap.subs[index]);
+    this.handlerThrew(error, snap.type, snap.subs[index]);
+  }
+
+  /**
+   * A handler of the untraced loops threw. Under a bracketing tracer (detail `dispatch`) the tracer
+   * still hears of it, with the sequence number of the dispatch that ran the handler.
+   */
+  private handlerThrew(error: unknown, type: string, sub: SubscriptionRecord): void {
+    const tracer = currentDispatchTracer();
+    if (tracer !== undefined && tracer.handlerHooks === false) {
+      // A stack overflow is recorded once, by the outermost dispatch (nested ones rethrow here).
+      const reported = isStackOverflow(error) ? this.overflowed(error, type) : error;
+      try {
+        tracer.handlerError(seqStack[dispatchDepth - 1] ?? 0, this, sub, reported);
+      } catch (tracerError) {
+        tracerFailed(tracerError);
+      }
+      error = reported;
+    }
+    this.handlerFailed(error, type, sub);
+  }
+
+  /**
+   * A traced dispatch without per-handler calls (detail `dispatch`): the tracer sees its start and
+   * its end, the handlers run in the untraced loops at their detached cost.
+   */
+  private dispatchBracketed(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
+    const depth = dispatchDepth;
+    // The same checks, in the same order, as dispatchTraced: a refused dispatch is never started.
+    if (type !== this.lastType) this.lookup(type);
+    if (depth > this.maxDepth) this.refuseDepth(type, depth);
+    while (seqStack.length <= depth) seqStack.push(0);
+    const parentSeq = depth > 0 ? seqStack[depth - 1] : 0;
+    let seq = 0;
+    try {
+      seq = tracer.dispatchStart(this, type, depth, parentSeq, payload);
+    } catch (error) {
+      tracerFailed(error);
+    }
+    seqStack[depth] = seq;
+    let result: DispatchResult | undefined;
+    try {
+      result = this.dispatchUntraced(type, payload);
+    } finally {
+      seqStack[depth] = 0;
+      try {
+        tracer.dispatchEnd(seq, result === undefined ? 0 : result.delivered, result === undefined ? 0 : (result.consumedBy ?? 0));
+      } catch (error) {
+        tracerFailed(error);
+      }
+    }
+    return result;
   }
 
   /**
@@ -376,7 +433,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
           }
         } catch (error) {
           ctx.consumed = false;
-          this.handlerFailed(error, type, sub);
+          this.handlerThrew(error, type, sub);
         }
       }
     } finally {

@@ -4,6 +4,7 @@
 
 import net from 'node:net';
 import {
+  CLIENT_FEATURES,
   FRAME_HEADER_BYTES,
   FRAME_STALL_TIMEOUT_MS,
   FrameDecoder,
@@ -18,6 +19,7 @@ import {
   type ProbeMessage,
   type ProbeSnapshot,
   type ProtocolErrorCode,
+  type RecordSink,
   type RecordingConfig,
   type StreamMessage,
   type WelcomeMessage,
@@ -61,6 +63,11 @@ export interface ProbeClientOptions {
   readonly frameStallTimeoutMs?: number;
   /** Every message from the welcome on, in order (records decoded, strings resolved). */
   readonly onMessage?: (message: StreamMessage) => void;
+  /**
+   * Optional: record batches after the welcome are decoded straight into this sink (dispatch records
+   * as fields, no object each); their messages then carry `applied` and an empty `records`.
+   */
+  readonly recordSink?: RecordSink;
   /** Every raw frame from the welcome on (header included), e.g. to write a trace file. */
   readonly onFrame?: (frame: Uint8Array) => void;
   /** Called once when the connection ends; `error` is set when it ended because of one. */
@@ -133,6 +140,8 @@ export class ProbeClient {
           token: options.token,
           protocolVersions: [...versions],
           clientName: options.clientName ?? 'busscope-client',
+          // This client hands every message to `onMessage`, so it can take the optional ones too.
+          features: [CLIENT_FEATURES.emitterWarning],
         };
         socket.write(encodeControlFrame(hello));
       });
@@ -191,6 +200,16 @@ export class ProbeClient {
     );
   }
 
+  /**
+   * Asks for these library buses at the session's full detail (replacing this client's previous
+   * list; [] clears); resolves with the effective config. Protocol version 2.
+   */
+  focus(buses: readonly number[]): Promise<RecordingConfig> {
+    return this.request('configured', (requestId) => ({ type: 'focus', requestId, buses: [...buses] })).then(
+      (m) => (m as Extract<ProbeMessage, { type: 'configured' }>).config,
+    );
+  }
+
   /** Resolves once every record the app produced before this call has been delivered (or counted as dropped). */
   ping(): Promise<void> {
     return this.request('pong', (requestId) => ({ type: 'ping', requestId })).then(() => undefined);
@@ -234,7 +253,7 @@ export class ProbeClient {
           raw.set(f.body, FRAME_HEADER_BYTES);
           this.pendingRaw = raw;
         }
-        const message = this.stream.decodeFrame(f);
+        const message = this.stream.decodeFrame(f, this.welcomeMessage === undefined ? undefined : this.options.recordSink);
         this.dispatchMessage(message);
         if (this.ended) return;
       }
@@ -312,6 +331,7 @@ export class ProbeClient {
       }
       case 'welcome':
       case 'records':
+      case 'emitter-warning':
         return;
       default: {
         const never: never = message;

@@ -17,6 +17,7 @@ import { watch as watchTarget, type WatchHandle, type WatchOptions } from '../em
 import { installProcessWide, uninstallProcessWide } from '../emitters/process-wide';
 import { appInfo, defaultAppName } from './app-info';
 import { isLoopbackHost, resolveStartOptions, type ProbeStartOptions, type ResolvedStartOptions } from './options';
+import { listenForMaxListenersWarnings } from './max-listeners-warning';
 import { reportProbeFailure, reportProbeWarning } from './report';
 import { PROBE_VERSION } from './version';
 
@@ -41,6 +42,8 @@ interface Started {
   readonly info: ProbeInfo;
   readonly server: ProbeServer | undefined;
   readonly removeExitHook: (() => void) | undefined;
+  /** Stops passing Node's MaxListenersExceededWarnings to clients. */
+  readonly stopWarnings?: () => void;
 }
 
 export class Probe {
@@ -83,6 +86,7 @@ export class Probe {
     if (started === undefined) return;
     try {
       started.removeExitHook?.();
+      started.stopWarnings?.();
       if (started.info.discoveryFile !== null) removeDiscoveryFile(started.info.discoveryFile);
     } catch (error) {
       reportProbeFailure('removing the discovery file', error);
@@ -242,7 +246,8 @@ export class Probe {
         `listening on ${o.host}:${server.port}, which other machines may reach; only the token protects the probe (use 127.0.0.1 unless you need remote access)`,
       );
     }
-    this.started = { info, server, removeExitHook };
+    const stopWarnings = listenForMaxListenersWarnings(recorder.timeOrigin, (m) => server.emitterWarning(m));
+    this.started = { info, server, removeExitHook, stopWarnings };
     // Under a debugger, track dispatches even without a client so a snapshot taken while paused
     // shows the dispatch in progress.
     try {

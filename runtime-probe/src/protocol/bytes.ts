@@ -243,7 +243,27 @@ export class ByteReader {
     return v;
   }
 
+  // The one- and two-byte cases stay small enough to be inlined into decode loops (most record
+  // fields are ids, counts and short deltas); longer varints take the out-of-line path.
   uvarint(): number {
+    const pos = this.pos;
+    const buf = this.buf;
+    if (pos + 1 < this.end) {
+      const b0 = buf[pos];
+      if (b0 < 0x80) {
+        this.pos = pos + 1;
+        return b0;
+      }
+      const b1 = buf[pos + 1];
+      if (b1 < 0x80) {
+        this.pos = pos + 2;
+        return (b0 & 0x7f) | (b1 << 7);
+      }
+    }
+    return this.uvarintLong();
+  }
+
+  private uvarintLong(): number {
     const buf = this.buf;
     const end = this.end;
     let pos = this.pos;
@@ -275,7 +295,8 @@ export class ByteReader {
   }
 
   svarint(): number {
-    return unzigzag(this.uvarint());
+    const v = this.uvarint();
+    return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
   }
 
   string(): string {

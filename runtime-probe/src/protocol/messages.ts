@@ -131,6 +131,12 @@ export interface HelloMessage {
   /** Every protocol version the client speaks. */
   readonly protocolVersions: readonly number[];
   readonly clientName: string;
+  /**
+   * Optional probe → client messages this client understands (see CLIENT_FEATURES). A probe sends
+   * such a message only to clients that list it, so older clients never see one; older probes
+   * ignore the field.
+   */
+  readonly features?: readonly string[];
 }
 export interface SnapshotRequestMessage {
   readonly type: 'snapshot-request';
@@ -227,7 +233,36 @@ export interface PongMessage {
   readonly requestId: number;
 }
 
-export type ProbeMessage = WelcomeMessage | ErrorMessage | SnapshotMessage | ConfiguredMessage | BreakpointsMessage | PongMessage;
+/** Optional messages a client can ask for in `hello.features`. */
+export const CLIENT_FEATURES = {
+  /** `emitter-warning` messages. */
+  emitterWarning: 'emitter-warning',
+} as const;
+export const MAX_CLIENT_FEATURES = 16;
+
+/**
+ * Node's MaxListenersExceededWarning, as the app's process emitted it (Node still prints it): the
+ * emitter's bus when it is watched, the event name as views show it (`Symbol(desc)` for symbols),
+ * the listener count it fired at and Node's text. Sent only to clients with the `emitter-warning`
+ * feature, after every record produced before it; a client attaching later gets the latest ones
+ * (at most MAX_EMITTER_WARNINGS) after the snapshot. Not written to trace files.
+ */
+export interface EmitterWarningMessage {
+  readonly type: 'emitter-warning';
+  readonly warning: 'max-listeners';
+  /** ms since the time origin. */
+  readonly time: number;
+  /** The watched emitter's bus id, null when the emitter is not watched. */
+  readonly bus: number | null;
+  /** The emitter's class name (Node's text names it too). */
+  readonly emitter: string;
+  readonly event: string;
+  readonly count: number;
+  readonly message: string;
+}
+export const MAX_EMITTER_WARNINGS = 64;
+
+export type ProbeMessage = WelcomeMessage | ErrorMessage | SnapshotMessage | ConfiguredMessage | BreakpointsMessage | PongMessage | EmitterWarningMessage;
 export type ProbeMessageType = ProbeMessage['type'];
 
 export type ControlMessage = ClientMessage | ProbeMessage;
@@ -238,6 +273,12 @@ export type ControlMessage = ClientMessage | ProbeMessage;
 /** One complete control frame. */
 export function encodeControlFrame(message: ControlMessage): Uint8Array {
   return encodeFrame(FrameKind.Control, utf8Encode(JSON.stringify(message)));
+}
+
+function features(o: JsonObject, t: string): string[] {
+  const list = arr(o, t, 'features', MAX_CLIENT_FEATURES);
+  for (const f of list) if (typeof f !== 'string' || f.length === 0 || f.length > 64) bad(t, 'features', 'an array of short strings');
+  return list as string[];
 }
 
 function reqId(o: JsonObject, t: string): number {
@@ -293,6 +334,7 @@ export function parseClientMessage(body: Uint8Array): ClientMessage {
         token: str(o, t, 'token', 256),
         protocolVersions: versions as number[],
         clientName: str(o, t, 'clientName', 256),
+        ...(o.features === undefined ? {} : { features: features(o, t) }),
       };
     }
     case 'snapshot-request':

@@ -198,6 +198,21 @@ export function parseProbeMessage(body: Uint8Array): ProbeMessage {
       return { type, requestId: requestId(o, t), types: strings(o, t, 'types', MAX_BREAK_ON_TYPES, NAME) };
     case 'pong':
       return { type, requestId: requestId(o, t) };
+    case 'emitter-warning': {
+      const warning = str(o, t, 'warning', 64);
+      if (warning !== 'max-listeners') bad(t, 'warning', '"max-listeners"');
+      const bus = o.bus === null ? null : int(o, t, 'bus');
+      return {
+        type,
+        warning,
+        time: num(o, t, 'time'),
+        bus,
+        emitter: str(o, t, 'emitter', 4096),
+        event: str(o, t, 'event', 4096),
+        count: int(o, t, 'count'),
+        message: str(o, t, 'message', 16_384),
+      };
+    }
     default: {
       const unknown: never = type;
       throw new ProtocolError('unknown-kind', `unknown probe message type "${String(unknown)}"`);

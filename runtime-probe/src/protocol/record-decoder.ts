@@ -15,10 +15,62 @@ import {
   RecordCode,
   UNSUBSCRIBE_REASONS,
   type BusRecord,
+  type DispatchRecord,
   type SiteInfo,
 } from './records';
 
 const MS_PER_NS = 1e-6;
+// Wire codes as module-local constants: the decode loop's `case`s then compare against literals
+// (a cross-module property read per case costs measurably under some loaders).
+const STRING = RecordCode.String;
+const SITE = RecordCode.Site;
+const BUS_CREATED = RecordCode.BusCreated;
+const BUS_DISPOSED = RecordCode.BusDisposed;
+const SUBSCRIBE = RecordCode.Subscribe;
+const UNSUBSCRIBE = RecordCode.Unsubscribe;
+const DISPATCH = RecordCode.Dispatch;
+const HANDLER = RecordCode.Handler;
+const HANDLER_ERROR = RecordCode.HandlerError;
+const PAYLOAD = RecordCode.Payload;
+const ENQUEUE = RecordCode.Enqueue;
+const FLUSH = RecordCode.Flush;
+const DEPTH_LIMIT = RecordCode.DepthLimit;
+const OWNER_COLLECTED = RecordCode.OwnerCollected;
+const DROPS = RecordCode.Drops;
+const EXT_DURATION_BOUND = DISPATCH_EXTENSION.durationBound;
+const EXT_THREAD_ID = DISPATCH_EXTENSION.threadId;
+const EXT_TRACE_ID = DISPATCH_EXTENSION.traceId;
+
+/**
+ * Takes a stream's records as they are decoded, instead of an array of record objects: dispatch
+ * records arrive as fields (no object per dispatch — the high-volume record), every other record
+ * as its object, all in stream order. For readers that keep their own columns (the extension's
+ * model); a dispatch's optional `threadId` and `traceId` are not passed.
+ */
+export interface RecordSink {
+  /**
+   * One dispatch record. Times in ms as in `DispatchRecord`; `startBound` and `durationBound` are 0
+   * when absent. `typeId` is the stream's string id of `type` (stable for the decoder's life: a
+   * reader may cache by it, checking the name it resolved to).
+   */
+  dispatch(
+    seq: number,
+    bus: number,
+    type: string,
+    typeId: number,
+    start: number,
+    startBound: number,
+    duration: number,
+    delivered: number,
+    consumedBy: number,
+    depth: number,
+    parentSeq: number,
+    site: SiteInfo | null,
+    durationBound: number,
+  ): void;
+  /** Any other record. */
+  record(record: BusRecord): void;
+}
 
 /** Bounds of a decoder's tables (tests use small ones). */
 export interface RecordDecoderLimits {
@@ -85,20 +137,37 @@ export class RecordDecoder {
    * before the error are already in `out`.
    */
   decode(body: Uint8Array, out: BusRecord[]): void {
+    this.decodeTo(body, out, null);
+  }
+
+  /**
+   * Hands the records of one batch body to `sink`, in order, dispatch records as fields (see
+   * `RecordSink`). Returns the number of records. Throws like `decode`; records before the error
+   * have reached the sink.
+   */
+  decodeInto(body: Uint8Array, sink: RecordSink): number {
+    return this.decodeTo(body, null, sink);
+  }
+
+  private decodeTo(body: Uint8Array, list: BusRecord[] | null, sink: RecordSink | null): number {
     const r = new ByteReader(body);
+    let n = 0;
+    // Every non-dispatch record goes through here; dispatch records go to the sink as fields.
+    const out = { push: (record: BusRecord): void => void (list !== null ? list.push(record) : (sink as RecordSink).record(record)) };
     const v1 = this.version === 1;
     let timeNs = 0;
     let seq = 0;
     while (r.pos < r.end) {
       const code = r.u8();
+      n++;
       switch (code) {
-        case RecordCode.String: {
+        case STRING: {
           const id = r.uvarint();
           const text = this.defineString(id, r.string());
           out.push({ kind: 'string', id, text });
           break;
         }
-        case RecordCode.Site: {
+        case SITE: {
           const id = r.uvarint();
           const file = this.str(r.uvarint());
           const line = r.uvarint();
@@ -109,19 +178,19 @@ export class RecordDecoder {
           out.push({ kind: 'site', id, site });
           break;
         }
-        case RecordCode.BusCreated: {
+        case BUS_CREATED: {
           timeNs += r.svarint();
           const bus = r.uvarint();
           const name = this.str(r.uvarint());
           out.push({ kind: 'bus-created', time: timeNs * MS_PER_NS, bus, name });
           break;
         }
-        case RecordCode.BusDisposed: {
+        case BUS_DISPOSED: {
           timeNs += r.svarint();
           out.push({ kind: 'bus-disposed', time: timeNs * MS_PER_NS, bus: r.uvarint() });
           break;
         }
-        case RecordCode.Subscribe: {
+        case SUBSCRIBE: {
           timeNs += r.svarint();
           const subscriptionId = r.uvarint();
           const bus = r.uvarint();
@@ -138,7 +207,7 @@ export class RecordDecoder {
           else out.push({ kind: 'subscribe', time: timeNs * MS_PER_NS, subscriptionId, bus, type, priority, label, owner, once, site, ownerId });
           break;
         }
-        case RecordCode.Unsubscribe: {
+        case UNSUBSCRIBE: {
           timeNs += r.svarint();
           const subscriptionId = r.uvarint();
           const reasonCode = r.uvarint();
@@ -147,25 +216,28 @@ export class RecordDecoder {
           out.push({ kind: 'unsubscribe', time: timeNs * MS_PER_NS, subscriptionId, reason, calls: r.uvarint() });
           break;
         }
-        case RecordCode.Dispatch: {
+        case DISPATCH: {
           seq += r.svarint();
           timeNs += r.svarint();
           const duration = r.uvarint() * MS_PER_NS;
           if (v1) {
             const bus = r.uvarint();
-            const type = this.str(r.uvarint());
+            const typeId = r.uvarint();
+            const type = this.str(typeId);
             const delivered = r.uvarint();
             const consumedBy = r.uvarint();
             const depth = r.uvarint();
             const parentDelta = r.uvarint();
             const site = this.optSite(r.uvarint());
             const parentSeq = parentDelta === 0 ? 0 : seq - parentDelta;
-            out.push({ kind: 'dispatch', seq, bus, type, start: timeNs * MS_PER_NS, duration, delivered, consumedBy, depth, parentSeq, site });
+            if (sink !== null) sink.dispatch(seq, bus, type, typeId, timeNs * MS_PER_NS, 0, duration, delivered, consumedBy, depth, parentSeq, site, 0);
+            else (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start: timeNs * MS_PER_NS, duration, delivered, consumedBy, depth, parentSeq, site });
             break;
           }
           const startBound = r.uvarint() * MS_PER_NS;
           const bus = r.uvarint();
-          const type = this.str(r.uvarint());
+          const typeId = r.uvarint();
+          const type = this.str(typeId);
           const delivered = r.uvarint();
           const consumedBy = r.uvarint();
           const depth = r.uvarint();
@@ -174,11 +246,7 @@ export class RecordDecoder {
           const parentSeq = parentDelta === 0 ? 0 : seq - parentDelta;
           const extensions = r.uvarint();
           const start = timeNs * MS_PER_NS;
-          if (extensions === 0) {
-            out.push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
-            break;
-          }
-          let durationBound: number | undefined;
+          let durationBound = -1; // absent
           let threadId: number | undefined;
           let traceId: string | undefined;
           for (let i = 0; i < extensions; i++) {
@@ -186,13 +254,23 @@ export class RecordDecoder {
             const length = r.uvarint();
             if (length > r.remaining) throw new ProtocolError('truncated', `extension field ${key} of ${length} bytes past the batch's end`);
             const end = r.pos + length;
-            const field = new ByteReader(r.buf, r.pos, end);
-            if (key === DISPATCH_EXTENSION.durationBound) durationBound = field.uvarint() * MS_PER_NS;
-            else if (key === DISPATCH_EXTENSION.threadId) threadId = field.uvarint();
-            else if (key === DISPATCH_EXTENSION.traceId) traceId = field.string();
+            // Read in place (no reader per field); a value that runs past its declared length is malformed.
+            if (key === EXT_DURATION_BOUND) durationBound = r.uvarint() * MS_PER_NS;
+            else if (key === EXT_THREAD_ID) threadId = r.uvarint();
+            else if (key === EXT_TRACE_ID) traceId = r.string();
+            if (r.pos > end) throw new ProtocolError('malformed', `extension field ${key} runs past its ${length} bytes`);
             r.pos = end; // unknown keys (and any rest of a known one) are skipped
           }
-          out.push({
+          if (sink !== null) {
+            sink.dispatch(seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound < 0 ? 0 : durationBound);
+            break;
+          }
+          const list_ = list as BusRecord[];
+          if (durationBound < 0 && threadId === undefined && traceId === undefined) {
+            list_.push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
+            break;
+          }
+          const record: { -readonly [K in keyof DispatchRecord]: DispatchRecord[K] } = {
             kind: 'dispatch',
             seq,
             bus,
@@ -205,13 +283,14 @@ export class RecordDecoder {
             depth,
             parentSeq,
             site,
-            ...(durationBound !== undefined ? { durationBound } : {}),
-            ...(threadId !== undefined ? { threadId } : {}),
-            ...(traceId !== undefined ? { traceId } : {}),
-          });
+          };
+          if (durationBound >= 0) record.durationBound = durationBound;
+          if (threadId !== undefined) record.threadId = threadId;
+          if (traceId !== undefined) record.traceId = traceId;
+          list_.push(record);
           break;
         }
-        case RecordCode.Handler: {
+        case HANDLER: {
           seq += r.svarint();
           const subscriptionId = r.uvarint();
           timeNs += r.svarint();
@@ -220,7 +299,7 @@ export class RecordDecoder {
           out.push({ kind: 'handler', seq, subscriptionId, start: timeNs * MS_PER_NS, duration, consumed });
           break;
         }
-        case RecordCode.HandlerError: {
+        case HANDLER_ERROR: {
           seq += r.svarint();
           const subscriptionId = r.uvarint();
           timeNs += r.svarint();
@@ -229,26 +308,26 @@ export class RecordDecoder {
           out.push({ kind: 'handler-error', seq, subscriptionId, time: timeNs * MS_PER_NS, message, stack });
           break;
         }
-        case RecordCode.Payload: {
+        case PAYLOAD: {
           seq += r.svarint();
           const truncated = (r.uvarint() & 1) === 1;
           out.push({ kind: 'payload', seq, json: r.string(), truncated });
           break;
         }
-        case RecordCode.Enqueue: {
+        case ENQUEUE: {
           timeNs += r.svarint();
           const bus = r.uvarint();
           const type = this.str(r.uvarint());
           out.push({ kind: 'enqueue', time: timeNs * MS_PER_NS, bus, type, queueLength: r.uvarint() });
           break;
         }
-        case RecordCode.Flush: {
+        case FLUSH: {
           timeNs += r.svarint();
           const bus = r.uvarint();
           out.push({ kind: 'flush', time: timeNs * MS_PER_NS, bus, dispatched: r.uvarint() });
           break;
         }
-        case RecordCode.DepthLimit: {
+        case DEPTH_LIMIT: {
           timeNs += r.svarint();
           const bus = r.uvarint();
           const type = this.str(r.uvarint());
@@ -257,7 +336,7 @@ export class RecordDecoder {
           out.push({ kind: 'depth-limit', time: timeNs * MS_PER_NS, bus, type, depth, parentSeq: seq });
           break;
         }
-        case RecordCode.OwnerCollected: {
+        case OWNER_COLLECTED: {
           timeNs += r.svarint();
           const bus = r.uvarint();
           const hasOwner = r.uvarint();
@@ -269,7 +348,7 @@ export class RecordDecoder {
           else out.push({ kind: 'owner-collected', time: timeNs * MS_PER_NS, bus, owner, removed, ownerId });
           break;
         }
-        case RecordCode.Drops: {
+        case DROPS: {
           const count = r.uvarint();
           const dispatches = r.uvarint();
           const reasonCode = r.uvarint();
@@ -282,6 +361,7 @@ export class RecordDecoder {
           throw new ProtocolError('unknown-kind', `unknown record code ${code} at byte ${r.pos - 1} of a batch`);
       }
     }
+    return n;
   }
 
   /** Ids are dense and announced in order; a gap means the stream lost definitions. */

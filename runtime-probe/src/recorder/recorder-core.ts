@@ -209,7 +209,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   // --- event breakpoints and per-type counts
   private breakTypes: ReadonlySet<string> = new Set();
   private focusBuses: ReadonlySet<number> = new Set();
-  private readonly typeDispatches = new Map<number, number>();
+  /** Per bus id: dispatch records seen per type id (typed, so the drain adds without a map update per record). */
+  private readonly typeDispatches = new Map<number, Float64Array>();
+  /** (bus, type) keys with a recorded enqueue (a type may be enqueued and never dispatched yet). */
+  private readonly typeEnqueued = new Set<number>();
 
   // --- encoding
   private readonly writer = new RecordWriter(TARGET_BATCH_BYTES * 2);
@@ -787,20 +790,34 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   dispatchCount(busId: number, type: string): number {
     const typeId = this.strings.idOf(type);
     if (typeId === 0) return 0;
-    return this.typeDispatches.get(busId * 0x4000000 + typeId) ?? 0;
+    const counts = this.typeDispatches.get(busId);
+    return counts !== undefined && typeId < counts.length ? counts[typeId] : 0;
   }
 
   /** Types with recorded dispatches or enqueues, per bus id. */
   recordedTypes(): Map<number, Set<string>> {
     const out = new Map<number, Set<string>>();
-    for (const key of this.typeDispatches.keys()) {
-      const busId = Math.floor(key / 0x4000000);
-      const type = this.strings.texts[key % 0x4000000];
+    const add = (busId: number, typeId: number): void => {
       let set = out.get(busId);
       if (set === undefined) out.set(busId, (set = new Set()));
-      set.add(type);
+      set.add(this.strings.texts[typeId]);
+    };
+    for (const [busId, counts] of this.typeDispatches) {
+      for (let typeId = 1; typeId < counts.length; typeId++) if (counts[typeId] !== 0) add(busId, typeId);
     }
+    for (const key of this.typeEnqueued) add(Math.floor(key / 0x4000000), key % 0x4000000);
     return out;
+  }
+
+  /** The dispatch counters of one bus, with room for `typeId`. */
+  private countsFor(busId: number, typeId: number): Float64Array {
+    let counts = this.typeDispatches.get(busId);
+    if (counts === undefined || typeId >= counts.length) {
+      const grown = new Float64Array(Math.max(16, typeId + 1, counts === undefined ? 0 : counts.length * 2));
+      if (counts !== undefined) grown.set(counts);
+      this.typeDispatches.set(busId, (counts = grown));
+    }
+    return counts;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -874,27 +891,28 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const w = this.writer;
     const cap = this.capacity;
     const side: SideStrings = { sideA: this.sideA, sideB: this.sideB };
-    const counts = this.typeDispatches;
+    const busAt = DISPATCH.at.bus;
+    const typeAt = DISPATCH.at.type;
+    const dispatchCode = DISPATCH.code;
+    // Most records of a drain come from one bus: its counters are looked up once per change of bus.
+    let countsBus = -1;
+    let counts = this.typeDispatches.get(countsBus) ?? new Float64Array(0);
     let pos = this.readPos;
     let size = this.size;
-    let runKey = -1;
-    let runCount = 0;
     try {
       while (size > 0) {
         const b = pos * W;
         const code = ring[b];
-        if (code === DISPATCH.code) {
-          // Runs of one (bus, type) are counted first and added to the map once.
-          const key = ring[b + DISPATCH.at.bus] * 0x4000000 + ring[b + DISPATCH.at.type];
-          if (key === runKey) runCount++;
-          else {
-            if (runCount !== 0) counts.set(runKey, (counts.get(runKey) ?? 0) + runCount);
-            runKey = key;
-            runCount = 1;
+        if (code === dispatchCode) {
+          const busId = ring[b + busAt];
+          const typeId = ring[b + typeAt];
+          if (busId !== countsBus || typeId >= counts.length) {
+            counts = this.countsFor(busId, typeId);
+            countsBus = busId;
           }
+          counts[typeId]++;
         } else if (code === ENQUEUE.code) {
-          const key = ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type];
-          if (!counts.has(key)) counts.set(key, 0);
+          this.typeEnqueued.add(ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type]);
         }
         encodeSlot(ring, b, pos, side, w, this.windowClock);
         pos++;
@@ -910,7 +928,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       // Also after a failure: the records encoded so far have left the ring.
       this.readPos = pos;
       this.size = size;
-      if (runCount !== 0) counts.set(runKey, (counts.get(runKey) ?? 0) + runCount);
     }
     if (!w.isEmpty) this.emitBatch();
   }

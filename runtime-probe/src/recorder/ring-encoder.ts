@@ -67,6 +67,8 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
         ring[b + at.parentSeq],
         ring[b + at.site],
         durationBound,
+        0,
+        null,
       );
       return;
     }

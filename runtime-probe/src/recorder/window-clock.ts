@@ -42,6 +42,8 @@ export class WindowClock {
   /** Clock reads made (for tests and the bench). */
   reads = 0;
   private readonly result: TickTime = { time: 0, bound: 0 };
+  /** Index of the read `resolve` found last (where the next search starts). */
+  private hint = 0;
   private readonly endOfTask = (): void => {
     this.taskEndPending = false;
     if (this.samples === 0 || this.sampleTicks[this.samples - 1] !== this.tick) this.push(this.tick, this.clock.now());
@@ -116,13 +118,21 @@ export class WindowClock {
     const ticks = this.sampleTicks;
     const times = this.sampleTimes;
     const n = this.samples;
-    // first read at or after k
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ticks[mid] < k) lo = mid + 1;
-      else hi = mid;
+    // first read at or after k: a drain resolves ticks in nearly increasing order, so the read found
+    // last (or the next one) usually is it; otherwise a binary search
+    let lo = this.hint;
+    if (!(lo < n && ticks[lo] >= k && (lo === 0 || ticks[lo - 1] < k))) {
+      if (lo + 1 < n && ticks[lo + 1] >= k && ticks[lo] < k) lo++;
+      else {
+        lo = 0;
+        let hi = n;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (ticks[mid] < k) lo = mid + 1;
+          else hi = mid;
+        }
+      }
+      this.hint = lo;
     }
     if (lo === n) {
       // after every read (close() not called): the last read is a lower bound only

@@ -60,6 +60,8 @@ export class ClientConnection extends RecordSink {
   clientName = '';
   /** This client's event breakpoints. */
   breakOn: readonly string[] = [];
+  /** Optional messages this client asked for in `hello.features`. */
+  features: ReadonlySet<string> = new Set();
   /** Library buses this client wants at full detail (`focus`). */
   focus: readonly number[] = [];
   /** True once the client proved the token (stays true while closing). */
@@ -237,6 +239,7 @@ export class ClientConnection extends RecordSink {
       this.clearHandshakeTimer();
       this.decoder.maxFrameBytes = MAX_CLIENT_FRAME_BYTES;
       this.clientName = message.clientName;
+      this.features = new Set(message.features ?? []);
       this.state = 'open';
       this.admitted = true;
       this.host.admit(this, version);

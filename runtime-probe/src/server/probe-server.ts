@@ -4,9 +4,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import {
+  CLIENT_FEATURES,
+  MAX_EMITTER_WARNINGS,
   MAX_PROBE_FRAME_BYTES,
   encodeControlFrame,
   type ClientMessage,
+  type EmitterWarningMessage,
   type ProbeSnapshot,
   type RecordingConfig,
   type WelcomeMessage,
@@ -53,6 +56,8 @@ export class ProbeServer implements ConnectionHost {
   private readonly detailRequests = new DetailRequests<ClientConnection>();
   private server: net.Server | undefined;
   private closing = false;
+
+  private readonly emitterWarnings: EmitterWarningMessage[] = [];
 
   private constructor(private readonly options: ProbeServerOptions) {}
 
@@ -146,6 +151,22 @@ export class ProbeServer implements ConnectionHost {
     recorder.attach(conn, [encodeControlFrame(this.options.welcome(protocolVersion))], () =>
       encodeSnapshotFrame(this.options.snapshot(), null),
     );
+    // The latest emitter warnings, after the snapshot that names their buses.
+    if (conn.features.has(CLIENT_FEATURES.emitterWarning)) for (const w of this.emitterWarnings) conn.send(w);
+  }
+
+  /**
+   * Tells the clients that asked for it about an emitter warning (after every record produced before
+   * it, so its bus is known), and keeps the latest MAX_EMITTER_WARNINGS for clients that attach later.
+   */
+  emitterWarning(warning: EmitterWarningMessage): void {
+    this.emitterWarnings.push(warning);
+    if (this.emitterWarnings.length > MAX_EMITTER_WARNINGS) this.emitterWarnings.shift();
+    for (const c of this.connections) {
+      if (c.state !== 'open' || !c.features.has(CLIENT_FEATURES.emitterWarning)) continue;
+      this.options.recorder.flushTo(c);
+      c.send(warning);
+    }
   }
 
   handle(conn: ClientConnection, message: Exclude<ClientMessage, { type: 'hello' }>): void {

@@ -6,6 +6,7 @@ import {
   StreamDecoder,
   TRACE_HEADER_BYTES,
   parseTraceHeader,
+  type RecordSink,
   type StreamMessage,
 } from '../protocol/index';
 
@@ -14,9 +15,10 @@ const CHUNK = 256 * 1024;
 /**
  * Yields every message of the trace in order. Throws `ProtocolError` (`not-a-trace`, `malformed`,
  * `truncated`, …) after yielding every complete message before the problem; a trace cut short by a
- * crash therefore yields everything it holds, then throws `truncated`.
+ * crash therefore yields everything it holds, then throws `truncated`. With `sink`, record batches
+ * after the welcome are decoded into it (as `ProbeClientOptions.recordSink`).
  */
-export async function* readTraceFile(file: string): AsyncGenerator<StreamMessage, void, undefined> {
+export async function* readTraceFile(file: string, sink?: RecordSink): AsyncGenerator<StreamMessage, void, undefined> {
   const handle = await fs.promises.open(file, 'r');
   try {
     const header = new Uint8Array(TRACE_HEADER_BYTES);
@@ -29,8 +31,9 @@ export async function* readTraceFile(file: string): AsyncGenerator<StreamMessage
       const r = await handle.read(buf, 0, CHUNK, position);
       if (r.bytesRead === 0) break;
       position += r.bytesRead;
-      const messages = decoder.push(buf.subarray(0, r.bytesRead));
-      for (const m of messages) yield m;
+      // One frame at a time: a sink gets a batch's records only after the reader took the messages before it.
+      decoder.feed(buf.subarray(0, r.bytesRead));
+      for (let m = decoder.next(sink); m !== undefined; m = decoder.next(sink)) yield m;
     }
     decoder.finish();
   } finally {

@@ -3,7 +3,8 @@
 // and a nanoevents instance. The real client attached over the real socket sees the buses by name,
 // their listeners as subscriptions with the fixture's lines as sites and the functions' names as
 // labels, and the emits as dispatches with per-listener timings; the extension's model, fed the same
-// stream, reports the listener growth on the shared emitter at the app's own subscribe line.
+// stream, reports the listener growth on the shared emitter at the app's own subscribe line, with
+// Node's own MaxListenersExceededWarning (still printed) in its evidence.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
@@ -24,7 +25,7 @@ interface RunResult {
   closeListeners: number;
 }
 
-async function spawnEmittersApp(): Promise<{ info: ProbeInfoLike; run: (requests: number) => Promise<RunResult> }> {
+async function spawnEmittersApp(): Promise<{ info: ProbeInfoLike; stderr: () => string; run: (requests: number) => Promise<RunResult> }> {
   const env = { ...process.env };
   delete env.BUSSCOPE;
   delete env.BUSSCOPE_RECORD;
@@ -48,6 +49,7 @@ async function spawnEmittersApp(): Promise<{ info: ProbeInfoLike; run: (requests
   let nextId = 1;
   return {
     info,
+    stderr: () => stderr,
     run: (requests) =>
       withTimeout(
         new Promise<RunResult>((resolve, reject) => {
@@ -121,12 +123,21 @@ test('watched http server, shared emitter, mitt and nanoevents: buses, sites, la
     assert.equal(s.site?.line, result.leakLine);
   }
 
+  // Node's own MaxListenersExceededWarning for the shared emitter: still printed, and sent to the client.
+  await waitFor(() => app.stderr().includes('MaxListenersExceededWarning'), 5000, 'Node’s warning on stderr');
+  await waitFor(() => messages.some((m) => m.type === 'emitter-warning' && m.bus === shutdown), 5000, 'the emitter-warning message');
+
   // The extension's analyses on the same stream.
   const warnings = new Analyzer(model).run().warnings;
   const growth = warnings.find((w) => w.kind === 'listener-growth' && w.subjects.types.some((t) => t.busName === 'shutdown' && t.type === 'close'));
   assert.ok(growth, `listener growth on shutdown/close; warnings: ${warnings.map((w) => `${w.kind} ${w.title}`).join(' | ')}`);
   assert.equal(growth.sites[0]?.file, FIXTURE);
   assert.equal(growth.sites[0]?.line, result.leakLine);
+  assert.ok(growth.kind === 'listener-growth');
+  assert.equal(growth.evidence.repeated?.sharedEmitter, true, 'the per-request leak is recognised as such, not only by count');
+  assert.equal(growth.evidence.repeated?.count, REQUESTS);
+  assert.equal(growth.evidence.nodeWarning?.count, 11);
+  assert.match(growth.evidence.nodeWarning?.message ?? '', /11 close listeners added/);
   // The server's own per-request pattern is not a leak.
   assert.equal(
     warnings.filter((w) => w.kind === 'listener-growth' && w.subjects.types.some((t) => t.busName === 'http-server')).length,

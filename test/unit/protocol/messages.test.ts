@@ -27,7 +27,7 @@ import {
 const config: RecordingConfig = { detail: 'handlers', captureStacks: true, capturePayloads: false, payloadSizeCap: 1024, dispatchSiteEvery: 100 };
 
 const clientMessages: { [K in ClientMessageType]: Extract<ClientMessage, { type: K }> } = {
-  hello: { type: 'hello', token: 'abc123', protocolVersions: [1, 2], clientName: 'test' },
+  hello: { type: 'hello', token: 'abc123', protocolVersions: [1, 2], clientName: 'test', features: ['emitter-warning'] },
   'snapshot-request': { type: 'snapshot-request', requestId: 1 },
   configure: { type: 'configure', requestId: 2, config: { detail: 'dispatch', capturePayloads: true, payloadSizeCap: 10, dispatchSiteEvery: 0, captureStacks: false } },
   'break-on': { type: 'break-on', requestId: 3, types: ['combat.damage', 'tick'] },
@@ -66,6 +66,16 @@ const probeMessages: { [K in ProbeMessageType]: Extract<ProbeMessage, { type: K 
   configured: { type: 'configured', requestId: 2, config },
   breakpoints: { type: 'breakpoints', requestId: 3, types: ['tick'] },
   pong: { type: 'pong', requestId: 4 },
+  'emitter-warning': {
+    type: 'emitter-warning',
+    warning: 'max-listeners',
+    time: 12.75,
+    bus: 3,
+    emitter: 'EventEmitter',
+    event: 'Symbol(tick)',
+    count: 11,
+    message: 'Possible EventEmitter memory leak detected. 11 Symbol(tick) listeners added to [EventEmitter]. MaxListeners is 10.',
+  },
 };
 
 function body(frame: Uint8Array): Uint8Array {

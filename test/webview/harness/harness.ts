@@ -9,6 +9,7 @@ import { InspectorConnection, type HostEffects } from '../../../extension/src/in
 import type { InspectorSessionInfo, InspectorSource } from '../../../extension/src/inspector/source';
 import type { HostToWebview, PersistedViewState, WebviewToHost } from '../../../webview/src/messages';
 import { FixtureApp, type FixtureOptions } from '../fixtures/fixtureApp';
+import { emitterServerModel } from '../fixtures/emitterServer';
 import { applyTheme, type ThemeName } from './themes';
 
 interface HarnessApi {
@@ -21,6 +22,8 @@ interface HarnessApi {
   savedState: PersistedViewState | null;
   /** Generates `count` more dispatches (the pump sends a delta within ~33 ms). */
   run(count: number): void;
+  /** What the inspector asked the session to focus (`focusBuses` calls), in order. */
+  focused: (readonly number[])[];
   /** Time to build the snapshot on the host side, ms (last one). */
   hostSnapshotMs: number;
   setupMs: number;
@@ -42,18 +45,25 @@ const fixtures: Record<string, FixtureOptions> = {
   small: {},
   // Every subscription made before probe.start(): none has a site.
   nosites: { subscribeSites: false },
+  // Interpolated starts (protocol v2): every dispatch start within ±38 µs.
+  bounds: { startBound: 0.038 },
   big: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 200_000, intervalMs: 0.5, feed: { snapshotDispatches: 200_000 } },
   graph: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 2_000, intervalMs: 10 },
 };
-const app = scenario === 'empty' ? null : new FixtureApp(fixtures[scenario] ?? {});
+const app = scenario === 'empty' || scenario === 'emitters' ? null : new FixtureApp(fixtures[scenario] ?? {});
+// An instrumented http server's emitters (classes of sockets and requests, the libraries group).
+const emitters = scenario === 'emitters' ? emitterServerModel({ connections: Number(params.get('connections') ?? 300) }) : null;
+const focused: (readonly number[])[] = [];
 const setupMs = performance.now() - t0;
 
 const listeners = new Set<(e: unknown) => unknown>();
 const source: InspectorSource = {
   sessions: (): InspectorSessionInfo[] =>
-    app
-      ? [{ id: app.opts.sessionId, label: app.opts.label, phase: 'attached', detail: '', offline: false, model: app.model, warnings: () => app.analyzer.warnings }]
-      : [],
+    emitters
+      ? [{ id: 'emitters-1', label: 'chat-server (pid 5150)', phase: 'attached', detail: '', offline: false, model: emitters, warnings: () => [], focusBuses: (b) => void focused.push([...b]) }]
+      : app
+        ? [{ id: app.opts.sessionId, label: app.opts.label, phase: 'attached', detail: '', offline: false, model: app.model, warnings: () => app.analyzer.warnings }]
+        : [],
   onDidChangeSessions: (l) => {
     listeners.add(l);
     return { dispose: () => listeners.delete(l) };
@@ -82,6 +92,7 @@ const harness: HarnessApi = {
   fromWebview,
   fromHost,
   opened,
+  focused,
   get savedState() {
     return saved;
   },

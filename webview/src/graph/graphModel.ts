@@ -8,6 +8,7 @@
 
 import type { SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
+import { classLabel, groupBuses, LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN, type BusEntry } from './busGroups';
 
 export type GraphNodeKind = 'site' | 'bus' | 'type' | 'group' | 'more';
 export type Tone = 'normal' | 'warning' | 'error' | 'dim';
@@ -95,6 +96,8 @@ export interface GraphModel {
   readonly types: ReadonlySet<number>;
   /** False when no filter applies (the timeline then also shows types the store has no record of). */
   readonly filtered: boolean;
+  /** Buses inside a collapsed group (a class, the libraries): the timeline gives the group one lane per event type. */
+  readonly busGroupOf: ReadonlyMap<number, { readonly key: string; readonly label: string }>;
 }
 
 const WARNING_HEALTH: readonly SubscriptionHealth[] = ['leak', 'dead-owner'];
@@ -267,13 +270,12 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
   }
   // Types of buses the store never described still show, under a placeholder bus.
   for (const busId of typesByBus.keys()) if (!store.buses.has(busId)) buses.push({ id: busId, name: store.busName(busId) });
-  buses.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
 
-  for (const bus of buses) {
+  function addBus(bus: { id: number; name: string }): void {
     const types = (typesByBus.get(bus.id) ?? []).slice().sort((a, b) => a.name.localeCompare(b.name) || a.index - b.index);
     if (opts.busFilter && bus.name !== opts.busFilter) {
       filteredOut += types.length;
-      continue;
+      return;
     }
     const busMatches = !text || matches(bus.name);
     // Which types (and which of their subscriptions) pass the text filter.
@@ -288,7 +290,7 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
         else filteredOut++;
       }
     }
-    if (shown.length === 0 && types.length > 0) continue;
+    if (shown.length === 0 && types.length > 0) return;
     for (const t of shown) shownTypes.add(t.index);
     // A filter that hits something inside a bus opens it.
     const collapsed = !text && opts.isCollapsed(bus.id, bus.name, types.length);
@@ -317,7 +319,7 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       const unsent = store.omittedTypesOf(bus.id);
       busNode.detail = `${shown.length} types${unsent > 0 ? ` (+${unsent} not shown)` : ''} · ${all.length} subscriptions`;
       addSubscriberNodes(busNode, `b${bus.id}`, all);
-      continue;
+      return;
     }
     const maxTypes = opts.expandedMore.has(moreTypesKey(bus.id)) ? Infinity : (opts.maxTypesPerBus ?? DEFAULT_MAX_TYPES_PER_BUS);
     let folded: { index: number; subs: SubscriptionView[] }[] = [];
@@ -377,6 +379,89 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
           : `${n} more types on ${bus.name} not shown (the host sends the most active)`;
       outline.push(more);
     }
+  }
+
+
+  // Buses named `Class#n` group by class and library emitters gather in one group, each one
+  // collapsed node until expanded (a bus filter or a filter text shows the buses themselves).
+  let groupIds = 0;
+  const busGroupOf = new Map<number, { key: string; label: string }>();
+  const grouping = opts.busFilter || text ? null : groupBuses(buses, store.subscriptions.values());
+  if (grouping === null) {
+    buses.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+    for (const bus of buses) addBus(bus);
+  }
+  else {
+    if (grouping.libraries.length > 0) {
+      addGroup(LIBRARIES_GROUP, 'libraries', grouping.libraries.flatMap(entryBuses), () => {
+        for (const e of grouping.libraries) addEntry(e);
+      });
+    }
+    for (const e of grouping.app) addEntry(e);
+  }
+
+  function entryBuses(e: BusEntry): readonly { id: number; name: string }[] {
+    return e.kind === 'bus' ? [e.bus] : e.buses;
+  }
+
+  function addEntry(e: BusEntry): void {
+    if (e.kind === 'bus') return addBus(e.bus);
+    addGroup(e.key, classLabel(e.className, e.buses.length), e.buses, () => {
+      const moreKey = `mc:${e.key}`;
+      const cap = opts.expandedMore.has(moreKey) ? MAX_INSTANCES_EXPANDED : MAX_INSTANCES_SHOWN;
+      for (const b of e.buses.slice(0, cap)) addBus(b);
+      const rest = e.buses.length - Math.min(cap, e.buses.length);
+      if (rest > 0) {
+        const more = add(newNode({ key: moreKey, kind: 'more', column: 1, label: `+${rest} more ${e.className}`, bus: e.buses[cap].id, busName: e.key, type: -1, site: '', ref: { kind: 'bus', id: e.buses[cap].id } }));
+        more.count = rest;
+        more.detail = cap < MAX_INSTANCES_EXPANDED ? `${rest} more instances (Enter to show up to ${MAX_INSTANCES_EXPANDED})` : `${rest} more instances not drawn; find one by name with the bus filter`;
+        outline.push(more);
+      }
+    });
+  }
+
+  /**
+   * A group of buses: collapsed, one node standing for all their types (figures summed, subscribers
+   * aggregated by site as for a collapsed bus); expanded, a header and then `expand()`'s nodes.
+   */
+  function addGroup(key: string, label: string, members: readonly { id: number; name: string }[], expand: () => void): void {
+    const id = -1_000_000 - ++groupIds;
+    const refSubscriptions: number[] = [];
+    const collapsed = opts.isCollapsed(id, key, members.length);
+    const node = add(newNode({ key: `c${key}`, kind: 'bus', column: 1, label, bus: id, busName: key, type: -1, site: '', ref: { kind: 'group', key: `c${key}`, subscriptions: refSubscriptions }, collapsed }));
+    outline.push(node);
+    if (!collapsed) {
+      node.detail = key === LIBRARIES_GROUP ? `${members.length} library emitters` : `${members.length} instances`;
+      expand();
+      return;
+    }
+    const all: SubscriptionView[] = [];
+    const sitesOfGroup: DispatchEdge[] = [];
+    let types = 0;
+    for (const b of members) {
+      busGroupOf.set(b.id, { key, label });
+      for (const t of typesByBus.get(b.id) ?? []) {
+        types++;
+        shownTypes.add(t.index);
+        all.push(...(subsByType.get(t.index) ?? []));
+        const ty = store.types.get(t.index);
+        if (ty) {
+          node.rate += ty.ratePerSecond;
+          node.dispatches += ty.dispatches;
+          node.errors += ty.handlerErrors;
+        }
+        if (warnedTypes.has(t.index)) node.tone = 'warning';
+        sitesOfGroup.push(...dispatchEdges(t.index));
+      }
+    }
+    typeCount += types;
+    // As for a collapsed bus, the badge counts types; the label carries the instances ("Socket ×500").
+    node.count = types;
+    all.sort(byExecutionOrder);
+    for (const s of all.slice(0, 200)) refSubscriptions.push(s.id);
+    linkFoldedSites(node, sitesOfGroup);
+    node.detail = `${key === LIBRARIES_GROUP ? `${members.length} emitters, lifecycle only until selected` : `${members.length} instances`} · ${types} types · ${all.length} subscriptions`;
+    addSubscriberNodes(node, `c${key}`, all);
   }
 
   /** A collapsed bus's dispatch sites: the busiest ones as nodes, the rest folded into one. */
@@ -502,5 +587,5 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     outline.push(s);
   }
   outline.push(...foldedSites);
-  return { nodes, byKey, edges, outline, subscriptionCount, filteredOut, typeCount, moreTypes, types: shownTypes, filtered: text !== '' || opts.busFilter !== '' };
+  return { nodes, byKey, edges, outline, subscriptionCount, filteredOut, typeCount, moreTypes, types: shownTypes, filtered: text !== '' || opts.busFilter !== '', busGroupOf };
 }

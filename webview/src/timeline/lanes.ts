@@ -46,15 +46,34 @@ interface Entry {
   name: string;
   busName: string;
   rows: number;
+  /** A group's lane: the type indices drawn in it (its `type` is then a negative id). */
+  members?: number[];
+  rate?: number;
+  dispatches?: number;
 }
 
-export function layoutLanes(store: InspectorStore, include: (type: number) => boolean, maxLanes = DEFAULT_MAX_LANES): LaneLayout {
+/** `Lane.type` of group lanes count down from here (never a type index, never OTHER_LANE). */
+const GROUP_LANE_BASE = -2;
+
+/**
+ * `busGroupOf` names the buses inside a collapsed group (a class of emitters, the libraries): their
+ * types share one lane per event type name ("Socket ×500 · data") instead of one per instance.
+ */
+export function layoutLanes(
+  store: InspectorStore,
+  include: (type: number) => boolean,
+  maxLanes = DEFAULT_MAX_LANES,
+  busGroupOf?: ReadonlyMap<number, { readonly key: string; readonly label: string }>,
+): LaneLayout {
   if (!Number.isInteger(maxLanes) || maxLanes < 2) throw new TypeError(`layoutLanes: maxLanes must be an integer ≥ 2, got ${maxLanes}`);
   const depth = store.timeline.laneDepth;
   let entries: Entry[] = [];
   /** Types the store has no record of (the host did not send them): never a lane of their own. */
   const unknown: number[] = [];
   let unknownRows = 0;
+  const grouped = new Map<string, Entry>();
+  /** A group's lanes share a (negative) bus id: one colour, one label. */
+  const groupBus = new Map<string, number>();
   for (const [type, d] of depth) {
     if (!include(type)) continue;
     const t = store.types.get(type);
@@ -64,6 +83,22 @@ export function layoutLanes(store: InspectorStore, include: (type: number) => bo
       continue;
     }
     const bus = t?.bus ?? -1;
+    const group = t !== undefined && busGroupOf !== undefined ? busGroupOf.get(bus) : undefined;
+    if (group !== undefined && t !== undefined) {
+      const key = `${group.key}\u0000${t.type}`;
+      let g = grouped.get(key);
+      if (g === undefined) {
+        let busId = groupBus.get(group.key);
+        if (busId === undefined) groupBus.set(group.key, (busId = GROUP_LANE_BASE - groupBus.size));
+        grouped.set(key, (g = { type: GROUP_LANE_BASE - grouped.size, bus: busId, name: t.type, busName: group.label, rows: 0, members: [], rate: 0, dispatches: 0 }));
+        entries.push(g);
+      }
+      g.members!.push(type);
+      g.rows = Math.min(MAX_LANE_ROWS, Math.max(g.rows, d + 1));
+      g.rate! += t.ratePerSecond;
+      g.dispatches! += t.dispatches;
+      continue;
+    }
     entries.push({ type, bus, name: t?.type ?? `type #${type}`, busName: bus >= 0 ? store.busName(bus) : '', rows: d + 1 });
   }
   let rest: Entry[] = [];
@@ -73,7 +108,7 @@ export function layoutLanes(store: InspectorStore, include: (type: number) => bo
   if ((unknown.length > 0 || entries.length > maxLanes) && entries.length > keep) {
     const ranked = entries.map((e) => {
       const t = store.types.get(e.type);
-      return { e, rate: t?.ratePerSecond ?? -1, dispatches: t?.dispatches ?? -1 };
+      return { e, rate: e.rate ?? t?.ratePerSecond ?? -1, dispatches: e.dispatches ?? t?.dispatches ?? -1 };
     });
     ranked.sort((a, b) => b.rate - a.rate || b.dispatches - a.dispatches || a.e.type - b.e.type);
     entries = ranked.slice(0, keep).map((r) => r.e);
@@ -95,12 +130,14 @@ export function layoutLanes(store: InspectorStore, include: (type: number) => bo
       lastBus = e.bus;
     }
     const height = e.rows * LANE_ROW_HEIGHT + LANE_PADDING;
-    const lane: Lane = { ...e, top, height, slot: lanes.length, colour, types: 1 };
+    const lane: Lane = { type: e.type, bus: e.bus, name: e.name, busName: e.busName, rows: e.rows, top, height, slot: lanes.length, colour, types: e.members?.length ?? 1 };
     lanes.push(lane);
-    byType[e.type] = lane;
+    if (e.members !== undefined) for (const m of e.members) byType[m] = lane;
+    else byType[e.type] = lane;
     top += height;
   }
-  const others = rest.length + unknown.length;
+  let others = unknown.length;
+  for (const e of rest) others += e.members?.length ?? 1;
   if (others > 0) {
     let rows = unknownRows;
     for (const e of rest) if (e.rows > rows) rows = e.rows;
@@ -108,7 +145,10 @@ export function layoutLanes(store: InspectorStore, include: (type: number) => bo
     const height = rows * LANE_ROW_HEIGHT + LANE_PADDING;
     const lane: Lane = { type: OTHER_LANE, bus: -1, name: `other types (${others})`, busName: '', rows, top, height, slot: lanes.length, colour: colour + 1, types: others };
     lanes.push(lane);
-    for (const e of rest) byType[e.type] = lane;
+    for (const e of rest) {
+      if (e.members !== undefined) for (const m of e.members) byType[m] = lane;
+      else byType[e.type] = lane;
+    }
     for (const t of unknown) byType[t] = lane;
     top += height;
   }

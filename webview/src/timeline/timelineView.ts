@@ -15,7 +15,7 @@ import type { InspectorStore } from '../store/inspectorStore';
 import { MAX_LANE_ROWS } from '../store/timelineStore';
 import { context2d, fitCanvas, TextFitter, type CanvasSize } from '../ui/canvas';
 import { h } from '../ui/dom';
-import { fmtInt, fmtMs, plural } from '../ui/format';
+import { fmtBound, fmtInt, fmtMs, fmtTime, plural } from '../ui/format';
 import { withAlpha, type Theme } from '../ui/theme';
 import { LANE_ROW_HEIGHT, OTHER_LANE, type Lane, type LaneLayout } from './lanes';
 
@@ -55,6 +55,8 @@ const DEFAULT_SPAN_MS = 5_000;
 const MIN_SPAN_MS = 1e-3;
 const MAX_SPAN_MS = 7 * 24 * 3600_000;
 const FRAME_HISTORY = 512;
+/** A start bound is drawn once it spans this many pixels either side of the start. */
+const MIN_BOUND_PX = 2;
 
 export class TimelineView {
   readonly element: HTMLElement;
@@ -64,6 +66,9 @@ export class TimelineView {
   private readonly summaryEl: HTMLElement;
   private readonly followButton: HTMLButtonElement;
   private readonly ctx: CanvasRenderingContext2D | null;
+  private readonly tooltip: HTMLElement;
+  /** Start bounds drawn by the last render (a whisker where the bound spans ≥ MIN_BOUND_PX). */
+  private boundsDrawnCount = 0;
   private readonly zoomBehavior: ZoomBehavior<HTMLCanvasElement, unknown>;
   private readonly fitter = new TextFitter();
   private theme: Theme | null = null;
@@ -120,7 +125,8 @@ export class TimelineView {
       'aria-label': 'Dispatch timeline. Arrow keys pan, plus and minus zoom, Home fits, End follows live, Shift+drag or drag on the axis selects a range.',
       'data-testid': 'timeline-canvas',
     });
-    const plot = h(doc, 'div', { class: 'tl-plot' }, this.canvas);
+    this.tooltip = h(doc, 'div', { class: 'tooltip', role: 'tooltip', hidden: true, 'data-testid': 'timeline-tooltip' });
+    const plot = h(doc, 'div', { class: 'tl-plot' }, this.canvas, this.tooltip);
     this.element = h(doc, 'section', { class: 'timeline', 'aria-label': 'Dispatch timeline' }, toolbar, h(doc, 'div', { class: 'tl-body' }, gutter, plot));
     this.ctx = context2d(this.canvas);
 
@@ -142,6 +148,7 @@ export class TimelineView {
     select(this.canvas).call(this.zoomBehavior).on('dblclick.zoom', null);
     this.canvas.addEventListener('pointerdown', (e) => this.onPointerDown(e));
     this.canvas.addEventListener('pointermove', (e) => this.onPointerMove(e));
+    this.canvas.addEventListener('pointerleave', () => this.hideTooltip());
     this.canvas.addEventListener('pointerup', (e) => this.onPointerUp(e));
     this.canvas.addEventListener('click', (e) => {
       if (this.justBrushed) {
@@ -382,7 +389,11 @@ export class TimelineView {
   }
 
   private onPointerMove(e: PointerEvent): void {
-    if (!this.brushing) return;
+    if (!this.brushing) {
+      this.hover(e.clientX, e.clientY);
+      return;
+    }
+    this.hideTooltip();
     const a = this.timeAtX(this.brushing.startX);
     const b = this.timeAtX(this.localX(e));
     this.brush = { from: Math.min(a, b), to: Math.max(a, b) };
@@ -442,6 +453,35 @@ export class TimelineView {
         return;
     }
     e.preventDefault();
+  }
+
+  /** Start bounds the last render drew (for tests: where a bound is wide enough to matter). */
+  get boundsDrawn(): number {
+    return this.boundsDrawnCount;
+  }
+
+  /** The dispatch under the pointer: its type, start with its error bound (e.g. "±38 µs"), duration. */
+  private hover(clientX: number, clientY: number): void {
+    const i = this.dispatchAtClient(clientX, clientY);
+    if (i < 0) return this.hideTooltip();
+    const ring = this.store.timeline.dispatches;
+    const bound = fmtBound(ring.startBound[i]);
+    const origin = Number.isNaN(this.origin) ? 0 : this.origin;
+    const lines = [
+      `${this.store.typeName(ring.typeIndex[i])} · dispatch #${ring.seq[i]}`,
+      `started ${fmtTime(ring.start[i], origin)}${bound ? ` ${bound}` : ''} · took ${fmtMs(ring.duration[i])}`,
+      `${plural(ring.delivered[i], 'handler')}${ring.depth[i] > 0 ? ` · depth ${ring.depth[i]}` : ''}`,
+    ];
+    this.tooltip.textContent = '';
+    lines.forEach((l, k) => this.tooltip.append(h(this.doc, 'div', { class: k === 0 ? 'tooltip-title' : '' }, l)));
+    this.tooltip.hidden = false;
+    const r = this.canvas.getBoundingClientRect();
+    this.tooltip.style.left = `${Math.max(0, Math.min(clientX - r.left + 14, this.size.width - 280))}px`;
+    this.tooltip.style.top = `${clientY - r.top + 14}px`;
+  }
+
+  private hideTooltip(): void {
+    this.tooltip.hidden = true;
   }
 
   /** Physical index of the dispatch under a client point, or -1. */
@@ -544,6 +584,7 @@ export class TimelineView {
   }
 
   private draw(ctx: CanvasRenderingContext2D, theme: Theme): void {
+    this.boundsDrawnCount = 0;
     const { width, height, dpr } = this.size;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = theme.background;
@@ -742,6 +783,7 @@ export class TimelineView {
     ctx.textBaseline = 'middle';
     let selected: { x0: number; x1: number; y: number } | null = null;
     const consumeMarks: number[] = [];
+    const bounds: number[] = [];
     for (let k = 0; k < this.collectedCount; k++) {
       const i = this.collected[k];
       const lane = byType[tl.laneOf(i)]!;
@@ -777,6 +819,9 @@ export class TimelineView {
       }
       if (f & (DispatchFlag.error | DispatchFlag.depthLimit)) this.drawFlagMark(ctx, theme, cx0, y, f);
       if (ring.consumedBy[i] !== 0 && w < 6) consumeMarks.push(cx1, y);
+      // The start's error bound (interpolated starts), where it spans enough pixels to matter.
+      const b = ring.startBound[i] * pxPerMs;
+      if (b >= MIN_BOUND_PX && x0 + b >= 0 && x0 - b <= width) bounds.push(x0, b, y);
       if (this.selectedSeq !== null && ring.seq[i] === this.selectedSeq) selected = { x0: cx0, x1: cx1, y };
     }
     // Handler slices inside wide enough dispatches.
@@ -809,6 +854,22 @@ export class TimelineView {
       ctx.lineTo(x, y + 5);
       ctx.closePath();
       ctx.fill();
+    }
+    // Bound whiskers on top of the bars: a line across [start − bound, start + bound] with end caps.
+    this.boundsDrawnCount = bounds.length / 3;
+    if (bounds.length > 0) {
+      ctx.fillStyle = withAlpha(theme.foreground, 0.8);
+      const hgt = LANE_ROW_HEIGHT - 3;
+      for (let k = 0; k < bounds.length; k += 3) {
+        const x = bounds[k];
+        const b = bounds[k + 1];
+        const y = bounds[k + 2];
+        const l = Math.max(-2, Math.round(x - b));
+        const r = Math.min(width + 2, Math.round(x + b));
+        ctx.fillRect(l, Math.round(y + hgt / 2), r - l, 1);
+        ctx.fillRect(l, y + 2, 1, hgt - 4);
+        ctx.fillRect(r - 1, y + 2, 1, hgt - 4);
+      }
     }
     if (selected) {
       ctx.strokeStyle = theme.focus;
