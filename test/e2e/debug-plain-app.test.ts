@@ -143,6 +143,8 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
               program: '${workspaceFolder}/' + `${APP}.js`,
               env: { NODE_OPTIONS: '--max-old-space-size=200 --require "${workspaceFolder}/my hooks/user-hook.cjs"' },
               console: 'internalConsole',
+              // js-debug's own log (in the run's logs): why it paused, if it ever pauses unasked.
+              trace: true,
             }],
           }, null, 2));
         },
@@ -162,7 +164,13 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
           await page.keyboard.press('Enter');
         }
         const evidenceFile = path.join(workspace, 'evidence.json');
-        await waitUntil('the app to start (evidence.json)', 60_000, () => existsSync(evidenceFile));
+        await waitUntil('the app to start (evidence.json)', 60_000, () => existsSync(evidenceFile)).catch(async (e: unknown) => {
+          // A launch that never reaches the app's main code: say where the debugger is, if it stopped.
+          await workbench.runCommandWhenListed('View: Show Run and Debug', 15_000).catch(() => undefined);
+          const stack = await callStackRows(workbench).catch(() => []);
+          const state = await page.locator('.debug-call-stack .state.label, .debug-call-stack .monaco-list-row .state').allTextContents().catch(() => []);
+          throw new Error(`${e instanceof Error ? e.message : String(e)}; debugger: ${JSON.stringify(state)} call stack: ${JSON.stringify(stack)}`);
+        });
         const evidence = JSON.parse(readFileSync(evidenceFile, 'utf8')) as { pid: number; nodeOptions: string; userHookRan: boolean; heapLimitMb: number; probeResolvable: boolean };
         appPid = evidence.pid;
         run.log(`app pid ${appPid}; NODE_OPTIONS=${evidence.nodeOptions}; heap limit ${evidence.heapLimitMb} MB; user hook ${evidence.userHookRan}`);
