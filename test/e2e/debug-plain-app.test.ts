@@ -53,7 +53,7 @@ fs.writeFileSync(path.join(__dirname, 'evidence.json'), JSON.stringify({
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address();
-  setInterval(() => http.get({ host: '127.0.0.1', port, path: '/tick', agent }, (r) => r.resume()).on('error', () => {}), 40);
+  setInterval(() => http.get({ host: '127.0.0.1', port, path: '/tick', agent }, (r) => r.resume()).on('error', () => {}), 100);
 });
 `;
 
@@ -197,7 +197,12 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
         // ── The inspector: the hub in the graph and the listener-growth warning at the app's own line.
         await workbench.runCommandWhenListed('Busscope: Open Inspector');
         const frame = await workbench.waitForWebviewFrame('[data-testid="inspector"]', 30_000);
-        await frame.locator('[data-testid="inspector"][data-phase="attached"]').waitFor({ timeout: 20_000 });
+        // Its first snapshot holds every request's emitters so far: on a loaded 2-core machine the page
+        // takes a while to render it.
+        await frame.locator('[data-testid="inspector"][data-phase="attached"]').waitFor({ timeout: 60_000 }).catch(async (e: unknown) => {
+          const text = await frame.locator('body').innerText({ timeout: 2000 }).catch(() => '');
+          throw new Error(`${e instanceof Error ? e.message : String(e)}; the inspector shows: ${JSON.stringify(text.slice(0, 400))}`);
+        });
         let warnings: WarningView[] = [];
         await waitUntil(`a listener-growth warning on ${LEAK_EVENT} at ${APP}.js:${leakLine}`, 60_000, async () => {
           warnings = await inspectorWarnings(frame);
