@@ -219,11 +219,14 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
 
         // ── An event breakpoint on the hub's `visit`: the debugger stops, the app's emit call one frame below the probe.
         await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
+        // The command's own picker, not the palette it was run from (the same widget, still closing
+        // while a busy extension host builds the picker): typing earlier went into the palette.
+        await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 30_000 });
         const input = page.locator('.quick-input-widget input').first();
         await input.waitFor({ state: 'visible', timeout: 10_000 });
         await page.keyboard.insertText(EMIT_EVENT);
         const row = page.locator('.quick-input-list .monaco-list-row', { hasText: EMIT_EVENT }).first();
-        await row.waitFor({ timeout: 10_000 });
+        await row.waitFor({ timeout: 20_000 });
         const box = await row.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
         assert.ok(box, 'the event type row has a checkbox');
         await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
