@@ -122,6 +122,19 @@ for (const [entry, out] of [
   });
 }
 
+// The register script the extension injects into debug launches (NODE_OPTIONS=--require, see
+// extension/src/debugging/environment.ts): the whole probe in one self-contained file, since the
+// debugged app has no busscope-probe of its own. CommonJS, so `--require` loads it in CommonJS and
+// ESM apps alike; Node 18, the oldest Node the probe supports.
+builds.push({
+  ...common,
+  entryPoints: [at('runtime-probe/src/register.ts')],
+  outfile: at('dist/probe/register.cjs'),
+  platform: 'node',
+  format: 'cjs',
+  target: 'node18',
+});
+
 function emitProbeTypes() {
   if (skipTypes) return;
   // Declarations come from tsc (esbuild does not emit them); the package's `types` points here.

@@ -39,6 +39,13 @@ if (build.status !== 0) {
   process.exit(build.status ?? 1);
 }
 
+// The register script injected into debug launches is part of the minified build (scripts/build.mjs);
+// a VSIX without it would silently not instrument debugged apps.
+if (!existsSync(at('dist/probe/register.cjs'))) {
+  console.error('[package] dist/probe/register.cjs was not built (runtime-probe/src/register.ts)');
+  process.exit(1);
+}
+
 // 2. The demo app, where the extension finds it, with sites that open in the editor (see the top).
 const demoSource = at('runtime-probe/src/demo/main.ts');
 const demoDir = at('dist/demo');

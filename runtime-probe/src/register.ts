@@ -4,8 +4,10 @@
 // unless set otherwise). The other BUSSCOPE_* variables apply as usual (probe/environment.ts).
 //
 // NODE_OPTIONS is inherited by every child process (npm, tsc, a dev server): the first process to
-// load this records its pid in BUSSCOPE_REGISTER_ROOT, and a process that finds another pid there
-// stays off, silently, unless BUSSCOPE_CHILDREN=1 (it still passes the variable on).
+// run the user's own code records its pid in BUSSCOPE_REGISTER_ROOT, and a process that finds another
+// pid there stays off, silently, unless BUSSCOPE_CHILDREN=1 (it still passes the variable on).
+// Launchers in front of the app (`npm start`, nodemon, tsx's CLI) neither start nor claim it
+// (probe/launchers.ts).
 //
 // Worker threads inherit the hook too (execArgv / NODE_OPTIONS) and share the pid: a probe per
 // worker would be a second Apps entry for the same pid and name per thread (a pool of eight: eight
@@ -18,24 +20,90 @@
 // probe: every copy shares one runtime (bus/runtime.ts), and the first copy to read the environment
 // starts it.
 
+import { realpathSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { autoStartFromEnvironment } from './probe/auto-start';
 import { parseSwitch } from './probe/environment';
-import { addProbeFile } from './recorder/frames';
+import { isUserModule, mainScriptKind } from './probe/launchers';
+import { addProbeFile, isProbeFile } from './recorder/frames';
 import { uninstallProcessWide } from './emitters/process-wide';
 
 export const REGISTER_ROOT_VARIABLE = 'BUSSCOPE_REGISTER_ROOT';
 
-/** Whether this process is the launched one (or one of its workers), or a child that asked to start. */
-function isLaunchedProcess(env: NodeJS.ProcessEnv): boolean {
+/** What this process does with the hook: start the probe, stay off, or decide once its main script ran. */
+type Role = 'start' | 'off' | 'after-main';
+
+/** The main script's real path (`npm` on PATH is a symlink to npm-cli.js), as given when unresolvable. */
+function realMainScript(): string | undefined {
+  const main = process.argv[1];
+  if (typeof main !== 'string' || main === '') return undefined;
+  try {
+    return realpathSync(main);
+  } catch {
+    return main;
+  }
+}
+
+/**
+ * The launched process (or one of its workers) starts; a child of it stays off unless it asked
+ * (BUSSCOPE_CHILDREN=1). A launcher in front of the app (npm, nodemon, tsx's CLI: launchers.ts)
+ * neither starts nor claims the root, so the app it spawns is the launched process.
+ */
+function roleOf(env: NodeJS.ProcessEnv): Role {
   const root = env[REGISTER_ROOT_VARIABLE];
   if (root === undefined || root.trim() === '') {
+    if (isMainThread) {
+      const kind = mainScriptKind(realMainScript());
+      if (kind === 'package-manager') return 'off';
+      if (kind === 'tool') return 'after-main';
+    }
     env[REGISTER_ROOT_VARIABLE] = String(process.pid);
-    return true;
+    return 'start';
   }
-  if (root.trim() === String(process.pid)) return true;
+  if (root.trim() === String(process.pid)) return 'start';
   const children = parseSwitch('BUSSCOPE_CHILDREN', env.BUSSCOPE_CHILDREN, 'child processes stay off');
-  return children.ok && children.value;
+  return children.ok && children.value ? 'start' : 'off';
+}
+
+/**
+ * A tool under node_modules is the app when, once its main script has run, it has loaded a module of
+ * the user's own (ts-node's CLI running app.ts in its process); one that spawned the app has not.
+ * Modules already loaded now (the user's own --require hooks) do not count. CommonJS only: a tool
+ * that imports the user's ES modules itself stays off.
+ */
+function decideAfterMain(env: NodeJS.ProcessEnv): void {
+  const cache = typeof require === 'function' ? require.cache : undefined;
+  if (cache === undefined) return;
+  const before = new Set(Object.keys(cache));
+  setImmediate(() => {
+    try {
+      const root = env[REGISTER_ROOT_VARIABLE];
+      if (root !== undefined && root.trim() !== '') return;
+      const runsUserCode = Object.keys(cache).some((file) => !before.has(file) && isUserModule(file) && !isProbeFile(file));
+      if (!runsUserCode) return;
+      env[REGISTER_ROOT_VARIABLE] = String(process.pid);
+      if (autoStartFromEnvironment(env, 'register')) noteWorkersOnce();
+    } catch (error) {
+      failed(error);
+    }
+  });
+}
+
+function failed(error: unknown): void {
+  try {
+    uninstallProcessWide();
+  } catch {
+    // nothing more to undo
+  }
+  try {
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      `[busscope] busscope-probe/register could not start (${reason}); the app runs without it. ` +
+        'To turn it off, remove busscope-probe/register from NODE_OPTIONS / --require / --import, or set BUSSCOPE=0.\n',
+    );
+  } catch {
+    // no stderr: nothing left to tell
+  }
 }
 
 /** One line on stderr when the app starts its first worker thread (see the file comment). */
@@ -57,23 +125,23 @@ function register(): void {
     if (typeof __filename === 'string') addProbeFile(__filename);
     if (!isMainThread) return; // see the file comment
     const env = process.env;
-    if (!isLaunchedProcess(env)) return;
-    if (autoStartFromEnvironment(env, 'register')) noteWorkersOnce();
+    const role = roleOf(env);
+    switch (role) {
+      case 'off':
+        return;
+      case 'start':
+        if (autoStartFromEnvironment(env, 'register')) noteWorkersOnce();
+        return;
+      case 'after-main':
+        decideAfterMain(env);
+        return;
+      default: {
+        const never: never = role;
+        throw new Error(`unknown role ${String(never)}`);
+      }
+    }
   } catch (error) {
-    try {
-      uninstallProcessWide();
-    } catch {
-      // nothing more to undo
-    }
-    try {
-      const reason = error instanceof Error ? error.message : String(error);
-      process.stderr.write(
-        `[busscope] busscope-probe/register could not start (${reason}); the app runs without it. ` +
-          'To turn it off, remove busscope-probe/register from NODE_OPTIONS / --require / --import, or set BUSSCOPE=0.\n',
-      );
-    } catch {
-      // no stderr: nothing left to tell
-    }
+    failed(error);
   }
 }
 

@@ -27,6 +27,8 @@ const ALLOWED = [
   /^extension\/dist\/extension\.js$/,
   /^extension\/dist\/webview\/[\w./-]+\.(js|css|html|svg|png|woff2?|ttf)$/,
   /^extension\/dist\/demo\/demo\.cjs$/,
+  // The probe's register script, injected into Node debug launches (NODE_OPTIONS=--require).
+  /^extension\/dist\/probe\/register\.cjs$/,
   // The demo's source map and the TypeScript it names (the demo and the probe code it bundles, plus
   // the files they import for types), copied under dist/demo/ by scripts/package.mjs: with them the
   // demo (run with --enable-source-maps) reports subscribe sites such as
@@ -65,6 +67,10 @@ test('the demo app is in the VSIX once the probe has one', () => {
   const hasDemoSource = existsSync(path.join(repoRoot, 'runtime-probe', 'src', 'demo', 'main.ts'));
   assert.equal(names().includes('extension/dist/demo/demo.cjs'), hasDemoSource,
     hasDemoSource ? 'runtime-probe has a demo app but the VSIX does not carry dist/demo/demo.cjs' : 'a demo bundle without a demo source');
+});
+
+test('the register script is in the VSIX (debugged apps need no busscope-probe of their own)', () => {
+  assert.ok(names().includes('extension/dist/probe/register.cjs'), 'the VSIX does not carry dist/probe/register.cjs, which debug launches load through NODE_OPTIONS');
 });
 
 test('the demo\'s source map names only files the VSIX ships (its sites open after install)', (t) => {
@@ -113,7 +119,7 @@ test('the icon is a 128x128 PNG', () => {
 
 test('the bundles need nothing but vscode and Node built-ins (nothing left in node_modules)', () => {
   const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-  for (const name of names().filter((n) => /^extension\/dist\/(extension\.js|demo\/demo\.cjs)$/.test(n))) {
+  for (const name of names().filter((n) => /^extension\/dist\/(extension\.js|demo\/demo\.cjs|probe\/register\.cjs)$/.test(n))) {
     const code = readZipEntry(vsix, name).toString('utf8');
     const required = [...code.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
     const external = [...new Set(required.filter((r) => r !== 'vscode' && !builtins.has(r)))];

@@ -11,15 +11,21 @@ import { appKey } from '../sessions/discoveryWatcher';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
 import type { DebugTarget, DebugTargets } from './debugTargets';
-import { injectProbeEnvironment, type InjectableConfiguration } from './environment';
+import { injectLaunchEnvironment, type EmitterInjection, type InjectableConfiguration } from './environment';
 import type { DebugLink, DebugPause } from './link';
 import { linuxParentPid, matchApp, type AppFacts, type MatchReason } from './matching';
 
-/** Injects the probe's environment into Node debug launches while `enabled()`. */
+/**
+ * Injects the probe's environment into Node debug launches while `enabled()`, and the register script
+ * while `emitters()` gives one (environment.ts decides; this only adapts it to VS Code).
+ */
 export class ProbeEnvironmentProvider implements vscode.DebugConfigurationProvider {
   constructor(
     private readonly enabled: () => boolean,
     private readonly discoveryDirectory: () => string,
+    private readonly emitters: () => EmitterInjection | undefined = () => undefined,
+    /** Called when a launch got the register script (for the one-time notice). */
+    private readonly onInjectedRegister: () => void = () => undefined,
   ) {}
 
   resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {
@@ -34,7 +40,9 @@ export class ProbeEnvironmentProvider implements vscode.DebugConfigurationProvid
 
   private inject(config: vscode.DebugConfiguration): vscode.DebugConfiguration {
     if (!this.enabled() || typeof config.type !== 'string' || typeof config.request !== 'string') return config;
-    return injectProbeEnvironment(config as InjectableConfiguration & vscode.DebugConfiguration, this.discoveryDirectory());
+    const result = injectLaunchEnvironment(config as InjectableConfiguration & vscode.DebugConfiguration, this.discoveryDirectory(), this.emitters());
+    if (result.register === 'injected') this.onInjectedRegister();
+    return result.config;
   }
 }
 

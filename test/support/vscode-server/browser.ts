@@ -40,6 +40,21 @@ function matches(label: string, m: ItemMatcher): boolean {
   return typeof m === 'string' ? normalize(label).startsWith(normalize(m)) : m.test(label);
 }
 
+/**
+ * The row is the item itself, not a longer title that starts with it: "Debug: Start Debugging" is not
+ * "Debug: Start Debugging and Stop on Entry" (js-debug's, listed alone until VS Code's debuggers are
+ * registered: accepting it launched with stopOnEntry). The aria-label may go on after a comma (keybinding).
+ */
+function matchesWhole(label: string, m: ItemMatcher): boolean {
+  if (typeof m !== 'string') return m.test(label);
+  const l = normalize(label);
+  const t = normalize(m);
+  return l === t || l.startsWith(`${t},`);
+}
+
+/** How long a row that only starts with the title waits for the row that is the whole title. */
+const PREFIX_FALLBACK_MS = 1500;
+
 export class Workbench {
   private constructor(
     readonly page: Page,
@@ -81,21 +96,28 @@ export class Workbench {
 
   /**
    * Waits until a quick input row matches, then accepts it: Enter when it is the focused row, a click
-   * otherwise. A string matches a row whose aria-label starts with it (case, colons and ellipses ignored).
+   * otherwise. A string matches the row whose aria-label is it (case, colons and ellipses ignored), or,
+   * when no row is, one whose aria-label starts with it.
    */
-  private async accept(item: ItemMatcher, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+  private async accept(item: ItemMatcher, timeoutMs: number, prefixFallback = true): Promise<void> {
+    const started = Date.now();
+    const deadline = started + timeoutMs;
     let labels: string[] = [];
     while (Date.now() < deadline) {
       labels = await this.quickPickLabels();
-      const index = labels.findIndex((l) => matches(l, item));
+      // The whole title first; a row that merely starts with it only when no such row comes.
+      const prefixOk = prefixFallback && Date.now() - started >= Math.min(PREFIX_FALLBACK_MS, timeoutMs / 2);
+      let match = (l: string): boolean => matchesWhole(l, item);
+      if (!labels.some(match) && prefixOk) match = (l) => matches(l, item);
+      const index = labels.findIndex(match);
       if (index >= 0) {
+        if (!matchesWhole(labels[index], item)) this.artifacts.log(`no row is exactly ${String(item)}; accepting ${JSON.stringify(labels[index])} of ${JSON.stringify(labels.slice(0, 8))}`);
         const focused = await this.page
           .locator('.quick-input-list .monaco-list-row.focused')
           .first()
           .getAttribute('aria-label', { timeout: 500 })
           .catch(() => null);
-        if (focused !== null && matches(focused, item)) {
+        if (focused !== null && match(focused)) {
           await this.page.keyboard.press('Enter');
           return;
         }
@@ -136,7 +158,9 @@ export class Workbench {
         // The title as one input (the palette filters ~2,000 commands per keystroke, slow on a busy
         // machine); typing it key by key is what runCommand does.
         await this.page.keyboard.insertText(title);
-        await this.accept(title, attemptTimeout);
+        // Only the command itself: until VS Code's debuggers are registered "Debug: Start Debugging" is
+        // not listed while js-debug's "… and Stop on Entry" is — the row to wait for, not to take.
+        await this.accept(title, attemptTimeout, false);
         if (attempt > 1) this.artifacts.log(`"${title}" was listed at attempt ${attempt}`);
         return;
       } catch (e) {

@@ -3,10 +3,19 @@
 // similar name (or the same name on another bus) does have listeners — likely a typo. One warning
 // per type — or per family of many types (`user.#.updated`), and one for the types beyond the
 // per-bus cap (typeGroups.ts).
+//
+// Watched emitters (buses named `Class#n`) are stricter: emitting an event nobody listens to is how
+// Node works (a ClientRequest emits `close` and `finish` whether or not anyone listens), and Node's
+// event names are a shared vocabulary, so the same name listened to on another emitter is no typo.
+// An emitter speaks up only for a near miss on itself, or a misspelt name its sibling instances
+// listen to — whatever `reportWithoutNearMiss` says. Library buses (listeners all from Node's
+// internals or node_modules) are never reported, and their listeners are no one's near miss.
 import type { SiteInfo } from '../../protocol/index';
+import { isLibraryBus } from '../../protocol/site-origin';
+import type { BusState } from '../model/entities';
 import type { AnalysisContext } from './context';
 import { busName, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
-import { META_EVENTS, withoutSiblingInstances } from './emitterEvents';
+import { instanceClass, META_EVENTS, withoutSiblingInstances } from './emitterEvents';
 import { groupEvidence, groupExamples, groupFindings, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
 import type { NearMissEvidence, WarningDraft } from './warning';
 
@@ -18,18 +27,43 @@ export function analyzeUnheardDispatch(ctx: AnalysisContext): WarningDraft[] {
   const { model, options } = ctx;
   const o = options.unheardDispatch;
   const findings: UnheardFinding[] = [];
+  const library = new LibraryBuses(ctx);
   for (const t of model.allTypes()) {
     if (t.isWildcard || t.unheard < Math.max(1, o.minUnheard) || META_EVENTS.has(t.name)) continue;
     // Holds while the latest dispatch of the type went unheard.
     if (t.lastUnheardAt < t.lastHeardAt) continue;
-    const nearMisses = withoutSiblingInstances(busName(model, t.bus), findNearMisses(ctx, t, 'listened'));
-    if (nearMisses.length === 0 && !o.reportWithoutNearMiss) continue;
+    if (library.has(t.bus)) continue;
+    const name = busName(model, t.bus);
+    const emitterClass = instanceClass(name);
+    const found = withoutSiblingInstances(name, findNearMisses(ctx, t, 'listened')).filter((m) => !library.has(m.bus));
+    const nearMisses = emitterClass === null ? found : found.filter((m) => m.bus === t.bus || (m.reason !== 'other-bus' && instanceClass(m.busName) === emitterClass));
+    if (nearMisses.length === 0 && (emitterClass !== null || !o.reportWithoutNearMiss)) continue;
     findings.push({ t, typo: nearMisses.length > 0, nearMisses });
   }
   const { singles, groups } = groupFindings(findings, ctx.state.families);
   const out: WarningDraft[] = singles.map((f) => singleWarning(ctx, f));
   for (const g of groups) out.push(groupWarning(ctx, g));
   return out;
+}
+
+/** Which buses are libraries' (`isLibraryBus` over their live listeners' sites), each judged once per run. */
+class LibraryBuses {
+  private readonly verdicts = new Map<number, boolean>();
+  constructor(private readonly ctx: AnalysisContext) {}
+
+  has(busId: number): boolean {
+    let verdict = this.verdicts.get(busId);
+    if (verdict === undefined) {
+      const bus = this.ctx.model.buses.get(busId);
+      verdict = bus !== undefined && isLibraryBus(liveSiteFiles(bus));
+      this.verdicts.set(busId, verdict);
+    }
+    return verdict;
+  }
+}
+
+function* liveSiteFiles(bus: BusState): Iterable<string | undefined> {
+  for (const t of bus.types.values()) for (const s of t.live) yield s.site?.file;
 }
 
 /** The subscribe sites of the best near miss (where the listeners are). */
