@@ -11,6 +11,8 @@ export function analyzeDeadOwners(ctx: AnalysisContext): WarningDraft[] {
   const { model, options } = ctx;
   const out: WarningDraft[] = [];
   for (const t of model.allTypes()) {
+    // Most types never had one: no iterator per type per run.
+    if (t.ownerRemovals.size === 0) continue;
     for (const [key, g] of t.ownerRemovals) {
       if (g.count < options.deadOwners.minRemovals) continue;
       const dead = g.deadOwner;
