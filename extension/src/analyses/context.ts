@@ -7,7 +7,7 @@ import type { AnalysisOptions } from './options';
 import { NearMissSearch, POOL_ACCEPTS, type NearMissMatch, type NearMissPoolKind } from './nearMissSearch';
 import type { NeverDispatchedFinding } from './neverDispatched';
 import { TypeFamilies } from './typeGroups';
-import { TypeScan, type TypeChanges } from './typeScan';
+import { TypeCandidates, TypeScan, type TypeChanges } from './typeScan';
 import type { UnheardFinding } from './unheardDispatch';
 import type { NearMissEvidence, TypeRef, WarningDraft } from './warning';
 
@@ -16,6 +16,8 @@ export interface AnalysisState {
   readonly leakMonitors: Map<string, LeakMonitor>;
   /** Per-type listener-count monitors, by type index (no key string per type per run). */
   readonly typeLeakMonitors: Map<number, LeakMonitor>;
+  /** Types with enough listeners (or a monitor, or Node's warning) for listener growth to judge. */
+  readonly growthCandidates: TypeCandidates;
   /** Names never change: tokens, pools and what each type was compared with carry over between runs. */
   readonly nearMisses: NearMissSearch;
   /** Each type's name family (`user.#.updated`), for grouping many warnings into one. */
@@ -29,6 +31,7 @@ export function emptyAnalysisState(): AnalysisState {
   return {
     leakMonitors: new Map(),
     typeLeakMonitors: new Map(),
+    growthCandidates: new TypeCandidates(),
     nearMisses: new NearMissSearch(),
     families: new TypeFamilies(),
     unheardScan: new TypeScan(),

@@ -88,7 +88,18 @@ export function analyzeListenerGrowth(ctx: AnalysisContext): WarningDraft[] {
   const seenMonitors = new Set<string>();
   const seenTypeMonitors = new Set<number>();
   const repeatGate = Math.min(o.repeatedSubscriptionThreshold || Infinity, o.sameSiteThreshold || Infinity);
-  for (const t of model.allTypes()) {
+  // Fewer listeners than any threshold, no monitor and no Node warning: nothing to judge. Only the
+  // types that changed are tested again (a pass over 100,000 types per run was most of its cost).
+  const gate = Math.min(o.threshold > 0 ? o.threshold : Infinity, repeatGate);
+  const types = model.allTypes();
+  const candidates = state.growthCandidates.update(
+    types,
+    ctx.changes,
+    o,
+    (t) => t.registeredCount >= gate || state.typeLeakMonitors.has(t.index) || (t.busState.maxListenersWarnings.size > 0 && t.busState.maxListenersWarnings.has(t.name)),
+  );
+  for (const index of candidates) {
+    const t = types[index];
     // Registered: live, or still held when the bus was disposed (judged as it was at the end).
     const count = t.registeredCount;
     const ended = t.busState.disposedAt;

@@ -252,3 +252,30 @@ export class TypeScan<F extends TypeFinding> {
     this.inRetry = inRetry;
   }
 }
+
+/**
+ * The types an analysis must judge in a run, kept from the journal: a type is tested (`qualifies`)
+ * when it is new or changed, and kept while it qualifies. For analyses where most types can never
+ * give a finding (listener growth needs many listeners): no pass over every type per run.
+ */
+export class TypeCandidates {
+  private readonly members = new Set<number>();
+  private offeredUpTo = 0;
+  private key: unknown = undefined;
+
+  /** The candidates after this run's changes, in type order. `key`: a new one tests every type again. */
+  update(types: readonly EventTypeState[], changes: TypeChanges, key: unknown, qualifies: (t: EventTypeState) => boolean): number[] {
+    const test = (i: number): void => {
+      const t = types[i];
+      if (t !== undefined && qualifies(t)) this.members.add(i);
+      else this.members.delete(i);
+    };
+    if (changes.all || key !== this.key) {
+      this.key = key;
+      this.offeredUpTo = 0;
+      this.members.clear();
+    } else for (const i of changes.indices) if (i < this.offeredUpTo) test(i);
+    for (; this.offeredUpTo < types.length; this.offeredUpTo++) test(this.offeredUpTo);
+    return [...this.members].sort((a, b) => a - b);
+  }
+}

@@ -130,6 +130,15 @@ export class Model {
   private typeJournalEpoch = 0;
   private typeChanges = 0;
 
+  /**
+   * The few types some analyses judge, so that they need no pass over every type per run: types
+   * that had a dispatch consumed (starved subscribers), hit the depth limit, or lost subscriptions
+   * to a dead or collected owner. In first-seen order of that event.
+   */
+  readonly typesConsumed: EventTypeState[] = [];
+  readonly typesDepthLimited: EventTypeState[] = [];
+  readonly typesWithOwnerRemovals: EventTypeState[] = [];
+
   /** Incremented by every change; compare to know whether anything changed since you last looked. */
   version = 0;
   /** Incremented when the data starts over (`clear()`, another process): indices and ids are reused. */
@@ -328,6 +337,9 @@ export class Model {
     this.churn.clear();
     this.typesByIndex.length = 0;
     this.typesByNameId.length = 0;
+    this.typesConsumed.length = 0;
+    this.typesDepthLimited.length = 0;
+    this.typesWithOwnerRemovals.length = 0;
     // Readers start over with the generation; cursors from before point past the new journal's end.
     this.typeJournalStart += this.typeJournal.length + 1;
     this.typeJournal.length = 0;
@@ -495,6 +507,7 @@ export class Model {
         this.touch(r.time);
         const t = this.typeFor(r.bus, r.type);
         if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
+        if (t.depthLimitHits === 0) this.typesDepthLimited.push(t);
         t.depthLimitHits++;
         t.ensureDepthLimitRate().add(r.time);
         if (r.time < t.firstDepthLimitAt) t.firstDepthLimitAt = r.time;
@@ -594,6 +607,7 @@ export class Model {
       if (start > t.lastUnheardAt) t.lastUnheardAt = start;
     } else if (start > t.lastHeardAt) t.lastHeardAt = start;
     if (consumedBy !== 0) {
+      if (t.consumed === 0) this.typesConsumed.push(t);
       t.consumed++;
       const consumers = t.ensureConsumers();
       let c = consumers.get(consumedBy);
@@ -757,6 +771,7 @@ export class Model {
     t.ensureNetGrowth().add(time, -1);
     if (reason === 'dead-owner' || reason === 'collected') {
       const key = sub.siteKey ?? `label:${sub.label ?? ''}`;
+      if (t.ownerRemovals.size === 0) this.typesWithOwnerRemovals.push(t);
       const removals = t.ensureOwnerRemovals();
       let g = removals.get(key);
       if (g === undefined) {
@@ -904,6 +919,8 @@ export class Model {
     const bus = this.buses.get(m.bus);
     if (bus === undefined) return;
     bus.maxListenersWarnings.set(m.event, { count: m.count, time: m.time, message: m.message });
+    const t = bus.types.get(m.event);
+    if (t !== undefined) this.typeChanged(t);
     this.version++;
   }
 
