@@ -36,20 +36,23 @@ test('the first run over a 100,000-type snapshot examines at most the type budge
   const grouped = never.reduce((sum, w) => sum + (w.kind === 'never-dispatched' ? (w.evidence.group?.types ?? 0) : 0), 0);
   assert.ok(grouped <= DEFAULT_TYPE_BUDGET, `types in the first run's warnings: ${grouped}`);
   // Each later run examines and works out at most the budgets too, and the family grows until it holds them all.
+  // (The near-miss search of 100,000 names goes on for more runs; the family is complete before.)
+  const familyTypes = (u: typeof first): number => {
+    const w = u.warnings.find((x) => x.id === 'never-dispatched/family:1:user.#.updated');
+    return w?.kind === 'never-dispatched' ? (w.evidence.group?.types ?? 0) : 0;
+  };
   let runs = 1;
   let update = first;
-  while (update.progress.partial) {
+  while (familyTypes(update) < n || familiesOf(analyzer).progress.pending > 0) {
     update = analyzer.run();
     runs++;
     assert.ok(familiesOf(analyzer).progress.computed <= DEFAULT_FAMILY_BUDGET);
     assert.ok(update.progress.typesExamined <= 2 * DEFAULT_TYPE_BUDGET);
-    assert.ok(runs <= Math.ceil(n / Math.min(DEFAULT_FAMILY_BUDGET, DEFAULT_TYPE_BUDGET)) + 2, `still partial after ${runs} runs`);
+    assert.ok(runs <= Math.ceil(n / Math.min(DEFAULT_FAMILY_BUDGET, DEFAULT_TYPE_BUDGET)) + 2, `families still pending after ${runs} runs`);
   }
   const family = update.warnings.filter((w) => w.kind === 'never-dispatched');
   assert.deepEqual(family.map((w) => w.id), ['never-dispatched/family:1:user.#.updated']);
   assert.ok(family[0].kind === 'never-dispatched' && family[0].evidence.group?.types === n);
-  // Complete and unchanged: the next run examines nothing.
-  assert.equal(analyzer.run().progress.typesExamined, 0);
 });
 
 test('100,000 user.<id>.updated types: budgeted runs find every near miss within 61 runs (600,034 work units at 10,000 a run) and equal the uncapped answer', { timeout: 900_000 }, () => {
