@@ -1,9 +1,11 @@
 // Runs the analyses over the model and keeps the current warning set: each run says what was
 // added, what changed (new evidence, re-armed growth) and what no longer holds (removed). Cheap
-// enough to run on every throttled model change: each analysis is linear in types, live
-// subscriptions or sites, never in dispatches; the near-miss name search (the one part that compares
-// types with each other) has a work budget per run and carries the rest over, and says so in
-// `progress` until it has caught up. However many types there are, a run says a bounded number of
+// enough to run on every throttled model change: the per-type analyses (nobody listens, never
+// dispatched) keep their findings between runs and examine only the types the model journaled as
+// changed, plus a budgeted slice of the backlog (typeScan.ts); the near-miss name search (the one
+// part that compares types with each other) has a work budget per run too; the rest carries over
+// and `progress` says so until it has caught up. The other analyses are linear in what they judge
+// and cheap per type, never in dispatches. However many types there are, a run says a bounded number of
 // warnings: the per-type analyses group families of look-alike names and cap the rest (typeGroups.ts),
 // so building, fingerprinting and sorting warnings stays small too.
 import type { Model } from '../model/model';
@@ -20,6 +22,7 @@ import { analyzeSlowHandlers } from './slowHandlers';
 import { analyzeStarved } from './starved';
 import { analyzeThrowingHandlers } from './throwingHandlers';
 import { DEFAULT_FAMILY_BUDGET } from './typeGroups';
+import { DEFAULT_TYPE_BUDGET, type TypeChanges } from './typeScan';
 import { analyzeUnheardDispatch } from './unheardDispatch';
 import { WARNING_KINDS, type Severity, type Warning, type WarningDraft, type WarningKind } from './warning';
 
@@ -53,11 +56,12 @@ export interface AnalysisUpdate {
  * runs, and until then their warnings may be missing or name a weaker near miss.
  */
 export interface AnalysisProgress {
-  /** True while some type's near-miss search is unfinished (the session runs again soon). */
+  /** True while some type is not examined yet or its near-miss search is unfinished (the session runs again soon). */
   readonly partial: boolean;
   /**
-   * Types whose near-miss search the analyses needed in this run, and how many of them are complete
-   * (a type whose name family is not worked out yet — see TypeFamilies — is not complete either).
+   * Types the per-type analyses still owe a look (changed, or never examined), plus the types whose
+   * near-miss search they needed; typesChecked: those searches that are complete (a type whose name
+   * family is not worked out yet — see TypeFamilies — is not complete either).
    */
   readonly typesToCheck: number;
   readonly typesChecked: number;
@@ -66,9 +70,11 @@ export interface AnalysisProgress {
    * the budget, plus at most the look-ups of the one search that crossed it.
    */
   readonly work: number;
+  /** Types the per-type analyses examined in this run (each analysis at most the type budget). */
+  readonly typesExamined: number;
 }
 
-export const COMPLETE_PROGRESS: AnalysisProgress = { partial: false, typesToCheck: 0, typesChecked: 0, work: 0 };
+export const COMPLETE_PROGRESS: AnalysisProgress = { partial: false, typesToCheck: 0, typesChecked: 0, work: 0, typesExamined: 0 };
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -98,6 +104,11 @@ export interface AnalyzerOptions {
    * "N more" group until a later run. Default DEFAULT_FAMILY_BUDGET; Infinity for no cap.
    */
   readonly familyBudget?: number;
+  /**
+   * Types each per-type analysis may examine per run (changed, due or not examined yet); the rest
+   * waits for the next run. Default DEFAULT_TYPE_BUDGET; Infinity for no cap.
+   */
+  readonly typeBudget?: number;
 }
 
 export class Analyzer {
@@ -109,6 +120,10 @@ export class Analyzer {
   private generation: number;
   private nearMissBudget: number;
   private familyBudget: number;
+  private typeBudget: number;
+  /** Where this analyzer is in the model's type-change journal. */
+  private journalCursor: number;
+  private readonly changedTypes: number[] = [];
   private lastProgress: AnalysisProgress = COMPLETE_PROGRESS;
 
   constructor(
@@ -119,7 +134,10 @@ export class Analyzer {
     this.kinds = checkKinds(options.kinds ?? WARNING_KINDS);
     this.nearMissBudget = checkBudget('nearMissBudget', options.nearMissBudget ?? DEFAULT_NEAR_MISS_BUDGET);
     this.familyBudget = checkBudget('familyBudget', options.familyBudget ?? DEFAULT_FAMILY_BUDGET);
+    this.typeBudget = checkBudget('typeBudget', options.typeBudget ?? DEFAULT_TYPE_BUDGET);
     this.generation = model.generation;
+    // A fresh state examines every type anyway: only changes from now on matter.
+    this.journalCursor = model.typeChangeCursor;
   }
 
   /** How complete the last run was (complete before the first). */
@@ -141,12 +159,14 @@ export class Analyzer {
     if (options.kinds !== undefined) this.kinds = checkKinds(options.kinds);
     if (options.nearMissBudget !== undefined) this.nearMissBudget = checkBudget('nearMissBudget', options.nearMissBudget);
     if (options.familyBudget !== undefined) this.familyBudget = checkBudget('familyBudget', options.familyBudget);
+    if (options.typeBudget !== undefined) this.typeBudget = checkBudget('typeBudget', options.typeBudget);
   }
 
   /** Forgets every warning and all re-arming state (`run` also resets the state by itself after `model.clear()`). */
   reset(): void {
     this.current.clear();
     this.state = emptyAnalysisState();
+    this.journalCursor = this.model.typeChangeCursor;
     this.sorted = [];
     this.lastProgress = COMPLETE_PROGRESS;
   }
@@ -159,9 +179,10 @@ export class Analyzer {
       this.state = emptyAnalysisState();
     }
     const now = this.model.now;
-    this.state.nearMisses.beginRun(this.nearMissBudget);
+    const changes = this.readChanges();
+    this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes);
     this.state.families.beginRun(this.familyBudget);
-    const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state };
+    const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget };
     const next = new Map<string, { warning: Warning; fingerprint: string }>();
     const added: Warning[] = [];
     const changed: Warning[] = [];
@@ -179,17 +200,54 @@ export class Analyzer {
     for (const [id, prev] of this.current) if (!next.has(id)) removed.push(prev.warning);
     this.current = next;
     this.sorted = [...next.values()].map((e) => e.warning).sort(compareWarnings);
-    const search = this.state.nearMisses.progress;
-    // Every grouped finding was searched for first, so the ones waiting for their family are among
-    // `searched` (counted twice at worst when also unfinished there: the figure errs low, never high).
-    const { pending } = this.state.families.progress;
-    this.lastProgress = {
-      partial: search.complete < search.searched || pending > 0,
-      typesToCheck: search.searched,
-      typesChecked: Math.max(0, search.complete - pending),
-      work: search.work,
-    };
+    this.lastProgress = this.runProgress();
     return { warnings: this.sorted, added, changed, removed, progress: this.lastProgress };
+  }
+
+  /** The types changed since the last run, from the model's journal (all of them when it cannot say). */
+  private readChanges(): TypeChanges {
+    const indices = this.changedTypes;
+    indices.length = 0;
+    const next = this.model.readTypeChanges(this.journalCursor, (i) => indices.push(i));
+    if (next < 0) {
+      this.journalCursor = this.model.typeChangeCursor;
+      return { indices, all: true };
+    }
+    this.journalCursor = next;
+    return { indices, all: false };
+  }
+
+  /** Sums the per-type scans: what they still owe and how many of their searches are done. */
+  private runProgress(): AnalysisProgress {
+    let subjects = 0;
+    let searched = 0;
+    let waiting = 0;
+    let examined = 0;
+    let pending = 0;
+    const scans = [
+      ['unheard-dispatch', this.state.unheardScan],
+      ['never-dispatched', this.state.neverDispatchedScan],
+    ] as const;
+    for (const [kind, scan] of scans) {
+      // Only the kinds that ran owe anything.
+      if (!this.kinds.includes(kind)) continue;
+      const p = scan.progress;
+      subjects += p.subjects;
+      searched += p.searched;
+      // Both scans look at the same types: the larger backlog is the one still owed.
+      waiting = Math.max(waiting, p.waiting);
+      examined += p.examined;
+      pending += p.familiesPending;
+    }
+    return {
+      partial: waiting > 0 || searched < subjects || pending > 0,
+      typesToCheck: subjects + waiting,
+      // Every grouped finding was searched for first, so the ones waiting for their family are among
+      // `searched` (counted twice at worst when also unfinished there: the figure errs low, never high).
+      typesChecked: Math.max(0, searched - pending),
+      work: this.state.nearMisses.progress.work,
+      typesExamined: examined,
+    };
   }
 }
 
@@ -205,5 +263,5 @@ function checkBudget(name: string, budget: number): number {
 
 /** One-shot: the warnings that hold for `model` now (complete: no work budget unless one is given). */
 export function analyze(model: Model, options: AnalyzerOptions = {}): readonly Warning[] {
-  return new Analyzer(model, { nearMissBudget: Infinity, familyBudget: Infinity, ...options }).run().warnings;
+  return new Analyzer(model, { nearMissBudget: Infinity, familyBudget: Infinity, typeBudget: Infinity, ...options }).run().warnings;
 }

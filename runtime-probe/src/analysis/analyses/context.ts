@@ -4,21 +4,39 @@ import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
 import type { LeakMonitor } from './leakMonitor';
 import type { AnalysisOptions } from './options';
-import { NearMissSearch, POOL_ACCEPTS, type NearMissPoolKind } from './nearMissSearch';
+import { NearMissSearch, POOL_ACCEPTS, type NearMissMatch, type NearMissPoolKind } from './nearMissSearch';
+import type { NeverDispatchedFinding } from './neverDispatched';
 import { TypeFamilies } from './typeGroups';
+import { TypeCandidates, TypeScan, type TypeChanges } from './typeScan';
+import type { UnheardFinding } from './unheardDispatch';
 import type { NearMissEvidence, TypeRef, WarningDraft } from './warning';
 
 /** State an analysis keeps between runs (the analyzer owns it; `reset` empties it). */
 export interface AnalysisState {
   readonly leakMonitors: Map<string, LeakMonitor>;
+  /** Per-type listener-count monitors, by type index (no key string per type per run). */
+  readonly typeLeakMonitors: Map<number, LeakMonitor>;
+  /** Types with enough listeners (or a monitor, or Node's warning) for listener growth to judge. */
+  readonly growthCandidates: TypeCandidates;
   /** Names never change: tokens, pools and what each type was compared with carry over between runs. */
   readonly nearMisses: NearMissSearch;
   /** Each type's name family (`user.#.updated`), for grouping many warnings into one. */
   readonly families: TypeFamilies;
+  /** The per-type analyses' findings, kept between runs and updated for what changed (typeScan.ts). */
+  readonly unheardScan: TypeScan<UnheardFinding>;
+  readonly neverDispatchedScan: TypeScan<NeverDispatchedFinding>;
 }
 
 export function emptyAnalysisState(): AnalysisState {
-  return { leakMonitors: new Map(), nearMisses: new NearMissSearch(), families: new TypeFamilies() };
+  return {
+    leakMonitors: new Map(),
+    typeLeakMonitors: new Map(),
+    growthCandidates: new TypeCandidates(),
+    nearMisses: new NearMissSearch(),
+    families: new TypeFamilies(),
+    unheardScan: new TypeScan(),
+    neverDispatchedScan: new TypeScan(),
+  };
 }
 
 export interface AnalysisContext {
@@ -27,6 +45,10 @@ export interface AnalysisContext {
   /** Record time the analysis judges at (the model's latest time). */
   readonly now: number;
   readonly state: AnalysisState;
+  /** The types that changed since the previous run (from the model's journal). */
+  readonly changes: TypeChanges;
+  /** Types each per-type analysis may examine in this run. */
+  readonly typeBudget: number;
 }
 
 export type Analysis = (ctx: AnalysisContext) => WarningDraft[];
@@ -104,9 +126,19 @@ const NO_NEAR_MISSES: readonly NearMissEvidence[] = Object.freeze([]);
  * capped run this may be what was found so far (see NearMissSearch).
  */
 export function findNearMisses(ctx: AnalysisContext, t: EventTypeState, pool: NearMissPoolKind, max = 3): readonly NearMissEvidence[] {
-  const { model, options, state } = ctx;
-  const o = options.unheardDispatch;
-  const matches = state.nearMisses.search(model, t, pool, o.nearMissMaxDistance, o.nearMissMinScore);
+  const o = ctx.options.unheardDispatch;
+  return nearMissEvidence(ctx.model, ctx.state.nearMisses.search(ctx.model, t, pool, o.nearMissMaxDistance, o.nearMissMinScore), pool, max);
+}
+
+/**
+ * `findNearMisses` from what the search found before, with no search work: for a warning built
+ * from a kept finding, with the near misses' listener and dispatch counts as they are now.
+ */
+export function currentNearMisses(ctx: AnalysisContext, t: EventTypeState, pool: NearMissPoolKind, max = 3): readonly NearMissEvidence[] {
+  return nearMissEvidence(ctx.model, ctx.state.nearMisses.matchesOf(t, pool), pool, max);
+}
+
+function nearMissEvidence(model: Model, matches: readonly NearMissMatch[], pool: NearMissPoolKind, max: number): readonly NearMissEvidence[] {
   // Most of 100,000 searched types have no near miss: one shared empty list, not one per type per run.
   if (matches.length === 0) return NO_NEAR_MISSES;
   const accepts = POOL_ACCEPTS[pool];
@@ -124,6 +156,7 @@ export function findNearMisses(ctx: AnalysisContext, t: EventTypeState, pool: Ne
       dispatches: other.dispatches,
     });
   }
+  if (out.length === 0) return NO_NEAR_MISSES;
   out.sort((a, b) => b.score - a.score || b.listeners - a.listeners || (a.type < b.type ? -1 : 1));
   return out.slice(0, max);
 }

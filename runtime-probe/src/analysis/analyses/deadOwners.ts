@@ -10,7 +10,8 @@ import type { WarningDraft } from './warning';
 export function analyzeDeadOwners(ctx: AnalysisContext): WarningDraft[] {
   const { model, options } = ctx;
   const out: WarningDraft[] = [];
-  for (const t of model.allTypes()) {
+  // Only types that lost subscriptions to dead owners (the model lists them).
+  for (const t of model.typesWithOwnerRemovals) {
     for (const [key, g] of t.ownerRemovals) {
       if (g.count < options.deadOwners.minRemovals) continue;
       const dead = g.deadOwner;

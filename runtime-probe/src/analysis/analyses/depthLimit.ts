@@ -9,7 +9,8 @@ import type { WarningDraft } from './warning';
 export function analyzeDepthLimit(ctx: AnalysisContext): WarningDraft[] {
   const { model, options, now } = ctx;
   const out: WarningDraft[] = [];
-  for (const t of model.allTypes()) {
+  // Only types that hit the limit (the model lists them), not a pass over every type.
+  for (const t of model.typesDepthLimited) {
     if (t.depthLimitHits < Math.max(1, options.depthLimit.minHits)) continue;
     const sameType: SubscriptionState[] = [];
     const sameBus: SubscriptionState[] = [];

@@ -18,12 +18,24 @@ export const SAFETY_NET_EVENTS: ReadonlySet<string> = new Set(['error']);
 
 /** `Socket` for an instance bus named `Socket#12` (the probe's default emitter names), else null. */
 export function instanceClass(busName: string): string | null {
-  const m = /^(.+)#\d+$/.exec(busName);
-  return m === null ? null : m[1];
+  let cls = classByBusName.get(busName);
+  if (cls === undefined) {
+    const m = /^(.+)#\d+$/.exec(busName);
+    cls = m === null ? null : m[1];
+    // Bus names are few; the cache only spares a regular expression per examined type.
+    if (classByBusName.size >= 4096) classByBusName.clear();
+    classByBusName.set(busName, cls);
+  }
+  return cls;
 }
 
+const classByBusName = new Map<string, string | null>();
+
+const NONE: readonly NearMissEvidence[] = Object.freeze([]);
+
 /** Near misses without the same name on a sibling instance of the same class (that is not a typo). */
-export function withoutSiblingInstances(busName: string, nearMisses: readonly NearMissEvidence[]): NearMissEvidence[] {
+export function withoutSiblingInstances(busName: string, nearMisses: readonly NearMissEvidence[]): readonly NearMissEvidence[] {
+  if (nearMisses.length === 0) return NONE;
   const cls = instanceClass(busName);
   if (cls === null) return [...nearMisses];
   return nearMisses.filter((m) => m.reason !== 'other-bus' || instanceClass(m.busName) !== cls);

@@ -86,20 +86,32 @@ export function analyzeListenerGrowth(ctx: AnalysisContext): WarningDraft[] {
   const o = options.listenerGrowth;
   const findings: Finding[] = [];
   const seenMonitors = new Set<string>();
+  const seenTypeMonitors = new Set<number>();
   const repeatGate = Math.min(o.repeatedSubscriptionThreshold || Infinity, o.sameSiteThreshold || Infinity);
-  for (const t of model.allTypes()) {
+  // Fewer listeners than any threshold, no monitor and no Node warning: nothing to judge. Only the
+  // types that changed are tested again (a pass over 100,000 types per run was most of its cost).
+  const gate = Math.min(o.threshold > 0 ? o.threshold : Infinity, repeatGate);
+  const types = model.allTypes();
+  const candidates = state.growthCandidates.update(
+    types,
+    ctx.changes,
+    o,
+    (t) => t.registeredCount >= gate || state.typeLeakMonitors.has(t.index) || (t.busState.maxListenersWarnings.size > 0 && t.busState.maxListenersWarnings.has(t.name)),
+  );
+  for (const index of candidates) {
+    const t = types[index];
     // Registered: live, or still held when the bus was disposed (judged as it was at the end).
     const count = t.registeredCount;
     const ended = t.busState.disposedAt;
-    const monitorKey = `type:${t.index}`;
-    let monitor = state.leakMonitors.get(monitorKey);
+    // By type index: a key string per type per run was most of this pass at 100,000 types.
+    let monitor = state.typeLeakMonitors.get(t.index);
     if (monitor === undefined && o.threshold > 0 && count >= o.threshold) {
       monitor = new LeakMonitor({ threshold: o.threshold, rearmFraction: o.rearmFraction });
-      state.leakMonitors.set(monitorKey, monitor);
+      state.typeLeakMonitors.set(t.index, monitor);
     }
     if (monitor !== undefined) {
       monitor.check(count);
-      if (monitor.warning) seenMonitors.add(monitorKey);
+      if (monitor.warning) seenTypeMonitors.add(t.index);
     }
     const thresholdReached = monitor?.warning === true;
     // Node's own MaxListenersExceededWarning for this emitter and event, while the count stays there.
@@ -200,6 +212,7 @@ export function analyzeListenerGrowth(ctx: AnalysisContext): WarningDraft[] {
   }
   // Forget monitors of groups that fell below their threshold (they re-arm from scratch).
   for (const key of [...state.leakMonitors.keys()]) if (!seenMonitors.has(key)) state.leakMonitors.delete(key);
+  for (const index of [...state.typeLeakMonitors.keys()]) if (!seenTypeMonitors.has(index)) state.typeLeakMonitors.delete(index);
   return mergeInstances(findings);
 }
 

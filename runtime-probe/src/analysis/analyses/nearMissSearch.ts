@@ -14,6 +14,7 @@
 import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
 import { nameKey, nearMissOfKeys, type NameKey } from './similarity';
+import type { TypeChanges } from './typeScan';
 import type { NearMissEvidence } from './warning';
 
 export type NearMissPoolKind = 'listened' | 'dispatched';
@@ -92,21 +93,34 @@ class Pool {
     this.pieces = 2 * maxEdits + 1;
   }
 
-  /** Adds every type that qualifies now and has not joined yet: O(types), no tokenising. */
-  sync(types: readonly EventTypeState[]): void {
+  /** Types with index ≥ this were never offered to the pool. */
+  private offeredUpTo = 0;
+
+  /**
+   * Adds every type that qualifies now and has not joined yet. Only types that changed (or are
+   * new) can have started to qualify, so this looks at those: O(changes), not O(types), per run.
+   */
+  sync(types: readonly EventTypeState[], changes: TypeChanges): void {
     if (this.joinedFlags.length < types.length) {
       const grown = new Uint8Array(Math.max(types.length, this.joinedFlags.length * 2));
       grown.set(this.joinedFlags);
       this.joinedFlags = grown;
     }
-    const accepts = POOL_ACCEPTS[this.kind];
-    for (let i = 0; i < types.length; i++) {
-      if (this.joinedFlags[i] === 1) continue;
-      const t = types[i];
-      if (t.isWildcard || !accepts(t)) continue;
-      this.joinedFlags[i] = 1;
-      this.members.push(i);
-    }
+    if (changes.all) this.offeredUpTo = 0;
+    else for (const i of changes.indices) if (i < this.offeredUpTo) this.offer(types, i);
+    for (; this.offeredUpTo < types.length; this.offeredUpTo++) this.offer(types, this.offeredUpTo);
+  }
+
+  private offer(types: readonly EventTypeState[], i: number): void {
+    if (this.joinedFlags[i] === 1) return;
+    const t = types[i];
+    if (t === undefined || t.isWildcard || !POOL_ACCEPTS[this.kind](t)) return;
+    this.joinedFlags[i] = 1;
+    this.members.push(i);
+  }
+
+  isMember(index: number): boolean {
+    return this.joinedFlags[index] === 1;
   }
 }
 
@@ -148,13 +162,51 @@ export class NearMissSearch {
   private searched = 0;
   private complete = 0;
 
-  /** Starts a run with `budget` work units (Infinity: complete every search now). */
-  beginRun(budget: number): void {
+  private changes: TypeChanges = { indices: [], all: true };
+
+  /**
+   * Starts a run with `budget` work units (Infinity: complete every search now): the pools take in
+   * the types that changed (`changes`) and start to qualify.
+   */
+  beginRun(model: Model, budget: number, changes: TypeChanges): void {
     this.run++;
     this.budget = budget;
     this.work = 0;
     this.searched = 0;
     this.complete = 0;
+    this.changes = changes;
+    const types = model.allTypes();
+    for (const pool of [this.pools.listened, this.pools.dispatched]) {
+      pool.sync(types, changes);
+      pool.syncedRun = this.run;
+    }
+  }
+
+  /** Members of a pool so far (it only grows while the thresholds stay). */
+  poolSize(kind: NearMissPoolKind): number {
+    return this.pools[kind].members.length;
+  }
+
+  isPoolMember(kind: NearMissPoolKind, index: number): boolean {
+    return this.pools[kind].isMember(index);
+  }
+
+  /** This run's budget is spent: further searches only return what they found before. */
+  get exhausted(): boolean {
+    return this.work >= this.budget;
+  }
+
+  /** Whether `t`'s search in `kind` has compared every pool member (after `search` in this run). */
+  isComplete(t: EventTypeState, kind: NearMissPoolKind): boolean {
+    const pool = this.pools[kind];
+    if (pool.members.length === 0) return true;
+    const subject = pool.subjects[t.index];
+    return subject !== undefined && subject.checkedUpTo === pool.members.length;
+  }
+
+  /** The matches found so far for `t`, with no work (for building a warning from a kept finding). */
+  matchesOf(t: EventTypeState, kind: NearMissPoolKind): readonly NearMissMatch[] {
+    return this.pools[kind].subjects[t.index]?.matches ?? NO_MATCHES;
   }
 
   get progress(): NearMissRunProgress {
@@ -177,7 +229,8 @@ export class NearMissSearch {
     const types = model.allTypes();
     const pool = this.pools[kind];
     if (pool.syncedRun !== this.run) {
-      pool.sync(types);
+      // A new pool (the thresholds changed): it takes in every type.
+      pool.sync(types, this.changes);
       pool.syncedRun = this.run;
     }
     this.searched++;

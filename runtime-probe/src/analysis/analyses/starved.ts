@@ -10,7 +10,8 @@ export function analyzeStarved(ctx: AnalysisContext): WarningDraft[] {
   const { model, options } = ctx;
   const min = Math.max(1, options.starved.minDispatches);
   const out: WarningDraft[] = [];
-  for (const t of model.allTypes()) {
+  // Only types that ever had a dispatch consumed can starve anyone (the model lists them).
+  for (const t of model.typesConsumed) {
     if (t.isWildcard || t.consumed === 0) continue;
     for (const s of t.registered()) {
       const since = t.dispatches - s.typeDispatchesAtStart;

@@ -12,38 +12,59 @@
 // internals or node_modules) are never reported, and their listeners are no one's near miss.
 import type { SiteInfo } from '../../protocol/index';
 import { isLibraryBus } from '../../protocol/site-origin';
-import type { BusState } from '../model/entities';
+import type { BusState, EventTypeState } from '../model/entities';
 import type { AnalysisContext } from './context';
-import { busName, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
+import { busName, currentNearMisses, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
 import { instanceClass, META_EVENTS, withoutSiblingInstances } from './emitterEvents';
-import { groupEvidence, groupExamples, groupFindings, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
+import { POOL_ACCEPTS } from './nearMissSearch';
+import { groupEvidence, groupExamples, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
+import type { Examined } from './typeScan';
 import type { NearMissEvidence, WarningDraft } from './warning';
 
-interface UnheardFinding extends TypeFinding {
+export interface UnheardFinding extends TypeFinding {
+  /** As found when the type was examined (warnings show them as they are now: `currentNearMisses`). */
   readonly nearMisses: readonly NearMissEvidence[];
 }
 
 export function analyzeUnheardDispatch(ctx: AnalysisContext): WarningDraft[] {
-  const { model, options } = ctx;
+  const { model, options, state } = ctx;
   const o = options.unheardDispatch;
-  const findings: UnheardFinding[] = [];
   const library = new LibraryBuses(ctx);
-  for (const t of model.allTypes()) {
-    if (t.isWildcard || t.unheard < Math.max(1, o.minUnheard) || META_EVENTS.has(t.name)) continue;
-    // Holds while the latest dispatch of the type went unheard.
-    if (t.lastUnheardAt < t.lastHeardAt) continue;
-    if (library.has(t.bus)) continue;
-    const name = busName(model, t.bus);
-    const emitterClass = instanceClass(name);
-    const found = withoutSiblingInstances(name, findNearMisses(ctx, t, 'listened')).filter((m) => !library.has(m.bus));
-    const nearMisses = emitterClass === null ? found : found.filter((m) => m.bus === t.bus || (m.reason !== 'other-bus' && instanceClass(m.busName) === emitterClass));
-    if (nearMisses.length === 0 && (emitterClass !== null || !o.reportWithoutNearMiss)) continue;
-    findings.push({ t, typo: nearMisses.length > 0, nearMisses });
+  const search = state.nearMisses;
+  const scan = state.unheardScan;
+  // A listened-to type that lost its listeners no longer counts as a near miss: the typos that
+  // may name it are examined again (only then: it needs no pass over the findings per run).
+  const types = model.allTypes();
+  for (const i of ctx.changes.indices) {
+    const t = types[i];
+    if (t !== undefined && !POOL_ACCEPTS.listened(t) && search.isPoolMember('listened', i)) {
+      scan.requeueTypos();
+      break;
+    }
   }
-  const { singles, groups } = groupFindings(findings, ctx.state.families);
-  const out: WarningDraft[] = singles.map((f) => singleWarning(ctx, f));
+  const { singles, groups } = scan.run(types, ctx.changes, ctx.now, ctx.typeBudget, options, search.poolSize('listened'), () => search.exhausted, state.families, (t) => examine(ctx, t, o.minUnheard, o.reportWithoutNearMiss, library));
+  const out: WarningDraft[] = [];
+  for (const f of singles) {
+    const w = singleWarning(ctx, f, library);
+    if (w !== null) out.push(w);
+  }
   for (const g of groups) out.push(groupWarning(ctx, g));
   return out;
+}
+
+const NOT_A_FINDING: Examined<UnheardFinding> = { finding: null, search: 'none', recheckAt: Infinity };
+
+function examine(ctx: AnalysisContext, t: EventTypeState, minUnheard: number, reportWithoutNearMiss: boolean, library: LibraryBuses): Examined<UnheardFinding> {
+  if (t.isWildcard || t.unheard < Math.max(1, minUnheard) || META_EVENTS.has(t.name)) return NOT_A_FINDING;
+  // Holds while the latest dispatch of the type went unheard.
+  if (t.lastUnheardAt < t.lastHeardAt) return NOT_A_FINDING;
+  if (library.has(t.bus)) return NOT_A_FINDING;
+  const name = busName(ctx.model, t.bus);
+  const emitterClass = instanceClass(name);
+  const nearMisses = emitterNearMisses(t, name, findNearMisses(ctx, t, 'listened'), library);
+  const search = ctx.state.nearMisses.isComplete(t, 'listened') ? 'complete' : 'incomplete';
+  if (nearMisses.length === 0 && (emitterClass !== null || !reportWithoutNearMiss)) return { finding: null, search, recheckAt: Infinity };
+  return { finding: { t, typo: nearMisses.length > 0, nearMisses }, search, recheckAt: Infinity };
 }
 
 /** Which buses are libraries' (`isLibraryBus` over their live listeners' sites), each judged once per run. */
@@ -76,8 +97,21 @@ function listenerSites(ctx: AnalysisContext, best: NearMissEvidence | undefined)
   })();
 }
 
-function singleWarning(ctx: AnalysisContext, { t, nearMisses }: UnheardFinding): WarningDraft {
+/**
+ * The near misses that count for `t` on bus `name`: never a sibling instance's same name, never a
+ * library bus's listener, and on an emitter only its own or its class's names.
+ */
+function emitterNearMisses(t: EventTypeState, name: string, found: readonly NearMissEvidence[], library: LibraryBuses): NearMissEvidence[] {
+  const kept = withoutSiblingInstances(name, found).filter((m) => !library.has(m.bus));
+  const emitterClass = instanceClass(name);
+  return emitterClass === null ? kept : kept.filter((m) => m.bus === t.bus || (m.reason !== 'other-bus' && instanceClass(m.busName) === emitterClass));
+}
+
+/** Null when the near miss that made it a finding no longer counts (the typo is examined again in the next run). */
+function singleWarning(ctx: AnalysisContext, { t, typo }: UnheardFinding, library: LibraryBuses): WarningDraft | null {
   const { model } = ctx;
+  const nearMisses = emitterNearMisses(t, busName(model, t.bus), currentNearMisses(ctx, t, 'listened'), library);
+  if (typo && nearMisses.length === 0 && !ctx.options.unheardDispatch.reportWithoutNearMiss) return null;
   const best = nearMisses[0];
   return {
     id: `unheard-dispatch:${t.bus}:${t.name}`,
@@ -102,32 +136,45 @@ function singleWarning(ctx: AnalysisContext, { t, nearMisses }: UnheardFinding):
   };
 }
 
-/** The members' dispatch sites (the first hundred), then the listeners' of the example's near miss. */
-function groupSites(ctx: AnalysisContext, group: FindingGroup<UnheardFinding>, best: NearMissEvidence | undefined): (SiteInfo | null)[] {
+interface GroupTotals {
+  readonly unheard: number;
+  readonly dispatches: number;
+  readonly lastUnheardAt: number;
+  /** The members' dispatch sites (the first hundred). */
+  readonly sites: readonly (SiteInfo | null)[];
+}
+
+/** Totals per group, worked out once per grouping (a kept grouping keeps them: no pass over members per run). */
+const totalsOf = new WeakMap<FindingGroup<UnheardFinding>, GroupTotals>();
+
+function groupTotals(group: FindingGroup<UnheardFinding>): GroupTotals {
+  const known = totalsOf.get(group);
+  if (known !== undefined) return known;
+  let unheard = 0;
+  let dispatches = 0;
+  let lastUnheardAt = -Infinity;
   const sites: (SiteInfo | null)[] = [];
-  for (const f of group.members) {
-    for (const site of f.t.dispatchSites) sites.push(site);
-    if (sites.length >= 100) break;
+  for (const { t } of group.members) {
+    unheard += t.unheard;
+    dispatches += t.dispatches;
+    if (t.lastUnheardAt > lastUnheardAt) lastUnheardAt = t.lastUnheardAt;
+    if (sites.length < 100) for (const site of t.dispatchSites) sites.push(site);
   }
-  for (const site of listenerSites(ctx, best)) sites.push(site);
-  return sites;
+  const totals = { unheard, dispatches, lastUnheardAt, sites };
+  totalsOf.set(group, totals);
+  return totals;
 }
 
 /** One warning for many types: counts over the group, an example (a typo when there is one) in words. */
 function groupWarning(ctx: AnalysisContext, group: FindingGroup<UnheardFinding>): WarningDraft {
   const { model } = ctx;
-  let unheard = 0;
-  let dispatches = 0;
-  let lastUnheardAt = -Infinity;
-  for (const { t } of group.members) {
-    unheard += t.unheard;
-    dispatches += t.dispatches;
-    if (t.lastUnheardAt > lastUnheardAt) lastUnheardAt = t.lastUnheardAt;
-  }
+  const { unheard, dispatches, lastUnheardAt, sites } = groupTotals(group);
   const example = group.members[0];
-  const best = example.nearMisses[0];
+  const bus = busName(model, group.bus);
+  const nearMisses = withoutSiblingInstances(bus, currentNearMisses(ctx, example.t, 'listened'));
+  const best = nearMisses[0];
   const exampleSite = example.t.dispatchSites[0] ?? null;
-  const label = groupLabel(group, busName(model, group.bus));
+  const label = groupLabel(group, bus);
   const examples = groupExamples(group);
   return {
     id: groupWarningId('unheard-dispatch', group),
@@ -142,12 +189,12 @@ function groupWarning(ctx: AnalysisContext, group: FindingGroup<UnheardFinding>)
         ? `Listeners exist for ${nearMissText(best, example.t)} (${plural(best.listeners, 'listener')}): ` +
           `the dispatching code or the subscribers probably misspell the event names.`
         : `No subscription to these names exists on this bus.`),
-    evidence: { unheard, dispatches, lastUnheardAt, nearMisses: example.nearMisses, group: groupEvidence(group) },
+    evidence: { unheard, dispatches, lastUnheardAt, nearMisses, group: groupEvidence(group) },
     subjects: {
       buses: [group.bus],
-      types: [...examples.map((f) => typeRef(model, f.t)), ...example.nearMisses.map((m) => ({ bus: m.bus, busName: m.busName, type: m.type }))],
+      types: [...examples.map((f) => typeRef(model, f.t)), ...nearMisses.map((m) => ({ bus: m.bus, busName: m.busName, type: m.type }))],
       subscriptions: [],
     },
-    sites: uniqueSites(groupSites(ctx, group, best)),
+    sites: uniqueSites([...sites, ...listenerSites(ctx, best)]),
   };
 }

@@ -218,6 +218,14 @@ export class EventTypeState {
   private removalMap: Map<string, SiteRemovals> | null = null;
   /** Sampled dispatch sites (at most 8 distinct). */
   readonly dispatchSites: SiteInfo[] = [];
+  /**
+   * The model's type-change count when this type last changed (a dispatch, a subscription made or
+   * ended, a handler call, a snapshot's counts): equal versions mean nothing the analyses read of
+   * it changed. See `Model.readTypeChanges`.
+   */
+  version = 0;
+  /** The model's journal epoch in which this type was last journaled (the model's bookkeeping). */
+  journalEpoch = -1;
 
   constructor(
     /** Dense index, stored in the timeline's type column. */

@@ -120,6 +120,26 @@ export class Model {
   private session: SessionInfo = Model.emptySession();
   private readonly listeners = new Set<ModelListener>();
 
+  /**
+   * The type-change journal: indices of event types as they change (at most once per type between
+   * two reads, see `readTypeChanges`), so a reader such as the analyzer looks at what changed
+   * instead of at every type. Position `typeJournalStart + i` is `typeJournal[i]`; the oldest half
+   * is dropped when a reader falls far behind (it is then told to look at everything).
+   */
+  private readonly typeJournal: number[] = [];
+  private typeJournalStart = 0;
+  private typeJournalEpoch = 0;
+  private typeChanges = 0;
+
+  /**
+   * The few types some analyses judge, so that they need no pass over every type per run: types
+   * that had a dispatch consumed (starved subscribers), hit the depth limit, or lost subscriptions
+   * to a dead or collected owner. In first-seen order of that event.
+   */
+  readonly typesConsumed: EventTypeState[] = [];
+  readonly typesDepthLimited: EventTypeState[] = [];
+  readonly typesWithOwnerRemovals: EventTypeState[] = [];
+
   /** Incremented by every change; compare to know whether anything changed since you last looked. */
   version = 0;
   /** Incremented when the data starts over (`clear()`, another process): indices and ids are reused. */
@@ -318,6 +338,12 @@ export class Model {
     this.churn.clear();
     this.typesByIndex.length = 0;
     this.typesByNameId.length = 0;
+    this.typesConsumed.length = 0;
+    this.typesDepthLimited.length = 0;
+    this.typesWithOwnerRemovals.length = 0;
+    // Readers start over with the generation; cursors from before point past the new journal's end.
+    this.typeJournalStart += this.typeJournal.length + 1;
+    this.typeJournal.length = 0;
     this.sitesByIndex.length = 0;
     this.siteIndexByObject.clear();
     this.siteIndexByKey.clear();
@@ -346,6 +372,41 @@ export class Model {
 
   get typeCount(): number {
     return this.typesByIndex.length;
+  }
+
+  /**
+   * Calls `visit` with the index of every event type that changed since `cursor` (0, or what the
+   * previous call returned) — a type may come more than once — and returns the cursor for the
+   * next call, or -1 when changes since `cursor` were already dropped (or the data started over:
+   * see `generation`): then treat every type as changed.
+   */
+  readTypeChanges(cursor: number, visit: (index: number) => void): number {
+    const end = this.typeJournalStart + this.typeJournal.length;
+    // Later changes of a type read now must be journaled again.
+    this.typeJournalEpoch++;
+    if (cursor < this.typeJournalStart || cursor > end) return -1;
+    for (let i = cursor - this.typeJournalStart; i < this.typeJournal.length; i++) visit(this.typeJournal[i]);
+    return end;
+  }
+
+  /** The cursor at which `readTypeChanges` reports nothing yet (the journal's end). */
+  get typeChangeCursor(): number {
+    return this.typeJournalStart + this.typeJournal.length;
+  }
+
+  /** Something the analyses read of `t` changed: bump its version and journal it (once per read). */
+  private typeChanged(t: EventTypeState): void {
+    t.version = ++this.typeChanges;
+    if (t.journalEpoch === this.typeJournalEpoch) return;
+    t.journalEpoch = this.typeJournalEpoch;
+    const journal = this.typeJournal;
+    journal.push(t.index);
+    // Nobody read for a long time: keep the newest half (a reader behind it looks at everything).
+    if (journal.length > 65_536 && journal.length > 4 * this.typesByIndex.length) {
+      const dropped = journal.length >>> 1;
+      journal.splice(0, dropped);
+      this.typeJournalStart += dropped;
+    }
   }
 
   /** Every event type known, in first-seen order. */
@@ -448,6 +509,7 @@ export class Model {
         this.touch(r.time);
         const t = this.typeFor(r.bus, r.type);
         if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
+        if (t.depthLimitHits === 0) this.typesDepthLimited.push(t);
         t.depthLimitHits++;
         t.ensureDepthLimitRate().add(r.time);
         if (r.time < t.firstDepthLimitAt) t.firstDepthLimitAt = r.time;
@@ -495,6 +557,7 @@ export class Model {
       t = new EventTypeState(this.typesByIndex.length, b, name, this.window);
       this.typesByIndex.push(t);
       b.types.set(name, t);
+      this.typeChanged(t);
     }
     return t;
   }
@@ -533,6 +596,7 @@ export class Model {
     site: SiteInfo | null,
   ): void {
     if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
+    this.typeChanged(t);
     t.dispatches++;
     if (start < t.firstDispatchAt) t.firstDispatchAt = start;
     if (start > t.lastDispatchAt) t.lastDispatchAt = start;
@@ -545,6 +609,7 @@ export class Model {
       if (start > t.lastUnheardAt) t.lastUnheardAt = start;
     } else if (start > t.lastHeardAt) t.lastHeardAt = start;
     if (consumedBy !== 0) {
+      if (t.consumed === 0) this.typesConsumed.push(t);
       t.consumed++;
       const consumers = t.ensureConsumers();
       let c = consumers.get(consumedBy);
@@ -589,6 +654,8 @@ export class Model {
     }
     sub.calls++;
     sub.callsObserved++;
+    // A first call ends "never dispatched" and "starved": the analyses look at its type again.
+    if (sub.callsObserved === 1 || sub.calls === 1) this.typeChanged(sub.type);
     if (end > sub.lastCalledAt) sub.lastCalledAt = end;
     let self = r.duration;
     if (this.nestedTime.size !== 0) {
@@ -666,6 +733,7 @@ export class Model {
     for (const [consumerId, c] of t.consumers) if (runsBefore(c.priority, consumerId, priority, id)) ahead += c.count;
     sub.consumedAheadAtStart = ahead;
     this.subscriptions.set(id, sub);
+    this.typeChanged(t);
     t.live.add(sub);
     t.subscribedEver++;
     t.ensureNetGrowth().add(observedFrom, 1);
@@ -688,7 +756,10 @@ export class Model {
       this.integrity.unknownSubscriptions++;
       return;
     }
-    if (r.calls > sub.calls) sub.calls = r.calls;
+    if (r.calls > sub.calls) {
+      sub.calls = r.calls;
+      this.typeChanged(sub.type);
+    }
     this.endSubscription(sub, r.time, r.reason);
   }
 
@@ -697,10 +768,12 @@ export class Model {
     sub.endedAt = time;
     sub.endReason = reason;
     const t = sub.type;
+    this.typeChanged(t);
     t.live.delete(sub);
     t.ensureNetGrowth().add(time, -1);
     if (reason === 'dead-owner' || reason === 'collected') {
       const key = sub.siteKey ?? `label:${sub.label ?? ''}`;
+      if (t.ownerRemovals.size === 0) this.typesWithOwnerRemovals.push(t);
       const removals = t.ensureOwnerRemovals();
       let g = removals.get(key);
       if (g === undefined) {
@@ -757,6 +830,7 @@ export class Model {
       const o = sub.ownerKey === null ? undefined : this.owners.get(sub.ownerKey);
       if (teardown && this.subscriptions.get(sub.id) === sub) {
         sub.endedWithBus = true;
+        this.typeChanged(sub.type);
         sub.type.ensureRetired().add(sub);
         // Not a shrinking listener count: the bus ended.
         sub.type.ensureNetGrowth().add(sub.endedAt ?? b.disposedAt ?? this.now, 1);
@@ -772,7 +846,7 @@ export class Model {
       const old = this.endedOrder[this.endedHead++];
       if (this.subscriptions.get(old.id) === old) this.subscriptions.delete(old.id);
       if (old.endedWithBus) {
-        if (old.type.retired.size > 0) old.type.ensureRetired().delete(old);
+        if (old.type.retired.size > 0 && old.type.ensureRetired().delete(old)) this.typeChanged(old.type);
         const o = old.ownerKey === null ? undefined : this.owners.get(old.ownerKey);
         if (o !== undefined) {
           o.retired.delete(old);
@@ -809,6 +883,7 @@ export class Model {
       // the difference (a refresh snapshot mid-stream adds nothing we already counted).
       const missing = ts.dispatches - t.dispatches;
       if (missing > 0) {
+        this.typeChanged(t);
         t.dispatches += missing;
         t.dispatchesBeforeAttach += missing;
       }
@@ -818,7 +893,10 @@ export class Model {
       present.add(ss.id);
       const known = this.subscriptions.get(ss.id);
       if (known !== undefined && known.active) {
-        if (ss.calls > known.calls) known.calls = ss.calls;
+        if (ss.calls > known.calls) {
+          known.calls = ss.calls;
+          this.typeChanged(known.type);
+        }
         continue;
       }
       const sub = this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls, ss.ownerId ?? null);
@@ -843,6 +921,8 @@ export class Model {
     const bus = this.buses.get(m.bus);
     if (bus === undefined) return;
     bus.maxListenersWarnings.set(m.event, { count: m.count, time: m.time, message: m.message });
+    const t = bus.types.get(m.event);
+    if (t !== undefined) this.typeChanged(t);
     this.version++;
   }
 
