@@ -428,4 +428,25 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
       await page.close();
     }
   });
+
+  test('expanding the libraries group records its emitters at full detail (focus), as the tree does; its classes page their instances from the host; collapsing withdraws', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'emitters', theme: 'dark' });
+    try {
+      const row = (text: string) => page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: text });
+      // 300 sockets, 600 requests and 600 responses: every listener from Node's http internals.
+      await row('libraries').locator('.caret').click();
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.at(-1)?.length === 1500);
+      assert.ok(await page.evaluate(() => (window as unknown as PageWindow).harness.fromWebview.some((m) => m.type === 'expandGroups' && (m as unknown as { groups: string[] }).groups.includes('\u0000libraries'))));
+      // Expanding a class shows its first page of instances (sent by the host while expanded) and "+N more".
+      await row('Socket ×300').locator('.caret').click();
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=node-list] [data-kind=bus]')].filter((e) => /Socket#\d+/.test(e.textContent ?? '')).length === 50);
+      await page.locator('[data-testid=node-list] [data-kind=more]', { hasText: '+250 more Socket' }).waitFor();
+      // Collapsing the libraries withdraws the focus (nothing selected).
+      await row('libraries').first().locator('.caret').click();
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.at(-1)?.length === 0);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
 });
