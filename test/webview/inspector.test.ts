@@ -419,10 +419,36 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
       rows = await busRows();
       for (const c of ['IncomingMessage ×600', 'ServerResponse ×600', 'Socket ×300']) assert.ok(rows.some((r) => r.includes(c)), `${c} in ${rows.join(' | ')}`);
 
-      // Selecting the sockets asks the session to record all 300 at full detail.
+      // The expanded libraries group records its 1,500 emitters at full detail (as the tree's expansion
+      // does); collapsed again, selecting the sockets asks for those 300 alone.
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.at(-1)?.length === 1500);
       await page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: 'Socket ×300' }).locator('.node-label').click();
-      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.some((f) => f.length === 300));
+      await page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: 'libraries' }).locator('.caret').click();
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.at(-1)?.length === 300);
       await page.screenshot({ path: path.join(OUT_DIR, 'inspector-emitters-dark.png') });
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('expanding the libraries group records its emitters at full detail (focus), as the tree does; its classes page their instances from the host; collapsing withdraws', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'emitters', theme: 'dark' });
+    try {
+      const row = (text: string) => page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: text });
+      // 300 sockets, 600 requests and 600 responses: every listener from Node's http internals.
+      await row('libraries').locator('.caret').click();
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.at(-1)?.length === 1500);
+      assert.ok(await page.evaluate(() => (window as unknown as PageWindow).harness.fromWebview.some((m) => m.type === 'expandGroups' && (m as unknown as { groups: string[] }).groups.includes('\u0000libraries'))));
+      // Expanding a class shows its first page of instances (sent by the host while expanded) and "+N more".
+      await row('Socket ×300').locator('.caret').click();
+      await page.waitForFunction(() => {
+        const outline = (window as unknown as PageWindow).busscopeInspector.graphModel()!.outline;
+        return outline.filter((n) => n.kind === 'bus' && /^Socket#\d+$/.test(n.label)).length === 50 && outline.some((n) => n.kind === 'more' && n.label === '+250 more Socket');
+      });
+      // Collapsing the libraries withdraws the focus (nothing selected).
+      await row('libraries').first().locator('.caret').click();
+      await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.at(-1)?.length === 0);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

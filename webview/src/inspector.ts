@@ -493,7 +493,22 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     } else userSelect(n.ref);
   }
 
+  /**
+   * Tells the host which groups of buses are expanded (it sends their instances, and records
+   * expanded library emitters at full detail); only when that changed.
+   */
+  let sentExpansion = '';
+  function sendExpansion(): void {
+    const groups = [...expandedBuses].filter(isGroupKey).sort();
+    const more = [...expandedMore].filter((k) => k.startsWith('mc:')).map((k) => k.slice(3)).sort();
+    const key = JSON.stringify([groups, more]);
+    if (key === sentExpansion) return;
+    sentExpansion = key;
+    port.postMessage({ type: 'expandGroups', groups, more });
+  }
+
   function optionsChanged(): void {
+    sendExpansion();
     needFullLayout = true;
     invalidateAll();
     stateChanged();
@@ -695,6 +710,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
 
   const subscription = port.onMessage(onMessage);
   invalidateAll();
+  // The restored expansion first, so the snapshot that answers `ready` already has those instances.
+  sendExpansion();
   port.postMessage({ type: 'ready', version: INSPECTOR_MESSAGES_VERSION, state: restored });
 
   return {

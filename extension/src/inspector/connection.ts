@@ -57,6 +57,10 @@ export class InspectorConnection {
   private feed: InspectorFeed | null = null;
   private modelSubscription: (() => void) | null = null;
   private selection: SelectionRef | null = null;
+  /** The groups the webview has expanded (`expandGroups`): kept across sessions, as the page keeps them. */
+  private expansion: { groups: readonly string[]; more: readonly string[] } = { groups: [], more: [] };
+  /** The feed's grouping version the expanded libraries' focus was computed from. */
+  private focusedGrouping = -1;
   private lastDetailsAt = -Infinity;
   private lastSession = '';
   private pendingReveal: SelectionRef | null = null;
@@ -147,6 +151,12 @@ export class InspectorConnection {
       case 'toggleBreakpoint':
         void this.toggleBreakpoint(msg.eventType);
         return;
+      case 'expandGroups':
+        this.expansion = { groups: [...msg.groups], more: [...msg.more] };
+        this.feed?.setExpansion(this.expansion.groups, this.expansion.more);
+        this.focusSelection();
+        this.pump.poke();
+        return;
       case 'applied':
         this.deltaApplied(msg.seq);
         return;
@@ -189,7 +199,7 @@ export class InspectorConnection {
   dispose(): void {
     this.disposed = true;
     this.selection = null;
-    this.focusSelection();
+    this.session()?.focusBuses?.([]);
     this.releaseHold();
     this.pump.dispose();
     this.modelSubscription?.();
@@ -217,11 +227,12 @@ export class InspectorConnection {
     if (session?.id !== this.sessionId || (session && this.feed?.model !== session.model)) {
       this.modelSubscription?.();
       this.modelSubscription = null;
-      // The selection goes with the session shown: so does the focus it asked for.
+      // The selection goes with the session shown: so does the focus it (and the expansion) asked for.
       this.selection = null;
-      this.focusSelection();
+      this.session()?.focusBuses?.([]);
       this.sessionId = session?.id ?? null;
       this.feed = session ? new InspectorFeed(session.model, this.options.feed, () => this.clock.now()) : null;
+      this.feed?.setExpansion(this.expansion.groups, this.expansion.more);
       this.selection = null;
       if (session) this.modelSubscription = session.model.onDidChange(() => this.pump.poke());
     }
@@ -229,14 +240,20 @@ export class InspectorConnection {
   }
 
   /**
-   * A selected library bus (or a group of its listeners) is recorded at full detail while selected:
-   * the session's probe gets its buses (`focus`); another selection or none withdraws them.
+   * A selected library bus (or a group of its listeners) is recorded at full detail while selected,
+   * and so are the library emitters of the expanded libraries group (as the Subscriptions tree's
+   * expansion does): the session's probe gets their buses (`focus`); another selection, none, or
+   * collapsing withdraws them.
    */
   private focusSelection(): void {
     const s = this.session();
     if (s?.focusBuses === undefined) return;
     const t = this.selection;
     const buses = new Set<number>();
+    if (this.feed !== null) {
+      for (const id of this.feed.expandedLibraryBuses()) buses.add(id);
+      this.focusedGrouping = this.feed.groupingVersion;
+    }
     if (t?.kind === 'bus') buses.add(t.id);
     else if (t?.kind === 'group') {
       // A class node ("Socket ×500") or the libraries node stands for all its buses.
@@ -273,6 +290,7 @@ export class InspectorConnection {
         ? this.feed.snapshot(this.sessionView(), s.warnings())
         : { session: this.sessionView(), now: 0, buses: [], types: [], subscriptions: [], warnings: [], sites: [], dispatches: emptyDispatchColumns(), handlers: emptyHandlerColumns(), markers: [] };
     this.lastSession = JSON.stringify(snapshot.session);
+    if (this.expansion.groups.length > 0) this.focusSelection();
     // Delta numbering restarts after a snapshot, and so does the count of unapplied ones.
     this.postedDeltaSeq = 0;
     this.appliedDeltaSeq = 0;
@@ -321,6 +339,8 @@ export class InspectorConnection {
       this.post({ type: 'session', session: view });
     }
     const delta = this.feed.delta(s.warnings());
+    // The grouping was rebuilt (new library emitters): an expanded libraries group focuses them too.
+    if (this.feed.groupingVersion !== this.focusedGrouping && this.expansion.groups.length > 0) this.focusSelection();
     if (delta) {
       this.postedDeltaSeq = delta.seq;
       this.post({ type: 'delta', delta });

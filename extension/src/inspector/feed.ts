@@ -13,20 +13,32 @@
 // (`omitted`), so the webview can say "N more types not shown". A delta looks only at new type
 // indices and at the types it sent; every `rerankIntervalMs` (only while types are left out) the
 // types are ranked again and up to `maxTypeSwaps` busy newcomers replace quiet ones (`forgetTypes`).
+//
+// Buses are sent grouped (busGroupFeed.ts): a class of emitters with two or more instances and the
+// libraries group are one `BusGroupView` each; the webview gets a bus's own view only for buses of
+// their own, the buses of the types it was sent, and a page of the instances of each group the user
+// expanded (`setExpansion`). A delta finds new buses through the new event types, so it never walks
+// every bus; the groups' figures (and buses whose listeners moved them to the other side) are
+// refreshed every `rerankIntervalMs`. Subscriptions likewise: a delta looks only at the types sent
+// whose subscriptions changed, and at the subscriptions it sent (both bounded by the caps).
 
 import type { Warning } from '../../../runtime-probe/src/analysis/analyses/warning';
+import { BusGrouper } from './busGroupFeed';
+import { LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN } from '../../../webview/src/graph/busGroups';
 import { explainSubscription } from '../../../runtime-probe/src/analysis/analyses/explain';
 import { HandlerFlag } from '../../../runtime-probe/src/analysis/model/handlerRing';
-import type { EventTypeState } from '../../../runtime-probe/src/analysis/model/entities';
+import type { BusState, EventTypeState } from '../../../runtime-probe/src/analysis/model/entities';
 import type { Model } from '../../../runtime-probe/src/analysis/model/model';
 import { topIndices } from '../../../runtime-probe/src/analysis/model/ranking';
 import { dispatchAt, handlerSlicesOf, rangeStatistics, type RangeStatistics } from '../../../runtime-probe/src/analysis/model/queries';
 import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../../../runtime-probe/src/analysis/model/views';
 import type {
+  BusGroupView,
   DetailsView,
   DispatchColumns,
   HandlerColumns,
   InspectorDelta,
+  InspectorBusView,
   InspectorSnapshot,
   OmittedCounts,
   SelectionRef,
@@ -88,6 +100,9 @@ interface SentType {
   rate: number;
   depthLimitHits: number;
   maxDepth: number;
+  /** `subscribedEver` and live count as last looked at: new subscriptions are looked for only when they moved. */
+  subscribedEver: number;
+  liveSubs: number;
 }
 
 /** Builders for column arrays (plain arrays: postMessage serialises them as JSON). */
@@ -107,7 +122,19 @@ export class InspectorFeed {
   private lastStatsAt = -Infinity;
   private readonly sentSubs = new Map<number, SentSub>();
   private readonly sentTypes = new Map<number, SentType>();
+  /** Bus id → `name\0group` as sent. */
   private readonly sentBuses = new Map<number, string>();
+  private readonly grouper = new BusGrouper();
+  /** Group view as sent (JSON), by key. */
+  private sentGroups = new Map<string, string>();
+  private lastRegroupAt = -Infinity;
+  /** Groups the user expanded, and those whose "+N more" is open (`setExpansion`). */
+  private expanded: ReadonlySet<string> = new Set();
+  private expandedMore: ReadonlySet<string> = new Set();
+  private expansionChanged = false;
+  /** Types sent because their bus is an instance shown in an expanded group (never swapped out meanwhile). */
+  private readonly pinnedTypes = new Set<number>();
+
   private readonly sentSites = new Set<number>();
   private sentWarnings = new Map<string, string>();
   private droppedRecords = 0;
@@ -138,35 +165,61 @@ export class InspectorFeed {
     this.sentSubs.clear();
     this.sentTypes.clear();
     this.sentBuses.clear();
+    this.pinnedTypes.clear();
+    this.expansionChanged = false;
     this.sentSites.clear();
     this.threwSeqs.clear();
     this.depthSeqs.clear();
     this.omittedTypesByBus.clear();
     this.omittedTypes = 0;
-    const maxTypes = this.options.maxTypes;
-    const buses = [...m.buses.values()].map((b) => busView(b, maxTypes));
-    for (const b of buses) this.sentBuses.set(b.id, b.name);
+    this.grouper.rebuild(m.buses.values(), m.now);
+    this.lastRegroupAt = this.wallClock();
     const sentWarnings = this.pickWarnings(warnings);
-    const picked = this.pickTypes(sentWarnings, false).sort((a, b) => a.index - b.index);
-    const types = picked.map((t) => typeView(t, m.now));
+    const picked = this.pickTypes(sentWarnings, false);
+    const pickedSet = new Set(picked);
+    // The instances shown in expanded groups bring their types (beyond the cap, up to as many again).
+    const shown = this.shownInstances();
+    for (const b of shown) for (const t of b.types.values()) if (!pickedSet.has(t) && this.pinnedTypes.size < this.options.maxTypes) this.pinnedTypes.add(t.index);
+    for (const index of this.pinnedTypes) pickedSet.add(m.typeAt(index)!);
+    const sentTypes = [...pickedSet].sort((a, b) => a.index - b.index);
+    const types = sentTypes.map((t) => typeView(t, m.now));
     for (const t of types) this.sentTypes.set(t.index, sentType(t));
     this.typeCursor = m.typeCount;
-    if (picked.length < m.typeCount) {
+    if (sentTypes.length < m.typeCount) {
       const sentByBus = new Map<number, number>();
-      for (const t of picked) sentByBus.set(t.bus, (sentByBus.get(t.bus) ?? 0) + 1);
+      for (const t of sentTypes) sentByBus.set(t.bus, (sentByBus.get(t.bus) ?? 0) + 1);
       for (const b of m.buses.values()) {
         const left = b.types.size - (sentByBus.get(b.id) ?? 0);
         if (left > 0) this.omittedTypesByBus.set(b.id, left);
       }
-      this.omittedTypes = m.typeCount - picked.length;
+      this.omittedTypes = m.typeCount - sentTypes.length;
     }
+    // Buses: those of their own, the shown instances, and the buses of the types sent.
+    const busSet = new Set<BusState>(this.grouper.ungrouped());
+    for (const b of shown) busSet.add(b);
+    for (const t of sentTypes) busSet.add(t.busState);
+    const buses = [...busSet].sort((a, b) => a.id - b.id).map((b) => this.busViewOf(b));
+    const busGroups = this.grouper.views();
+    this.sentGroups = new Map(busGroups.map((g) => [g.key, JSON.stringify(g)]));
     const subscriptions: SubscriptionView[] = [];
     const maxSubs = this.options.maxSubscriptions;
+    for (const t of sentTypes) {
+      for (const set of [t.live, t.retired]) {
+        for (const s of set) {
+          if (subscriptions.length >= maxSubs) break;
+          const v = subscriptionView(s);
+          subscriptions.push(v);
+          this.rememberSub(s, v);
+        }
+      }
+    }
+    // Ended subscriptions the model retains (no longer in their type's live set), within the cap.
     for (const s of m.subscriptions.values()) {
-      if (subscriptions.length >= maxSubs || !this.sentTypes.has(s.type.index)) continue;
+      if (subscriptions.length >= maxSubs) break;
+      if (s.active || this.sentSubs.has(s.id) || !this.sentTypes.has(s.type.index)) continue;
       const v = subscriptionView(s);
       subscriptions.push(v);
-      this.sentSubs.set(v.id, sentSub(v, s.depthErrors));
+      this.rememberSub(s, v);
     }
     this.sentWarnings = new Map(sentWarnings.map((w) => [w.id, JSON.stringify(w)]));
     this.droppedRecords = m.drops.records;
@@ -184,7 +237,7 @@ export class InspectorFeed {
     this.lastRerankAt = this.lastStatsAt;
     const omitted = this.omittedCounts();
     this.sentOmitted = JSON.stringify(omitted);
-    const snapshot: InspectorSnapshot = { session, now: m.now, buses, types, subscriptions, warnings: [...sentWarnings], sites, dispatches: columns, handlers, markers };
+    const snapshot: InspectorSnapshot = { session, now: m.now, buses, busGroups, types, subscriptions, warnings: [...sentWarnings], sites, dispatches: columns, handlers, markers };
     return isNothingOmitted(omitted) ? snapshot : { ...snapshot, omitted };
   }
 
@@ -200,25 +253,71 @@ export class InspectorFeed {
     const out: { -readonly [K in keyof InspectorDelta]: InspectorDelta[K] } = { seq: 0, now: m.now };
 
     // Structure: buses, new types, new and ended subscriptions (always, so the graph is never behind).
-    const buses = [];
-    for (const b of m.buses.values()) {
-      if (this.sentBuses.get(b.id) !== b.name) {
-        buses.push(busView(b, this.options.maxTypes));
-        this.sentBuses.set(b.id, b.name);
-      }
-    }
-    if (buses.length) out.buses = buses;
+    const buses: InspectorBusView[] = [];
     const fullTypes: TypeView[] = [];
     const stats = typeStatsColumns();
-    // New types (type indices only grow): sent while under the cap, counted beyond it.
     const all = m.allTypes();
     if (this.typeCursor > all.length) this.typeCursor = all.length;
+    // Every `rerankIntervalMs`: regroup (figures, and buses whose listeners moved them to the other side).
+    const regroup = wall - this.lastRegroupAt >= this.options.rerankIntervalMs;
+    if (regroup) {
+      this.lastRegroupAt = wall;
+      this.grouper.rebuild(m.buses.values(), m.now);
+      for (const id of this.sentBuses.keys()) {
+        const b = m.buses.get(id);
+        if (b !== undefined) this.sendBus(b, buses);
+      }
+    } else {
+      // New buses show up with their first event type (the probe makes a bus when a listener is added or an event emitted).
+      for (let i = this.typeCursor; i < all.length; i++) {
+        const b = all[i].busState;
+        if (this.grouper.has(b.id)) continue;
+        const regrouped = this.grouper.add(b, m.now);
+        if (regrouped !== null && this.sentBuses.has(regrouped.id)) this.sendBus(regrouped, buses);
+      }
+    }
+    // Buses of their own among the new ones, and a page of each expanded group not sent yet.
+    for (let i = this.typeCursor; i < all.length; i++) {
+      const b = all[i].busState;
+      if (!this.sentBuses.has(b.id) && this.grouper.groupKeyOf(b.id) === '') this.sendBus(b, buses);
+    }
+    if (regroup || this.expansionChanged || this.typeCursor < all.length) {
+      for (const b of this.shownInstances()) {
+        this.sendBus(b, buses);
+        // Its types come along (pinned: never swapped out while shown), up to as many again as the cap.
+        for (const t of b.types.values()) {
+          if (this.sentTypes.has(t.index) || this.pinnedTypes.size >= this.options.maxTypes || t.index >= this.typeCursor) continue;
+          this.pinnedTypes.add(t.index);
+          const v = typeView(t, m.now);
+          fullTypes.push(v);
+          this.sentTypes.set(t.index, sentType(v));
+          this.unomit(t);
+        }
+      }
+      this.expansionChanged = false;
+    }
+    const groupViews = this.grouper.views();
+    const changedGroups: BusGroupView[] = [];
+    const nextGroups = new Map<string, string>();
+    for (const g of groupViews) {
+      const fp = JSON.stringify(g);
+      nextGroups.set(g.key, fp);
+      if (this.sentGroups.get(g.key) !== fp) changedGroups.push(g);
+    }
+    const goneGroups = [...this.sentGroups.keys()].filter((k) => !nextGroups.has(k));
+    this.sentGroups = nextGroups;
+    if (changedGroups.length) out.busGroups = changedGroups;
+    if (goneGroups.length) out.forgetBusGroups = goneGroups;
+    // New types (type indices only grow): sent while under the cap, counted beyond it.
     for (let i = this.typeCursor; i < all.length; i++) {
       const t = all[i];
-      if (this.sentTypes.size < this.options.maxTypes) {
+      const shownInstance = this.pinnedTypes.size < this.options.maxTypes && this.isShownInstance(t.busState);
+      if (shownInstance) this.pinnedTypes.add(t.index);
+      if (shownInstance || this.sentTypes.size - this.pinnedTypes.size < this.options.maxTypes) {
         const v = typeView(t, m.now);
         fullTypes.push(v);
         this.sentTypes.set(t.index, sentType(v));
+        if (!this.sentBuses.has(t.bus)) this.sendBus(t.busState, buses);
       } else {
         this.omittedTypes++;
         this.omittedTypesByBus.set(t.bus, (this.omittedTypesByBus.get(t.bus) ?? 0) + 1);
@@ -258,6 +357,14 @@ export class InspectorFeed {
       const forgetTypes = this.rerank(warnings, fullTypes);
       if (forgetTypes.length) out.forgetTypes = forgetTypes;
     }
+    for (const v of fullTypes) {
+      // The bus of a type sent (a rerank newcomer) must be known to the webview.
+      if (!this.sentBuses.has(v.bus)) {
+        const b = m.buses.get(v.bus);
+        if (b !== undefined) this.sendBus(b, buses);
+      }
+    }
+    if (buses.length) out.buses = buses;
     if (fullTypes.length) out.types = fullTypes;
     if (stats.count) out.typeStats = stats;
 
@@ -265,17 +372,30 @@ export class InspectorFeed {
     const subStats = subscriptionStatsColumns();
     const forget: number[] = [];
     const maxSubs = this.options.maxSubscriptions;
-    for (const s of m.subscriptions.values()) {
-      const prev = this.sentSubs.get(s.id);
-      // Subscriptions of types not sent (or beyond the cap) stay counted in `omitted`.
-      if (!prev && (this.sentSubs.size >= maxSubs || !this.sentTypes.has(s.type.index))) continue;
-      if (prev && !this.sentTypes.has(s.type.index)) {
-        // Its type was replaced by a busier one: the webview forgets it with its type.
-        forget.push(s.id);
-        this.sentSubs.delete(s.id);
+    // New subscriptions: only in the types sent whose subscribe count or live count moved.
+    for (const [index, prev] of this.sentTypes) {
+      const t = all[index];
+      if (t === undefined || (prev.subscribedEver === t.subscribedEver && prev.liveSubs === t.live.size)) continue;
+      prev.subscribedEver = t.subscribedEver;
+      prev.liveSubs = t.live.size;
+      for (const s of t.live) {
+        if (this.sentSubs.size >= maxSubs) break;
+        if (this.sentSubs.has(s.id)) continue;
+        const v = subscriptionView(s);
+        subs.push(v);
+        this.rememberSub(s, v);
+      }
+    }
+    // The subscriptions sent (at most `maxSubscriptions`): ended, forgotten, figures.
+    for (const [id, prev] of this.sentSubs) {
+      const s = m.subscriptions.get(id);
+      if (s === undefined || !this.sentTypes.has(s.type.index)) {
+        // The model forgot it (ended long ago), or its type was replaced by a busier one: the webview forgets it too.
+        forget.push(id);
+        this.sentSubs.delete(id);
         continue;
       }
-      if (!prev || prev.active !== s.active) {
+      if (prev.active !== s.active) {
         const v = subscriptionView(s);
         subs.push(v);
         this.sentSubs.set(s.id, sentSub(v, s.depthErrors));
@@ -300,12 +420,6 @@ export class InspectorFeed {
         subStats.p95Ms.push(h ? h.quantile(0.95) : 0);
         subStats.count++;
         Object.assign(prev, { calls: s.calls, consumed: s.consumed, errors: s.errors, timed });
-      }
-    }
-    for (const id of this.sentSubs.keys()) {
-      if (!m.subscriptions.has(id)) {
-        forget.push(id);
-        this.sentSubs.delete(id);
       }
     }
     if (subs.length) out.subscriptions = subs;
@@ -366,6 +480,35 @@ export class InspectorFeed {
     if (!any) return null;
     out.seq = ++this.deltaSeq;
     return out as InspectorDelta;
+  }
+
+  /**
+   * The groups the user expanded (and whose "+N more" is open): the next delta sends a page of
+   * their instances, with those instances' types. Collapsing keeps what was sent (bounded by the
+   * page sizes); the next snapshot leaves it out.
+   */
+  setExpansion(groups: Iterable<string>, more: Iterable<string>): void {
+    const g = new Set(groups);
+    const mo = new Set(more);
+    if (sameSet(g, this.expanded) && sameSet(mo, this.expandedMore)) return;
+    this.expanded = g;
+    this.expandedMore = mo;
+    this.expansionChanged = true;
+    for (const index of [...this.pinnedTypes]) {
+      const t = this.model.typeAt(index);
+      if (t === undefined || !this.isShownInstance(t.busState)) this.pinnedTypes.delete(index);
+    }
+  }
+
+  /** The library buses an expanded libraries group (or library class) stands for: what the probe should record in full. */
+  expandedLibraryBuses(): number[] {
+    if (!this.expanded.has(LIBRARIES_GROUP)) return [];
+    return this.grouper.libraryBuses();
+  }
+
+  /** Bumped when the grouping was rebuilt (a snapshot, or the periodic regroup). */
+  get groupingVersion(): number {
+    return this.grouper.version;
   }
 
   /** The host's part of a selection's details (the model's explanation, a dispatch's handlers). */
@@ -432,7 +575,7 @@ export class InspectorFeed {
     const incoming = desired.filter((t) => !this.sentTypes.has(t.index));
     if (incoming.length === 0) return [];
     const outgoing: number[] = [];
-    for (const index of this.sentTypes.keys()) if (!wanted.has(index)) outgoing.push(index);
+    for (const index of this.sentTypes.keys()) if (!wanted.has(index) && !this.pinnedTypes.has(index)) outgoing.push(index);
     const swaps = Math.min(incoming.length, outgoing.length, this.options.maxTypeSwaps);
     const byBus = this.omittedTypesByBus;
     const dropped = outgoing.slice(0, swaps);
@@ -470,8 +613,62 @@ export class InspectorFeed {
     return out;
   }
 
+  /** The instances the webview shows of the groups it has expanded (a page each). */
+  private shownInstances(): BusState[] {
+    const out: BusState[] = [];
+    for (const key of this.expanded) {
+      if (!this.isExpandedGroup(key)) continue;
+      out.push(...this.grouper.page(key, this.expandedMore.has(key) ? MAX_INSTANCES_EXPANDED : MAX_INSTANCES_SHOWN));
+    }
+    return out;
+  }
+
+  /** Expanded and visible: a library class only inside the expanded libraries group. */
+  private isExpandedGroup(key: string): boolean {
+    if (!this.expanded.has(key)) return false;
+    return key === LIBRARIES_GROUP || !key.startsWith('\u0000L:') || this.expanded.has(LIBRARIES_GROUP);
+  }
+
+  /** A bus sent as an instance of an expanded group. */
+  private isShownInstance(bus: BusState): boolean {
+    if (!this.sentBuses.has(bus.id)) return false;
+    const key = this.grouper.groupKeyOf(bus.id);
+    return key !== '' && this.isExpandedGroup(key);
+  }
+
+  private busViewOf(b: BusState): InspectorBusView {
+    const group = this.grouper.groupKeyOf(b.id);
+    this.sentBuses.set(b.id, `${b.name}\u0000${group}`);
+    const v = busView(b, this.options.maxTypes);
+    return group === '' ? v : { ...v, group };
+  }
+
+  /** Adds the bus's view to `out` when the webview does not have it as it is now (name and group). */
+  private sendBus(b: BusState, out: InspectorBusView[]): void {
+    if (this.sentBuses.get(b.id) === `${b.name}\u0000${this.grouper.groupKeyOf(b.id)}`) return;
+    out.push(this.busViewOf(b));
+  }
+
+  /** A type counted as left out is sent after all. */
+  private unomit(t: EventTypeState): void {
+    const left = (this.omittedTypesByBus.get(t.bus) ?? 0) - 1;
+    if (left < 0) return;
+    this.omittedTypes--;
+    if (left > 0) this.omittedTypesByBus.set(t.bus, left);
+    else this.omittedTypesByBus.delete(t.bus);
+  }
+
+  private rememberSub(s: { readonly id: number; readonly depthErrors: number }, v: SubscriptionView): void {
+    this.sentSubs.set(s.id, sentSub(v, s.depthErrors));
+  }
+
   private omittedCounts(): OmittedCounts {
-    const typesByBus = [...this.omittedTypesByBus].map(([bus, count]) => ({ bus, count }));
+    // Per bus only for the buses the webview has (with 100,000 emitters, most are inside a group).
+    const typesByBus: { bus: number; count: number }[] = [];
+    if (this.omittedTypesByBus.size > 0) for (const bus of this.sentBuses.keys()) {
+      const count = this.omittedTypesByBus.get(bus);
+      if (count !== undefined) typesByBus.push({ bus, count });
+    }
     // Sent subscriptions the model forgot are forgotten here too (see `delta`): a subset.
     return { types: this.omittedTypes, typesByBus, subscriptions: Math.max(0, this.model.subscriptions.size - this.sentSubs.size), warnings: this.omittedWarnings };
   }
@@ -578,7 +775,16 @@ function sentType(t: TypeView): SentType {
     rate: t.ratePerSecond,
     depthLimitHits: t.depthLimitHits,
     maxDepth: t.maxDepth,
+    // Unknown: the next delta looks at the type's subscriptions once.
+    subscribedEver: -1,
+    liveSubs: -1,
   };
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const k of a) if (!b.has(k)) return false;
+  return true;
 }
 
 function sentSub(v: SubscriptionView, depthErrors: number): SentSub {

@@ -42,6 +42,34 @@ export const INSPECTOR_MESSAGES_VERSION = 1;
 
 export type { BusView, SubscriptionView, TypeView, DispatchView, RangeStatistics, Warning, WarningKind, Severity, TypeRef, WhyReason, WhyReport, SiteInfo };
 
+/**
+ * A bus as the inspector gets it: the model's view, plus the group the host draws it in (a class
+ * group's key, the libraries group's, or absent for a bus of its own; see graph/busGroups.ts).
+ */
+export type InspectorBusView = BusView & { readonly group?: string };
+
+/**
+ * One group of buses, with figures summed over all its instances: a class with two or more
+ * instances ("Socket ×40,000") or the libraries group. The host sends these instead of a view per
+ * emitter; the instances come only while the user has the group expanded (`expandGroups`), a page
+ * at a time. Figures other than `buses` are refreshed every couple of seconds.
+ */
+export interface BusGroupView {
+  /** `LIBRARIES_GROUP` or `classGroupKey(className, library)`. */
+  readonly key: string;
+  /** "Socket ×40,000" or "libraries". */
+  readonly label: string;
+  /** null for the libraries group. */
+  readonly className: string | null;
+  readonly library: boolean;
+  readonly buses: number;
+  readonly disposed: number;
+  readonly types: number;
+  readonly listeners: number;
+  readonly dispatches: number;
+  readonly ratePerSecond: number;
+}
+
 /** A site the timeline's `site` column refers to (the model's site index). */
 export interface SiteView {
   readonly index: number;
@@ -181,7 +209,10 @@ export interface InspectorSnapshot {
   readonly session: SessionView;
   /** Record time (ms) of the newest record the model has seen. */
   readonly now: number;
-  readonly buses: readonly BusView[];
+  /** Buses of their own, the instances of expanded groups (a page each) and the buses of the types sent. */
+  readonly buses: readonly InspectorBusView[];
+  /** Every group of buses (absent from hosts that send every bus ungrouped). */
+  readonly busGroups?: readonly BusGroupView[];
   readonly types: readonly TypeView[];
   /** Live subscriptions and the ended ones the model still retains. */
   readonly subscriptions: readonly SubscriptionView[];
@@ -229,7 +260,12 @@ export interface InspectorDelta {
   /** 1 for the first delta after a snapshot, then +1 each. */
   readonly seq: number;
   readonly now: number;
-  readonly buses?: readonly BusView[];
+  /** New buses the webview shows, and sent buses whose name or group changed. */
+  readonly buses?: readonly InspectorBusView[];
+  /** New groups and groups whose figures changed. */
+  readonly busGroups?: readonly BusGroupView[];
+  /** Keys of groups that no longer exist (their buses changed side, or the class shrank to one). */
+  readonly forgetBusGroups?: readonly string[];
   /** New types and types whose non-figure fields changed (full records). */
   readonly types?: readonly TypeView[];
   /**
@@ -351,6 +387,12 @@ export type WebviewToHost =
   | { readonly type: 'runCommand'; readonly command: InspectorCommand }
   /** Add or remove the event breakpoint "break when `eventType` is dispatched" (every bus). */
   | { readonly type: 'toggleBreakpoint'; readonly eventType: string }
+  /**
+   * The groups of buses the user has expanded (`groups`), and those whose "+N more" was opened
+   * (`more`): the host sends their instances, and records expanded library emitters at full detail
+   * (`focus`); a key left out collapses (and withdraws) it. Sent before `ready` and on each change.
+   */
+  | { readonly type: 'expandGroups'; readonly groups: readonly string[]; readonly more: readonly string[] }
   /** The webview applied the delta with this `seq` (flow control: the host sends the next ones). */
   | { readonly type: 'applied'; readonly seq: number }
   /** The webview dropped a host message: its `type` (as received, cut short) and why, for the host's log. */
@@ -389,6 +431,7 @@ const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewToHost['type']>([
   'exportRangeStats',
   'runCommand',
   'toggleBreakpoint',
+  'expandGroups',
   'applied',
   'dropped',
 ]);
@@ -428,6 +471,8 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
       return m.reason === 'gap' || m.reason === 'user';
     case 'toggleBreakpoint':
       return typeof m.eventType === 'string' && m.eventType.length > 0 && m.eventType.length <= MAX_BREAKPOINT_TYPE_LENGTH;
+    case 'expandGroups':
+      return isKeyList(m.groups) && isKeyList(m.more);
     case 'applied':
       return Number.isSafeInteger(m.seq) && m.seq >= 1;
     case 'dropped':
@@ -435,6 +480,13 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
     default:
       return assertNever(m);
   }
+}
+
+/** Longest list of group keys an `expandGroups` may carry (the webview has far fewer groups). */
+export const MAX_EXPANDED_GROUPS = 10_000;
+
+function isKeyList(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.length <= MAX_EXPANDED_GROUPS && value.every((k) => typeof k === 'string' && k.length <= 4096);
 }
 
 /** A selection the host may look up: a known kind with the fields of that kind (bounded). */

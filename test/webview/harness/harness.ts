@@ -11,6 +11,9 @@ import type { HostToWebview, PersistedViewState, WebviewToHost } from '../../../
 import { FixtureApp, type FixtureOptions } from '../fixtures/fixtureApp';
 import { emitterServerModel } from '../fixtures/emitterServer';
 import { applyTheme, type ThemeName } from './themes';
+import { Model } from '../../../runtime-probe/src/analysis/model/model';
+import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/analyzer';
+import type { StreamMessage } from '../../../runtime-probe/src/protocol/index';
 
 interface HarnessApi {
   app: FixtureApp | null;
@@ -53,13 +56,31 @@ const fixtures: Record<string, FixtureOptions> = {
 const app = scenario === 'empty' || scenario === 'emitters' ? null : new FixtureApp(fixtures[scenario] ?? {});
 // An instrumented http server's emitters (classes of sockets and requests, the libraries group).
 const emitters = scenario === 'emitters' ? emitterServerModel({ connections: Number(params.get('connections') ?? 300) }) : null;
+// A recorded session (scripts/screenshots.ts): the probe's messages of a real app, put in
+// `window.busscopeTraceMessages` before the page loads, applied to a real Model and judged by the real Analyzer.
+const traced = scenario === 'trace' ? tracedSession() : null;
 const focused: (readonly number[])[] = [];
 const setupMs = performance.now() - t0;
+
+function tracedSession(): { model: Model; analyzer: Analyzer; label: string } {
+  const messages = (window as unknown as { busscopeTraceMessages?: StreamMessage[] }).busscopeTraceMessages ?? [];
+  const model = new Model();
+  let label = 'app';
+  for (const m of messages) {
+    model.apply(m);
+    if (m.type === 'welcome') label = `${m.app.name} (pid ${m.app.pid})`;
+  }
+  const analyzer = new Analyzer(model);
+  analyzer.run();
+  return { model, analyzer, label };
+}
 
 const listeners = new Set<(e: unknown) => unknown>();
 const source: InspectorSource = {
   sessions: (): InspectorSessionInfo[] =>
-    emitters
+    traced
+      ? [{ id: 'trace-1', label: traced.label, phase: 'detached', detail: 'recorded', offline: true, model: traced.model, warnings: () => traced.analyzer.warnings }]
+      : emitters
       ? [{ id: 'emitters-1', label: 'chat-server (pid 5150)', phase: 'attached', detail: '', offline: false, model: emitters, warnings: () => [], focusBuses: (b) => void focused.push([...b]) }]
       : app
         ? [{ id: app.opts.sessionId, label: app.opts.label, phase: 'attached', detail: '', offline: false, model: app.model, warnings: () => app.analyzer.warnings }]

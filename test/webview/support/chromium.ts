@@ -106,7 +106,14 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** Opens the inspector page; resolves when the snapshot has been rendered. Collects console errors. */
-export async function openInspector(browser: Browser, server: PageServer, query: Record<string, string>, size = { width: 1400, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+export async function openInspector(
+  browser: Browser,
+  server: PageServer,
+  query: Record<string, string>,
+  size = { width: 1400, height: 900 },
+  /** Script run before the page's own (e.g. a recorded session's messages for the `trace` scenario). */
+  initScript?: string,
+): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: size, deviceScaleFactor: 1 });
   const errors: string[] = [];
   page.on('console', (m) => {
@@ -116,6 +123,7 @@ export async function openInspector(browser: Browser, server: PageServer, query:
   // tsx compiles test code with esbuild's keepNames: functions passed to page.evaluate may call its
   // `__name` helper, which the page does not have.
   await page.addInitScript('globalThis.__name = (f) => f;');
+  if (initScript !== undefined) await page.addInitScript(initScript);
   await page.goto(server.url(query));
   await page.waitForFunction(() => {
     const w = window as unknown as { busscopeInspector?: { metrics: { renders: number }; store: { hasSnapshot: boolean } } };

@@ -6,7 +6,7 @@
 // probe. Groups are collapsed until the user expands them (their key then sits in `expandedBuses`).
 import { isLibraryBus } from '../../../runtime-probe/src/protocol/site-origin';
 import { busClassOf } from '../../../runtime-probe/src/analysis/busGroups';
-import type { SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
+import type { BusGroupView, SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
 
 /** The libraries group's key (a bus name no `Class#n` parse and no probe name can produce: it starts with NUL). */
 export const LIBRARIES_GROUP = '\u0000libraries';
@@ -36,11 +36,14 @@ export function parseGroupSelection(key: string): { readonly kind: 'libraries' }
 export interface BusRef {
   readonly id: number;
   readonly name: string;
+  /** The host's group of this bus (`InspectorBusView.group`), when it sends groups. */
+  readonly group?: string;
 }
 
 export type BusEntry =
   | { readonly kind: 'bus'; readonly bus: BusRef }
-  | { readonly kind: 'class'; readonly key: string; readonly className: string; readonly buses: readonly BusRef[] };
+  /** `buses` are the instances the webview has; `view` (from the host) counts and sums all of them. */
+  | { readonly kind: 'class'; readonly key: string; readonly className: string; readonly buses: readonly BusRef[]; readonly view?: BusGroupView };
 
 export interface BusGrouping {
   /** The app's own entries, by name. */
@@ -48,6 +51,8 @@ export interface BusGrouping {
   /** Library entries, by name (empty: no libraries node). */
   readonly libraries: readonly BusEntry[];
   readonly libraryBuses: number;
+  /** The host's libraries group (its figures), when it sends groups. */
+  readonly librariesView?: BusGroupView;
 }
 
 /** `busClassOf` once per bus per build (a regex over 100,000 names is the build's cost otherwise). */
@@ -105,6 +110,42 @@ export function groupBuses(buses: readonly BusRef[], subscriptions: Iterable<Sub
     (v ? lib : app).push(p);
   }
   return { app: entries(app, false), libraries: entries(lib, true), libraryBuses: lib.length };
+}
+
+/**
+ * The host's grouping (it sends group views and only some instances, each tagged with its group):
+ * classes from the group views, in name order as `groupBuses` orders them, with the instances the
+ * webview has; buses without a group are entries of their own.
+ */
+export function groupFromHost(buses: readonly BusRef[], groups: ReadonlyMap<string, BusGroupView>): BusGrouping {
+  const members = new Map<string, Parsed[]>();
+  const app: BusEntry[] = [];
+  const lib: BusEntry[] = [];
+  for (const bus of buses) {
+    const key = bus.group;
+    if (key === undefined || !groups.has(key)) {
+      app.push({ kind: 'bus', bus });
+      continue;
+    }
+    if (key === LIBRARIES_GROUP) {
+      lib.push({ kind: 'bus', bus });
+      continue;
+    }
+    let list = members.get(key);
+    if (list === undefined) members.set(key, (list = []));
+    list.push({ bus, className: null, instance: busClassOf(bus.name)?.instance ?? 0 });
+  }
+  for (const g of groups.values()) {
+    if (g.key === LIBRARIES_GROUP || g.className === null) continue;
+    const list = (members.get(g.key) ?? []).sort((a, b) => a.instance - b.instance || a.bus.id - b.bus.id);
+    (g.library ? lib : app).push({ kind: 'class', key: g.key, className: g.className, buses: list.map((p) => p.bus), view: g });
+  }
+  const name = (e: BusEntry): string => (e.kind === 'bus' ? e.bus.name : e.className);
+  // As `entries` sorts: localeCompare for a few entries, a plain comparison for many.
+  const compare = app.length + lib.length > 2000 ? (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0) : (x: string, y: string) => x.localeCompare(y);
+  const byName = (a: BusEntry, b: BusEntry): number => compare(name(a), name(b)) || (a.kind === 'bus' ? a.bus.id : -1) - (b.kind === 'bus' ? b.bus.id : -1);
+  const libraries = groups.get(LIBRARIES_GROUP);
+  return { app: app.sort(byName), libraries: lib.sort(byName), libraryBuses: libraries?.buses ?? 0, ...(libraries ? { librariesView: libraries } : {}) };
 }
 
 /** "Socket ×500". */

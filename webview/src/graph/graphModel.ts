@@ -6,9 +6,9 @@
 // so 100,000 event types still make a graph of a few hundred nodes. Pure: no DOM, so jsdom and
 // Node tests check it directly.
 
-import type { SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
+import type { BusGroupView, SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
-import { classLabel, groupBuses, LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN, type BusEntry } from './busGroups';
+import { classLabel, groupBuses, groupFromHost, LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN, type BusEntry } from './busGroups';
 
 export type GraphNodeKind = 'site' | 'bus' | 'type' | 'group' | 'more';
 export type Tone = 'normal' | 'warning' | 'error' | 'dim';
@@ -261,7 +261,7 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     sn.dispatches += e.dispatches;
   };
 
-  const buses: { id: number; name: string }[] = [...store.buses.values()].map((b) => ({ id: b.id, name: b.name }));
+  const buses: { id: number; name: string; group?: string }[] = [...store.buses.values()].map((b) => (b.group === undefined ? { id: b.id, name: b.name } : { id: b.id, name: b.name, group: b.group }));
   const typesByBus = new Map<number, { index: number; name: string }[]>();
   for (const t of store.types.values()) {
     let list = typesByBus.get(t.bus);
@@ -386,16 +386,23 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
   // collapsed node until expanded (a bus filter or a filter text shows the buses themselves).
   let groupIds = 0;
   const busGroupOf = new Map<number, { key: string; label: string }>();
-  const grouping = opts.busFilter || text ? null : groupBuses(buses, store.subscriptions.values());
+  // The host's groups when it sends them (it sends only some instances); else grouped here.
+  const grouping = opts.busFilter || text ? null : store.busGroups !== null ? groupFromHost(buses, store.busGroups) : groupBuses(buses, store.subscriptions.values());
   if (grouping === null) {
     buses.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
     for (const bus of buses) addBus(bus);
   }
   else {
-    if (grouping.libraries.length > 0) {
-      addGroup(LIBRARIES_GROUP, 'libraries', grouping.libraries.flatMap(entryBuses), () => {
-        for (const e of grouping.libraries) addEntry(e);
-      });
+    if (grouping.libraries.length > 0 || grouping.librariesView !== undefined) {
+      addGroup(
+        LIBRARIES_GROUP,
+        'libraries',
+        grouping.libraries.flatMap(entryBuses),
+        () => {
+          for (const e of grouping.libraries) addEntry(e);
+        },
+        grouping.librariesView,
+      );
     }
     for (const e of grouping.app) addEntry(e);
   }
@@ -406,13 +413,18 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
 
   function addEntry(e: BusEntry): void {
     if (e.kind === 'bus') return addBus(e.bus);
-    addGroup(e.key, classLabel(e.className, e.buses.length), e.buses, () => {
+    // The host counts every instance (`view`); the webview has a page of them while expanded.
+    const total = e.view?.buses ?? e.buses.length;
+    addGroup(e.key, classLabel(e.className, total), e.buses, () => {
       const moreKey = `mc:${e.key}`;
       const cap = opts.expandedMore.has(moreKey) ? MAX_INSTANCES_EXPANDED : MAX_INSTANCES_SHOWN;
-      for (const b of e.buses.slice(0, cap)) addBus(b);
-      const rest = e.buses.length - Math.min(cap, e.buses.length);
+      const shown = e.buses.slice(0, cap);
+      for (const b of shown) addBus(b);
+      const rest = total - shown.length;
       if (rest > 0) {
-        const more = add(newNode({ key: moreKey, kind: 'more', column: 1, label: `+${rest} more ${e.className}`, bus: e.buses[cap].id, busName: e.key, type: -1, site: '', ref: { kind: 'bus', id: e.buses[cap].id } }));
+        const at = e.buses[cap] ?? e.buses[e.buses.length - 1];
+        const ref: SelectionRef = at !== undefined ? { kind: 'bus', id: at.id } : { kind: 'group', key: `c${e.key}`, subscriptions: [] };
+        const more = add(newNode({ key: moreKey, kind: 'more', column: 1, label: `+${rest} more ${e.className}`, bus: at?.id ?? -1, busName: e.key, type: -1, site: '', ref }));
         more.count = rest;
         more.detail = cap < MAX_INSTANCES_EXPANDED ? `${rest} more instances (Enter to show up to ${MAX_INSTANCES_EXPANDED})` : `${rest} more instances not drawn; find one by name with the bus filter`;
         outline.push(more);
@@ -424,14 +436,15 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
    * A group of buses: collapsed, one node standing for all their types (figures summed, subscribers
    * aggregated by site as for a collapsed bus); expanded, a header and then `expand()`'s nodes.
    */
-  function addGroup(key: string, label: string, members: readonly { id: number; name: string }[], expand: () => void): void {
+  function addGroup(key: string, label: string, members: readonly { id: number; name: string }[], expand: () => void, view?: BusGroupView): void {
     const id = -1_000_000 - ++groupIds;
     const refSubscriptions: number[] = [];
     const collapsed = opts.isCollapsed(id, key, members.length);
     const node = add(newNode({ key: `c${key}`, kind: 'bus', column: 1, label, bus: id, busName: key, type: -1, site: '', ref: { kind: 'group', key: `c${key}`, subscriptions: refSubscriptions }, collapsed }));
     outline.push(node);
+    const instances = view?.buses ?? members.length;
     if (!collapsed) {
-      node.detail = key === LIBRARIES_GROUP ? `${members.length} library emitters` : `${members.length} instances`;
+      node.detail = key === LIBRARIES_GROUP ? `${instances} library emitters` : `${instances} instances`;
       expand();
       return;
     }
@@ -455,12 +468,19 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       }
     }
     typeCount += types;
+    if (view !== undefined) {
+      // The host's sums cover every instance, not only those whose types it sent.
+      types = view.types;
+      node.rate = view.ratePerSecond;
+      node.dispatches = view.dispatches;
+    }
     // As for a collapsed bus, the badge counts types; the label carries the instances ("Socket ×500").
     node.count = types;
     all.sort(byExecutionOrder);
     for (const s of all.slice(0, 200)) refSubscriptions.push(s.id);
     linkFoldedSites(node, sitesOfGroup);
-    node.detail = `${key === LIBRARIES_GROUP ? `${members.length} emitters, lifecycle only until selected` : `${members.length} instances`} · ${types} types · ${all.length} subscriptions`;
+    const listeners = view?.listeners ?? all.length;
+    node.detail = `${key === LIBRARIES_GROUP ? `${instances} emitters, lifecycle only until selected` : `${instances} instances`} · ${types} types · ${listeners} subscriptions`;
     addSubscriberNodes(node, `c${key}`, all);
   }
 

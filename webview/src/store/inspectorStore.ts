@@ -3,7 +3,8 @@
 // collection has a cap (see `StoreLimits`); what a cap refuses is counted, never silently lost.
 
 import type {
-  BusView,
+  BusGroupView,
+  InspectorBusView,
   InspectorDelta,
   InspectorSnapshot,
   OmittedCounts,
@@ -67,7 +68,12 @@ export class InspectorStore {
   readonly limits: StoreLimits;
   session: SessionView = emptySession();
   now = 0;
-  readonly buses = new Map<number, BusView>();
+  readonly buses = new Map<number, InspectorBusView>();
+  /**
+   * The host's groups of buses ("Socket ×40,000", the libraries), by key; null when the host sent
+   * every bus ungrouped (the webview then groups what it has itself).
+   */
+  busGroups: Map<string, BusGroupView> | null = null;
   readonly types = new Map<number, Mutable<TypeView>>();
   readonly subscriptions = new Map<number, Mutable<SubscriptionView>>();
   readonly warnings: BoundedMap<string, Warning>;
@@ -119,6 +125,7 @@ export class InspectorStore {
     this.setSession(s.session);
     this.now = s.now;
     for (const b of s.buses) this.buses.set(b.id, b);
+    this.busGroups = s.busGroups === undefined ? null : new Map(s.busGroups.map((g) => [g.key, g]));
     for (const t of s.types) this.putType(t);
     for (const sub of s.subscriptions) this.putSubscription(sub);
     for (const w of s.warnings) this.warnings.set(w.id, w);
@@ -142,8 +149,19 @@ export class InspectorStore {
     let structure = false;
     for (const b of d.buses ?? []) {
       const old = this.buses.get(b.id);
-      if (!old || old.name !== b.name) structure = true;
+      if (!old || old.name !== b.name || old.group !== b.group) structure = true;
       this.buses.set(b.id, b);
+    }
+    if (d.busGroups || d.forgetBusGroups) {
+      const groups = (this.busGroups ??= new Map());
+      for (const g of d.busGroups ?? []) {
+        const old = groups.get(g.key);
+        // Figures redraw with the structure: a group node's badge and detail are built with it.
+        groups.set(g.key, g);
+        if (old === undefined || old.buses !== g.buses || old.types !== g.types || old.listeners !== g.listeners) structure = true;
+        else this.statsVersion++;
+      }
+      for (const key of d.forgetBusGroups ?? []) if (groups.delete(key)) structure = true;
     }
     for (const index of d.forgetTypes ?? []) {
       const t = this.types.get(index);
