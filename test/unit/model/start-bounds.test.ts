@@ -54,6 +54,7 @@ test('dispatch start bounds reach the model from a real version-2 stream', () =>
   // Most starts are interpolated (bound > the 1 µs floor); every one states a bound.
   assert.ok(rows.every((r) => r.startBound !== undefined && r.startBound >= 0.001));
   assert.ok(rows.some((r) => (r.startBound ?? 0) > 0.001));
-  assert.match(fmtBound(rows[0]?.startBound), /^±\d+ µs$/);
+  // Usually µs; a window stretched by the OS descheduling this process (a loaded CI machine) says ms.
+  assert.match(fmtBound(rows[0]?.startBound), /^±\d+(\.\d+)? (µs|ms)$/);
   assert.equal(fmtBound(0.038), '±38 µs');
 });
