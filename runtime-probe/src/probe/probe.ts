@@ -63,7 +63,12 @@ export class Probe {
    */
   start(options?: ProbeStartOptions): Promise<ProbeInfo> {
     const o = resolveStartOptions('probe.start', options);
-    if (this.starting !== undefined) return this.starting;
+    if (this.starting !== undefined) {
+      // Started already (by busscope-probe/register or BUSSCOPE=1, before the app's own start): the
+      // app's name still counts while nobody named it (read when the discovery file is written).
+      if (o.name !== undefined && this.appName === undefined) this.appName = o.name;
+      return this.starting;
+    }
     this.starting = this.doStart(o);
     return this.starting;
   }
@@ -273,8 +278,11 @@ export class Probe {
     }
   }
 
+  // BUSSCOPE_NAME is read again here: under `--require busscope-probe/register` the probe starts
+  // before the app's main module runs, and an app may set its name in the environment there.
   private name(): string {
-    return this.appName ?? defaultAppName();
+    const fromEnvironment = process.env.BUSSCOPE_NAME;
+    return this.appName ?? (fromEnvironment !== undefined && fromEnvironment.trim() !== '' ? fromEnvironment : undefined) ?? defaultAppName();
   }
 
   private welcome(recorder: Recorder, protocolVersion: number): WelcomeMessage {

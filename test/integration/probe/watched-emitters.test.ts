@@ -134,7 +134,7 @@ test('watched http server, shared emitter, mitt and nanoevents: buses, sites, la
   assert.equal(growth.sites[0]?.file, FIXTURE);
   assert.equal(growth.sites[0]?.line, result.leakLine);
   assert.ok(growth.kind === 'listener-growth');
-  assert.equal(growth.evidence.repeated?.sharedEmitter, true, 'the per-request leak is recognised as such, not only by count');
+  assert.equal(growth.evidence.repeated?.sharedEmitter, true, 'the per-request leak is recognised as such, not only by count: ' + JSON.stringify(growth.evidence));
   assert.equal(growth.evidence.repeated?.count, REQUESTS);
   assert.equal(growth.evidence.nodeWarning?.count, 11);
   assert.match(growth.evidence.nodeWarning?.message ?? '', /11 close listeners added/);
