@@ -84,6 +84,27 @@ test('node --require busscope-probe/register: the probe starts by itself and the
   assert.equal(app.stderr(), '', 'nothing on stderr');
 });
 
+test('an app names itself under register: BUSSCOPE_NAME set by its main module, or its own probe.start({ name }), is the name in Apps', async () => {
+  const dir = tempDir('busscope-register-name-');
+  const discovery = path.join(dir, 'discovery');
+  // As the demo does: the name is set when the main module runs, after the hook started the probe.
+  fs.writeFileSync(path.join(dir, 'env-named.js'), `process.env.BUSSCOPE_NAME = 'named-in-main';\n${APP_CJS}`);
+  const byEnv = run(dir, ['--require', REGISTER_CJS, 'env-named.js'], { BUSSCOPE_DISCOVERY_DIR: discovery });
+  await discovered(discovery, byEnv.child.pid as number);
+  const entry = listDiscoveredApps({ dir: discovery, clean: false }).find((a) => a.pid === byEnv.child.pid);
+  assert.equal(entry?.name, 'named-in-main');
+  const c = await connect(entry as { host: string; port: number; token: string });
+  assert.equal(c.client.welcome.app.name, 'named-in-main');
+  // The app's own start, with the package it has installed (here: the built one), names it too.
+  fs.writeFileSync(
+    path.join(dir, 'start-named.js'),
+    `require(${JSON.stringify(path.join(ROOT, 'runtime-probe/dist/index.cjs'))}).probe.start({ name: 'named-by-start' });\n${APP_CJS}`,
+  );
+  const byStart = run(dir, ['--require', REGISTER_CJS, 'start-named.js'], { BUSSCOPE_DISCOVERY_DIR: discovery });
+  await discovered(discovery, byStart.child.pid as number);
+  assert.equal(listDiscoveredApps({ dir: discovery, clean: false }).find((a) => a.pid === byStart.child.pid)?.name, 'named-by-start');
+});
+
 test('node --import busscope-probe/register: the same for an ES module app', async () => {
   const dir = tempDir('busscope-register-esm-');
   const discovery = path.join(dir, 'discovery');
