@@ -1,6 +1,7 @@
 // One esbuild script for every bundle: the extension (node, cjs, `vscode` external), the webview
 // (browser iife), and the probe package (ESM + CJS + .d.ts, Node 18 / current browsers), plus the
-// probe's CLI and demo app. `--watch` rebuilds on change; `--minify` is used when packaging.
+// probe's CLI and demo app. `--watch` rebuilds on change; `--minify` is used when packaging (for the
+// VSIX's bundles only).
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -134,6 +135,12 @@ builds.push({
   format: 'cjs',
   target: 'node18',
 });
+
+// The npm package is read by its users — in stack traces, in the debugger, in `constructor.name` — so
+// it is never minified (`--minify` shrinks only what the VSIX carries: extension, webview, the injected
+// register script). No `keepNames`: no class is renamed by bundling, and it would wrap every closure the
+// probe creates in a `__name` call.
+for (const b of builds) if (b.outfile.startsWith(at('runtime-probe/dist') + path.sep)) b.minify = false;
 
 function emitProbeTypes() {
   if (skipTypes) return;
