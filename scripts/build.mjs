@@ -140,7 +140,14 @@ builds.push({
 // it is never minified (`--minify` shrinks only what the VSIX carries: extension, webview, the injected
 // register script). No `keepNames`: no class is renamed by bundling, and it would wrap every closure the
 // probe creates in a `__name` call.
-for (const b of builds) if (b.outfile.startsWith(at('runtime-probe/dist') + path.sep)) b.minify = false;
+// Nor does it carry source maps: readable code needs none, and its maps named runtime-probe/src files
+// the package does not contain (80% of the tarball). The demo keeps its map in the repository, where
+// its warnings point at src/demo/*.ts; the package leaves that map out (package.json `files`).
+for (const b of builds) {
+  if (!b.outfile.startsWith(at('runtime-probe/dist') + path.sep)) continue;
+  b.minify = false;
+  if (!b.outfile.endsWith(`${path.sep}demo.cjs`)) b.sourcemap = false;
+}
 
 function emitProbeTypes() {
   if (skipTypes) return;

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -190,6 +190,40 @@ test('ESM: import from the installed package, subscribe and dispatch', () => {
 test('CJS: require the installed package, subscribe and dispatch', () => {
   const got = runScript('cjs.cjs', exerciseScript(`const { EventBus, DispatchDepthError, Delegate, MulticastDelegate, Emitter } = require('busscope-probe');`));
   assert.deepEqual(got, expected);
+});
+
+test('the package is readable: unminified, no source maps naming files it lacks, within its size budget', () => {
+  const maps = packedFiles.filter((f) => f.endsWith('.map'));
+  assert.deepEqual(maps, [], 'no source maps: readable code needs none, and theirs named sources the package does not ship');
+  const installed = path.join(consumer, 'node_modules/busscope-probe');
+  for (const f of packedFiles.filter((x) => /\.[cm]?js$/.test(x))) {
+    const text = readFileSync(path.join(installed, f), 'utf8');
+    const longest = text.split('\n').reduce((n, line) => Math.max(n, line.length), 0);
+    // Minified bundles are a few very long lines; readable ones stay under a few hundred columns.
+    assert.ok(longest < 2000, `${f} has a ${longest}-character line: is it minified?`);
+  }
+  const size = statSync(tarball).size;
+  assert.ok(size <= 1024 * 1024, `the tarball is ${(size / 1024).toFixed(0)} KiB, over its 1 MiB budget`);
+});
+
+test('a handler error\'s stack shows EventBus.dispatch at a line of a file the package contains, from ESM and CJS', () => {
+  const script = (load: string) => `${load}
+const bus = new EventBus({ name: 'stack', onError: (e) => { console.log(JSON.stringify({ stack: String(e.stack) })); } });
+bus.subscribe('boom', () => { throw new Error('handler failed'); });
+bus.dispatch('boom');
+`;
+  for (const [file, load] of [
+    ['stack.cjs', "const { EventBus } = require('busscope-probe');"],
+    ['stack.mjs', "import { EventBus } from 'busscope-probe';"],
+  ] as const) {
+    const { stack } = runScript(file, script(load)) as { stack: string };
+    const frame = /at EventBus\.dispatch \((.*):(\d+):\d+\)/.exec(stack);
+    assert.ok(frame, `${file}: no EventBus.dispatch frame in\n${stack}`);
+    const shipped = path.relative(path.join(consumer, 'node_modules/busscope-probe'), frame[1].replace(/^file:\/\//, '')).split(path.sep).join('/');
+    assert.ok(packedFiles.includes(shipped), `${file}: the frame's file ${shipped} is in the tarball`);
+    const line = readFileSync(frame[1].replace(/^file:\/\//, ''), 'utf8').split('\n')[Number(frame[2]) - 1];
+    assert.match(line, /\w/, `${file}: line ${frame[2]} of ${shipped} is readable code`);
+  }
 });
 
 test('ESM: the browser entry busscope-probe/bus works on its own', () => {
