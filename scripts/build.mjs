@@ -143,8 +143,12 @@ builds.push({
 // Nor does it carry source maps: readable code needs none, and its maps named runtime-probe/src files
 // the package does not contain (80% of the tarball). The demo keeps its map in the repository, where
 // its warnings point at src/demo/*.ts; the package leaves that map out (package.json `files`).
+// The VSIX ships no maps of its minified bundles (.vscodeignore), so packaged bundles name none.
 for (const b of builds) {
-  if (!b.outfile.startsWith(at('runtime-probe/dist') + path.sep)) continue;
+  if (!b.outfile.startsWith(at('runtime-probe/dist') + path.sep)) {
+    if (minify) b.sourcemap = false;
+    continue;
+  }
   b.minify = false;
   if (!b.outfile.endsWith(`${path.sep}demo.cjs`)) b.sourcemap = false;
 }
