@@ -7,6 +7,7 @@ import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
 import { runHandlersFor } from './dispatch-code';
+import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
@@ -498,7 +499,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
         }
         let consumed = false;
         try {
-          const returned = scoped ? tracer.callHandler!(seq, sub, handler as HandlerCall, undefined, payload, ctx) : handler(payload, ctx);
+          const returned = scoped ? callInScope(tracer, seq, sub, handler as HandlerCall, undefined, payload, ctx, tracerFailed) : handler(payload, ctx);
           consumed = returned === true || ctx.consumed;
         } catch (error) {
           ctx.consumed = false;

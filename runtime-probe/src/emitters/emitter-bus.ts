@@ -13,6 +13,7 @@ import type { BusKind } from '../protocol/records';
 import { eventBreakWanted } from '../debug/event-breaks';
 import { runtime, takeBusId } from '../bus/runtime';
 import { takeSubscriptionId } from '../bus/subscription';
+import { callInScope } from '../bus/scoped-call';
 import {
   allBuses,
   currentBusTracer,
@@ -404,7 +405,7 @@ function applyListener(this: unknown, listener: Function, args: ArrayLike<unknow
  */
 export function callListener(tracer: DispatchTracer, seq: number, sub: ListenerSubscription | undefined, listener: Function, target: unknown, args: ArrayLike<unknown>): unknown {
   if (sub === undefined || tracer.callHandler === undefined) return Reflect.apply(listener, target, args);
-  return tracer.callHandler(seq, sub, applyListener as HandlerCall, target, listener, args);
+  return callInScope(tracer, seq, sub, applyListener as HandlerCall, target, listener, args, tracerFailed);
 }
 
 /** The payload a dispatch record shows for listener arguments: the one argument, or all of them. */
