@@ -251,7 +251,7 @@ test('without @opentelemetry/api installed, busscope-probe loads and loads nothi
     const text = readFileSync(path.join(consumer, 'node_modules/busscope-probe/dist', bundle), 'utf8');
     assert.doesNotMatch(text, /@opentelemetry/, `dist/${bundle} references no OpenTelemetry module`);
   }
-  const esm = runScript('no-otel.mjs', `import { EventBus } from 'busscope-probe';
+  const esm = runScript('plain-entry.mjs', `import { EventBus } from 'busscope-probe';
 const bus = new EventBus({ name: 'x' });
 let n = 0;
 bus.subscribe('a', () => { n++; });
@@ -259,10 +259,10 @@ bus.dispatch('a');
 console.log(JSON.stringify({ n }));
 `);
   assert.deepEqual(esm, { n: 1 });
-  const cjs = runScript('no-otel.cjs', `const { EventBus } = require('busscope-probe');
+  const cjs = runScript('plain-entry.cjs', `const { EventBus } = require('busscope-probe');
 const bus = new EventBus({ name: 'x' });
 bus.dispatch('a');
-console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /opentelemetry|otel\\./.test(f)) }));
+console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)) }));
 `);
   assert.deepEqual(cjs, { otel: [] });
   // The otel entry itself says what is missing.
@@ -332,9 +332,14 @@ const { instrumentOpenTelemetry, traceHeaders, withTraceHeaders } = require('bus
   assert.deepEqual(cjs, otelExpected);
   // Requiring the main entry still loads nothing of OpenTelemetry, even with the api at hand.
   const lean = runScript('lean.cjs', `require('busscope-probe');
-console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /opentelemetry|otel\\./.test(f)) }));
+console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)) }));
 `);
   assert.deepEqual(lean, { otel: [] });
+  // The same check does see the bridge when it is loaded (so the empty lists above mean something).
+  const loaded = runScript('with-bridge.cjs', `require('busscope-probe/otel');
+console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)).length > 0 }));
+`);
+  assert.deepEqual(loaded, { otel: true });
 });
 
 test('busscope-probe/analysis runs the analyses over a trace file, from ESM and from CJS, with no Node built-ins in its bundles', () => {

@@ -196,6 +196,33 @@ function contextCarriers(): ContextCarrier[] {
   return (runtime.contextCarriers ??= []);
 }
 
+/**
+ * The distributed-tracing trace id of the innermost dispatch running now (OpenTelemetry's, while a
+ * sampled span is open for it), or undefined. The recorder asks it when a dispatch ends, before the
+ * consumers hooked after it end theirs, and puts the id in the dispatch record.
+ */
+export type TraceIdSource = () => string | undefined;
+
+/** Hooks a trace id source; the latest hooked acts. Returns its unhook. */
+export function hookTraceIdSource(source: TraceIdSource): Unhook {
+  const list = (runtime.traceIdSources ??= []);
+  list.push(source);
+  runtime.traceIdSource = source;
+  let hooked = true;
+  return () => {
+    if (!hooked) return;
+    hooked = false;
+    const i = list.lastIndexOf(source);
+    if (i >= 0) list.splice(i, 1);
+    runtime.traceIdSource = list.length === 0 ? undefined : list[list.length - 1];
+  };
+}
+
+/** @internal The acting trace id source, if any (read by the recorder once per recorded dispatch). */
+export function currentTraceIdSource(): TraceIdSource | undefined {
+  return runtime.traceIdSource;
+}
+
 /** @internal The acting context carrier, if any (read by `enqueue` and `flush`, never by `dispatch`). */
 export function currentContextCarrier(): ContextCarrier | undefined {
   return runtime.contextCarrier;

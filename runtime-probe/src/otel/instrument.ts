@@ -29,6 +29,7 @@ import { describeValue, disposeSymbol } from '../delegates/disposable';
 import {
   hookContextCarrier,
   hookDispatchTracer,
+  hookTraceIdSource,
   type ContextCarrier,
   type DispatchTracer,
   type HandlerCall,
@@ -132,22 +133,23 @@ class OpenTelemetryTracer implements DispatchTracer {
   }
 
   dispatchStart(bus: TracedBus, type: string, depth: number): number {
-    const include = this.include;
-    if (include !== undefined && !include(bus.name, type)) return 0;
-    const names = busNames(bus);
-    const parent = otelContext.active();
-    const span = this.tracer.startSpan(names.send, SEND, parent);
+    // Every dispatch gets a row (an excluded or unsampled one an empty row), so the innermost row
+    // is always the dispatch running now (see traceId).
     const row = ++this.top;
     const seq = ++this.lastSeq;
     this.seqs[row] = seq;
     this.buses[row] = bus;
+    this.spans[row] = undefined;
+    this.contexts[row] = undefined;
     this.handlerSpans[row] = undefined;
     this.handlerContexts[row] = undefined;
+    const include = this.include;
+    if (include !== undefined && !include(bus.name, type)) return seq;
+    const parent = otelContext.active();
+    const span = this.tracer.startSpan(busNames(bus).send, SEND, parent);
     if (!span.isRecording()) {
       // Not sampled: nothing of ours is made; the span is ended for the SDK's sake (a no-op).
       span.end();
-      this.spans[row] = undefined;
-      this.contexts[row] = undefined;
       return seq;
     }
     span.setAttribute(ATTR.system, 'busscope');
@@ -248,6 +250,12 @@ class OpenTelemetryTracer implements DispatchTracer {
   shouldBreak(): boolean {
     return false;
   }
+
+  /** The trace id of the dispatch running now, when its span records (a TraceIdSource). */
+  readonly traceId = (): string | undefined => {
+    const top = this.top;
+    return top < 0 ? undefined : this.spans[top]?.spanContext().traceId;
+  };
 }
 
 function asException(error: unknown): Error | string {
@@ -295,10 +303,8 @@ export function instrumentOpenTelemetry(options?: OpenTelemetryOptions): OpenTel
     throw new TypeError(`instrumentOpenTelemetry: options.tracerProvider must be a TracerProvider (got ${describeValue(provider)})`);
   }
   const tracer = provider.getTracer('busscope-probe', PROBE_VERSION);
-  const unhooks: Unhook[] = [
-    hookContextCarrier(carrier),
-    hookDispatchTracer(new OpenTelemetryTracer(tracer, spans === 'handlers', include)),
-  ];
+  const consumer = new OpenTelemetryTracer(tracer, spans === 'handlers', include);
+  const unhooks: Unhook[] = [hookContextCarrier(carrier), hookTraceIdSource(consumer.traceId), hookDispatchTracer(consumer)];
   let active = true;
   const dispose = (): void => {
     if (!active) return;
