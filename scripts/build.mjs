@@ -79,6 +79,17 @@ const builds = [
     format: 'cjs',
     target: probeTarget,
   },
+  // The OpenTelemetry bridge (`busscope-probe/otel`): no Node built-ins (browser apps trace too);
+  // @opentelemetry/api stays external, an optional peer only this entry loads.
+  ...['esm', 'cjs'].map((format) => ({
+    ...common,
+    entryPoints: [at('runtime-probe/src/otel/index.ts')],
+    outfile: at(`runtime-probe/dist/otel.${format === 'esm' ? 'mjs' : 'cjs'}`),
+    platform: 'neutral',
+    format,
+    target: probeTarget,
+    external: ['@opentelemetry/api'],
+  })),
   // The leak gate for test suites (`busscope-probe/testing`): records while a test runs, judges
   // with the analyses. Node only (it writes and reads a trace file).
   ...['esm', 'cjs'].map((format) => ({

@@ -4,6 +4,8 @@
 //   webview-imports-no-extension  webview/ imports nothing from extension/
 //   no-vscode                     neither runtime-probe/ nor webview/ imports `vscode`
 //   analysis-no-node-builtins     runtime-probe/src/analysis (model, analyses) imports no Node built-in
+//   otel-only-in-otel             only runtime-probe/src/otel imports @opentelemetry/* (an optional peer:
+//                                 every other entry must load without it)
 //   analysis-no-dom               …and type-checks with the ES library alone: no DOM lib, no `vscode` or
 //                                 Node types, so a `document`/`window`/`process` global is an error
 // Imports are listed by `ts.preProcessFile` (static, type-only, dynamic `import()` and `require`), so a
@@ -24,7 +26,7 @@ const NODE_BUILTINS = new Set(builtinModules);
 
 /**
  * @typedef {{ file: string, line: number, column: number, rule: string, message: string }} Violation
- * @typedef {{ rule: string, from: string, forbid: (target: Target) => string | null }} ImportRule
+ * @typedef {{ rule: string, from: string, except?: string, forbid: (target: Target) => string | null }} ImportRule
  * @typedef {{ specifier: string, resolved: string | null }} Target  resolved: repo-relative path of a relative import
  */
 
@@ -47,6 +49,12 @@ const IMPORT_RULES = [
     from,
     forbid: (t) => (t.specifier === 'vscode' ? `imports 'vscode'; only extension/ may` : null),
   })),
+  {
+    rule: 'otel-only-in-otel',
+    from: 'runtime-probe/src',
+    except: 'runtime-probe/src/otel',
+    forbid: (t) => (t.specifier.startsWith('@opentelemetry/') ? `imports '${t.specifier}'; only runtime-probe/src/otel may (an optional peer dependency)` : null),
+  },
   {
     rule: 'analysis-no-node-builtins',
     from: 'runtime-probe/src/analysis',
@@ -78,7 +86,7 @@ function position(text, offset) {
 
 /** Every import of `rel` that breaks an import rule. */
 function importViolations(root, rel) {
-  const rules = IMPORT_RULES.filter((r) => isUnder(rel, r.from));
+  const rules = IMPORT_RULES.filter((r) => isUnder(rel, r.from) && !(r.except !== undefined && isUnder(rel, r.except)));
   if (rules.length === 0) return [];
   const text = readFileSync(path.join(root, rel), 'utf8');
   const info = ts.preProcessFile(text, true, true);

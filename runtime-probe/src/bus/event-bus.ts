@@ -7,6 +7,7 @@ import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
 import { runHandlersFor } from './dispatch-code';
+import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
@@ -24,10 +25,13 @@ import {
 } from './subscription';
 import {
   currentBusTracer,
+  currentContextCarrier,
   currentDispatchTracer,
   registerBus,
   unregisterBus,
+  type ContextCarrier,
   type DispatchTracer,
+  type HandlerCall,
   type TracedBus,
   type TracedSubscription,
   type UnsubscribeReason,
@@ -149,6 +153,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
   private registry: FinalizationRegistry<OwnerGroup> | null = null;
   private readonly queueTypes: string[] = [];
   private readonly queuePayloads: unknown[] = [];
+  /** Per queued event, the ambient context its `enqueue` ran in (undefined without a context carrier). */
+  private readonly queueContexts: unknown[] = [];
   private queueHead = 0;
   private flushing = false;
   private flushScheduled = false;
@@ -462,6 +468,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
     const wn = w.length;
     // False while the tracer has no use for per-handler calls (recording at detail `dispatch`).
     const hooks = tracer.handlerHooks !== false;
+    // A consumer that runs handlers in a scope of its own (OpenTelemetry's context).
+    const scoped = tracer.callHandler !== undefined;
     const ctx = depth < contexts.length ? contexts[depth] : contextAt(depth);
     ctx.type = type;
     ctx.consumed = false;
@@ -491,7 +499,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
         }
         let consumed = false;
         try {
-          consumed = handler(payload, ctx) === true || ctx.consumed;
+          const returned = scoped ? callInScope(tracer, seq, sub, handler as HandlerCall, undefined, payload, ctx, tracerFailed) : handler(payload, ctx);
+          consumed = returned === true || ctx.consumed;
         } catch (error) {
           ctx.consumed = false;
           // A stack overflow is recorded once, by the outermost dispatch (nested ones rethrow here).
@@ -616,6 +625,9 @@ export class EventBus<E extends EventMap> implements TracedBus {
     const wasEmpty = this.queueHead === this.queueTypes.length;
     this.queueTypes.push(type);
     this.queuePayloads.push(payload);
+    // The context this event was enqueued in, so its dispatch (whenever flushed) is its descendant.
+    const carrier = currentContextCarrier();
+    this.queueContexts.push(carrier === undefined ? undefined : captureContext(carrier));
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
       try {
@@ -640,22 +652,28 @@ export class EventBus<E extends EventMap> implements TracedBus {
     this.flushing = true;
     const types = this.queueTypes;
     const payloads = this.queuePayloads;
+    const captured = this.queueContexts;
     const self = this as unknown as EventBus<EventMap>;
     let dispatched = 0;
     try {
       while (this.queueHead < types.length) {
         const i = this.queueHead;
         // A DispatchDepthError (or a stack overflow unwinding to the outermost dispatch) leaves this event at the head.
-        self.dispatch(types[i], payloads[i]);
+        const context = captured[i];
+        const carrier = context === undefined ? undefined : currentContextCarrier();
+        if (carrier === undefined) self.dispatch(types[i], payloads[i]);
+        else carrier.run(context, self.dispatch, self, types[i], payloads[i]);
         dispatched++;
         if (this.closed) break; // disposed by a handler: the queue is already gone
         payloads[i] = undefined; // the queue must not keep payloads alive
+        captured[i] = undefined;
         this.queueHead = i + 1;
       }
     } finally {
       // Normally empties the queue; if a dispatch threw, that event and the ones after it stay queued.
       types.splice(0, this.queueHead);
       payloads.splice(0, this.queueHead);
+      captured.splice(0, this.queueHead);
       this.queueHead = 0;
       this.flushing = false;
       if (dispatched > 0) {
@@ -755,6 +773,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     this.closed = true;
     this.queueTypes.length = 0;
     this.queuePayloads.length = 0;
+    this.queueContexts.length = 0;
     this.queueHead = 0;
     this.clear();
     // Owner groups are all empty now; dropping the table and registry releases them at once.
@@ -897,6 +916,16 @@ function breakRequested(tracer: DispatchTracer, bus: TracedBus, type: string, pa
   } catch (error) {
     tracerFailed(error);
     return false;
+  }
+}
+
+/** A carrier must never break `enqueue`: a failure means this event carries no context. */
+function captureContext(carrier: ContextCarrier): unknown {
+  try {
+    return carrier.capture();
+  } catch (error) {
+    tracerFailed(error);
+    return undefined;
   }
 }
 

@@ -13,12 +13,14 @@ import type { BusKind } from '../protocol/records';
 import { eventBreakWanted } from '../debug/event-breaks';
 import { runtime, takeBusId } from '../bus/runtime';
 import { takeSubscriptionId } from '../bus/subscription';
+import { callInScope } from '../bus/scoped-call';
 import {
   allBuses,
   currentBusTracer,
   registerBus,
   unregisterBus,
   type DispatchTracer,
+  type HandlerCall,
   type SourceSite,
   type TracedBus,
   type TracedSubscription,
@@ -391,6 +393,19 @@ export function handlerError(tracer: DispatchTracer, seq: number, bus: TracedBus
   } catch (tracerError) {
     tracerFailed(tracerError);
   }
+}
+
+function applyListener(this: unknown, listener: Function, args: ArrayLike<unknown>): unknown {
+  return Reflect.apply(listener, this, args);
+}
+
+/**
+ * Calls one listener of a traced emit: `listener.apply(target, args)`, inside the tracer's scope for
+ * it when the tracer keeps one (OpenTelemetry's context: spans a listener starts are its children).
+ */
+export function callListener(tracer: DispatchTracer, seq: number, sub: ListenerSubscription | undefined, listener: Function, target: unknown, args: ArrayLike<unknown>): unknown {
+  if (sub === undefined || tracer.callHandler === undefined) return Reflect.apply(listener, target, args);
+  return callInScope(tracer, seq, sub, applyListener as HandlerCall, target, listener, args, tracerFailed);
 }
 
 /** The payload a dispatch record shows for listener arguments: the one argument, or all of them. */

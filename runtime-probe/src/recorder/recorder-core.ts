@@ -11,14 +11,29 @@
 // cannot take is counted for that sink (`slow-client`); each sink then receives `drops` records.
 
 import {
+  currentTraceIdSource,
   primaryDispatchTracer,
   setDispatchTracer,
   type BusTracer,
   type DispatchTracer,
+  type TraceIdSource,
   type TracedBus,
   type TracedSubscription,
   type UnsubscribeReason as TracerUnsubscribeReason,
 } from '../bus/tracer';
+
+/** Longest trace id a dispatch record carries (W3C's are 32 hex digits; other systems' are shorter). */
+const MAX_TRACE_ID_LENGTH = 64;
+
+/** A source's trace id, or null when it has none, gives something else, or throws. */
+function readTraceId(source: TraceIdSource): string | null {
+  try {
+    const id = source();
+    return typeof id === 'string' && id.length > 0 && id.length <= MAX_TRACE_ID_LENGTH ? id : null;
+  } catch {
+    return null;
+  }
+}
 import {
   DETAIL_LEVELS,
   DROP_REASONS,
@@ -587,6 +602,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     ring[r + at.depth] = st[b + ST_DEPTH];
     ring[r + at.parentSeq] = st[b + ST_PARENT];
     ring[r + at.site] = st[b + ST_SITE];
+    // The OpenTelemetry span's trace id, while one is open for this dispatch (a string the SDK holds).
+    const traceIdOf = currentTraceIdSource();
+    this.sideA[r / W] = traceIdOf === undefined ? null : readTraceId(traceIdOf);
     // Drained after the write, not before (as `alloc` does): this record's ticks must be resolved
     // by the drain that trims the clock reads they need.
     if (this.size >= this.highWater && !this.draining) this.drain();
