@@ -9,7 +9,7 @@ import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
 import { runHandlersFor } from './dispatch-code';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import type { ProducerDropPolicy, ProducerStats, TransferablePort } from './cross-thread';
-import { ProducerInbox } from './producer-inbox';
+import { ProducerInbox, type ConnectedProducer } from './producer-inbox';
 import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
 import {
@@ -675,14 +675,14 @@ export class EventBus<E extends EventMap> implements TracedBus {
   }
 
   /** @internal An event from a producer port (producer-inbox.ts): queued, or dropped at the cap. */
-  acceptProduced(type: string, payload: unknown): void {
+  acceptProduced(type: string, payload: unknown, producer: ConnectedProducer): void {
     const inbox = this.inbox as ProducerInbox;
     if (this.closed) {
       inbox.discarded++;
       return;
     }
     if (this.queueTypes.length - this.queueHead >= this.producerCap) {
-      inbox.noteDropped(this.producerCap, this.producerDrop);
+      inbox.noteDropped(this.producerCap, this.producerDrop, producer);
       if (this.producerDrop === 'newest') return;
       // Arrivals are tasks, never inside a flush: the head can move here.
       const head = this.queueHead;

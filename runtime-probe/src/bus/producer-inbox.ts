@@ -11,7 +11,7 @@ import { PRODUCER_CLOSE, PRODUCER_EVENT, PRODUCER_HELLO, type ProducerDropPolicy
 export interface ProducerConsumer {
   readonly name: string;
   /** Queues (or drops, at the cap) one event that arrived from a producer. */
-  acceptProduced(type: string, payload: unknown): void;
+  acceptProduced(type: string, payload: unknown, producer: ConnectedProducer): void;
 }
 
 /** The consumer end of one channel. */
@@ -84,7 +84,7 @@ export class ProducerInbox implements ProducerStats {
           return;
         }
         this.received++;
-        this.bus.acceptProduced(type, message[2]);
+        this.bus.acceptProduced(type, message[2], producer);
         return;
       }
       case PRODUCER_HELLO:
@@ -117,14 +117,15 @@ export class ProducerInbox implements ProducerStats {
   }
 
   /** An event was dropped at the cap: counted, and said once per bus (the inspector gets a record). */
-  noteDropped(cap: number, policy: ProducerDropPolicy): void {
+  noteDropped(cap: number, policy: ProducerDropPolicy, producer: ConnectedProducer): void {
     this.dropped++;
     if (this.warned) return;
     this.warned = true;
     try {
+      const from = producer.site === '' ? '' : ` (the first from the producer connected ${producer.site})`;
       console.warn(
         `[busscope] bus "${this.bus.name}": ${cap} events are waiting to flush, the producer queue's cap; dropping the ${policy} ` +
-          'events from producer threads (counted in bus.producerStats.dropped). Flush more often, or raise producerQueue.cap. (Said once per bus.)',
+          `events from producer threads${from}, counted in bus.producerStats.dropped. Flush more often, or raise producerQueue.cap. (Said once per bus.)`,
       );
     } catch {
       // a warning must never break the app
