@@ -1,7 +1,6 @@
 // Cross-thread events (#16): the cost per event of a worker's `producer.enqueue` into a main-thread
 // bus (clone, port, queue, dispatch by autoFlush to one handler; the worker runs the built package),
-// side by side
-// with a bare `postMessage` of the same message over a MessageChannel to one `message` listener.
+// side by side with a bare `postMessage` of the same message over a MessageChannel to one `message` listener.
 // Each round runs both in fresh workers (alternating which goes first) and takes the worker's own
 // time to post every event (producer side) and the time from its first post until the main thread
 // has handled the last event (end to end). Medians over the rounds; ratios are medians of per-round
