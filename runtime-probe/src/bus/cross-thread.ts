@@ -23,10 +23,11 @@ export type ProducerDropPolicy = 'oldest' | 'newest';
 export interface ProducerQueueOptions {
   /**
    * Events waiting to flush beyond which events arriving from producers are dropped (positive
-   * integer; default 100,000). Events the bus's own thread enqueues are never dropped.
+   * integer; default 100,000). The bus's own thread's `enqueue` is never refused (with `'oldest'`
+   * the dropped head may be any queued event).
    */
   cap?: number;
-  /** `'newest'` (default): the arriving event is dropped; `'oldest'`: the head of the queue is. */
+  /** `'newest'` (default): the arriving event is dropped; `'oldest'`: the head of the queue is (whoever queued it). */
   drop?: ProducerDropPolicy;
 }
 
