@@ -9,6 +9,8 @@ import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
 import { runHandlersFor } from './dispatch-code';
 import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
+import type { ProducerDropPolicy, ProducerStats, TransferablePort } from './cross-thread';
+import { ProducerInbox, type ConnectedProducer } from './producer-inbox';
 import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
 import {
@@ -161,6 +163,11 @@ export class EventBus<E extends EventMap> implements TracedBus {
   private readonly scheduledFlush: (() => void) | null;
   private closed = false;
   private readonly registration: WeakRef<TracedBus>;
+  /** Events waiting to flush beyond which events from producer ports are dropped. */
+  private readonly producerCap: number;
+  private readonly producerDrop: ProducerDropPolicy;
+  /** Created by the first `openProducerPort()`. */
+  private inbox: ProducerInbox | null = null;
 
   /**
    * @param options `name` (default `'default'`), `maxDepth` (default 32), `onError` (default
@@ -189,6 +196,18 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (autoFlush !== 'manual' && autoFlush !== 'microtask') {
       throw new TypeError(`new EventBus: options.autoFlush must be 'manual' or 'microtask' (got ${describeValue(autoFlush)})`);
     }
+    const producerQueue = options?.producerQueue;
+    checkOptionsObject('new EventBus', producerQueue);
+    const producerCap = producerQueue?.cap ?? 100_000;
+    if (typeof producerCap !== 'number' || !Number.isInteger(producerCap) || producerCap < 1) {
+      throw new TypeError(`new EventBus: options.producerQueue.cap must be a positive integer (got ${describeValue(producerCap)})`);
+    }
+    const producerDrop = producerQueue?.drop ?? 'newest';
+    if (producerDrop !== 'newest' && producerDrop !== 'oldest') {
+      throw new TypeError(`new EventBus: options.producerQueue.drop must be 'newest' or 'oldest' (got ${describeValue(producerDrop)})`);
+    }
+    this.producerCap = producerCap;
+    this.producerDrop = producerDrop;
     this.busId = takeBusId();
     this.name = name;
     this.createdAt = Date.now();
@@ -622,6 +641,73 @@ export class EventBus<E extends EventMap> implements TracedBus {
   enqueue(type: string, payload?: unknown): void {
     checkTypeName('enqueue', type, false);
     if (this.closed) return;
+    this.pushQueued(type, payload);
+  }
+
+  /**
+   * Opens a cross-thread queue into this bus: a dedicated MessageChannel whose other end you
+   * transfer to a worker, where `connectProducer<E>(port)` turns it into a typed producer. Its
+   * events are structured-cloned, queued here in the order each producer posted them, and
+   * dispatched on this thread by `flush()` (or `autoFlush`). Beyond `producerQueue.cap` events
+   * waiting to flush, arriving events are dropped (`producerQueue.drop`), counted in
+   * `producerStats` and warned about once. The port keeps this thread alive until its producer
+   * closes it (the worker ends, or `producer.close()`) or the bus is disposed.
+   *
+   * ```ts
+   * const port = bus.openProducerPort();
+   * new Worker(file, { workerData: { port }, transferList: [port] });
+   * ```
+   * @throws TypeError after `dispose()`, or where the runtime has no MessageChannel.
+   */
+  openProducerPort(): TransferablePort {
+    if (this.closed) throw new TypeError(`EventBus.openProducerPort: bus "${this.name}" is disposed`);
+    let inbox = this.inbox;
+    if (inbox === null) inbox = this.inbox = new ProducerInbox(this);
+    return inbox.open() as TransferablePort;
+  }
+
+  /** Counts of the cross-thread queues into this bus (all zero before `openProducerPort()`). */
+  get producerStats(): ProducerStats {
+    const inbox = this.inbox;
+    return inbox === null
+      ? { openPorts: 0, received: 0, dropped: 0, discarded: 0 }
+      : { openPorts: inbox.openPorts, received: inbox.received, dropped: inbox.dropped, discarded: inbox.discarded };
+  }
+
+  /**
+   * Resolves once every producer port opened so far is closed: from then on, everything their
+   * producers posted has arrived (queued, or counted as dropped). A worker's 'exit' event can come
+   * before its last events do; await this, then `flush()`.
+   */
+  producersClosed(): Promise<void> {
+    return this.inbox === null ? Promise.resolve() : this.inbox.whenClosed();
+  }
+
+  /** @internal An event from a producer port (producer-inbox.ts): queued, or dropped at the cap. */
+  acceptProduced(type: string, payload: unknown, producer: ConnectedProducer): void {
+    const inbox = this.inbox as ProducerInbox;
+    if (this.closed) {
+      inbox.discarded++;
+      return;
+    }
+    if (this.queueTypes.length - this.queueHead >= this.producerCap) {
+      inbox.noteDropped(this.producerCap, this.producerDrop, producer);
+      if (this.producerDrop === 'newest') return;
+      // Arrivals are tasks, never inside a flush: the head can move here.
+      const head = this.queueHead;
+      this.queuePayloads[head] = undefined;
+      this.queueHead = head + 1;
+      if (head >= 1024 && head * 2 >= this.queueTypes.length) {
+        // A consumer that never flushes must not grow the arrays with dropped slots.
+        this.queueTypes.splice(0, head + 1);
+        this.queuePayloads.splice(0, head + 1);
+        this.queueHead = 0;
+      }
+    }
+    this.pushQueued(type, payload);
+  }
+
+  private pushQueued(type: string, payload: unknown): void {
     const wasEmpty = this.queueHead === this.queueTypes.length;
     this.queueTypes.push(type);
     this.queuePayloads.push(payload);
@@ -771,6 +857,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
   dispose(): void {
     if (this.closed) return;
     this.closed = true;
+    this.inbox?.closeAll();
     this.queueTypes.length = 0;
     this.queuePayloads.length = 0;
     this.queueContexts.length = 0;

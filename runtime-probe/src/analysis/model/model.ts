@@ -498,13 +498,26 @@ export class Model {
         if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
         t.enqueued++;
         if (r.queueLength > t.maxQueueLength) t.maxQueueLength = r.queueLength;
-        this.busFor(r.bus).enqueued++;
+        const b = this.busFor(r.bus);
+        b.enqueued++;
+        if (b.queueWaitingSince === null) b.queueWaitingSince = r.time;
+        b.queueLength = r.queueLength;
+        if (r.queueLength > b.maxQueueLength) b.maxQueueLength = r.queueLength;
         return;
       }
-      case 'flush':
+      case 'flush': {
         this.touch(r.time);
-        this.busFor(r.bus).flushes++;
+        const b = this.busFor(r.bus);
+        b.flushes++;
+        b.lastFlushAt = r.time;
+        // A flush dispatches until the queue is empty (events enqueued meanwhile included).
+        b.queueLength = 0;
+        b.queueWaitingSince = null;
+        const sizes = b.recentFlushSizes;
+        if (sizes.length === 8) sizes.shift();
+        sizes.push(r.dispatched);
         return;
+      }
       case 'depth-limit': {
         this.touch(r.time);
         const t = this.typeFor(r.bus, r.type);
