@@ -52,6 +52,16 @@ const builds = [
     format: 'esm',
     target: probeTarget,
   },
+  {
+    // Pages and workers (`busscope-probe/browser`): bus, recorder and WebSocket transport, no Node
+    // built-ins (scripts/check-layers.mjs), size-budgeted (test/unit/browser/size.test.ts).
+    ...common,
+    entryPoints: [at('runtime-probe/src/browser/index.ts')],
+    outfile: at('runtime-probe/dist/browser.mjs'),
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome110', 'firefox110', 'safari16'],
+  },
   // The wire protocol alone (no Node built-ins), for clients: `busscope-probe/protocol`.
   ...['esm', 'cjs'].map((format) => ({
     ...common,
