@@ -25,7 +25,8 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node18',
-    external: ['vscode'],
+    // ws's optional native speed-ups: ws falls back to JavaScript when they are missing.
+    external: ['vscode', 'bufferutil', 'utf-8-validate'],
   },
   {
     ...common,
