@@ -10,7 +10,7 @@ import { WebSocket as WsWebSocket } from 'ws';
 import { BrowserAppServer, type BrowserApp, type Refusal } from '../../../extension/src/browserApps/browserAppServer';
 import { SessionManager } from '../../../extension/src/sessions/sessionManager';
 import type { Session } from '../../../extension/src/sessions/session';
-import { connect, EventBus, type BrowserConnection } from '../../../runtime-probe/src/browser/index';
+import { connect, EventBus, watch, type BrowserConnection } from '../../../runtime-probe/src/browser/index';
 import { FrameDecoder, FrameKind, SUPPORTED_PROTOCOL_VERSIONS, encodeControlFrame } from '../../../runtime-probe/src/protocol/index';
 import { waitFor } from '../extension/demo';
 
@@ -206,6 +206,69 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     assert.equal(after.source.kind === 'browser' && after.source.reloads, 1);
     assert.equal(after.source.kind === 'browser' && after.source.tabId, before.source.kind === 'browser' ? before.source.tabId : '?');
     assert.match(store.get('busscope.tabId') ?? '', /^[0-9a-f]{16}$/);
+  });
+
+  it('watch(EventTarget): listeners are subscriptions, dispatchEvent a dispatch with each listener timed; the target behaves as before and is restored', async () => {
+    const { server, manager } = await setup();
+    installPageWebSocket(PAGE_ORIGIN);
+    const page = pageConnect(server, 'events-page');
+    await page.ready;
+    await waitFor(() => manager.sessions.length === 1, 5000, 'the session');
+    const session = manager.sessions[0];
+
+    const target = new EventTarget();
+    const ownNames = Object.getOwnPropertyNames(target);
+    const handle = watch(target, { name: 'hub' });
+    const calls: string[] = [];
+    const onPing = function onPing(this: unknown, e: Event): void {
+      calls.push(`fn:${e.type}:${this === target}`);
+    };
+    class PingCounter {
+      handleEvent(e: Event): void {
+        calls.push(`obj:${e.type}`);
+      }
+    }
+    const counter = new PingCounter();
+    const abort = new AbortController();
+    target.addEventListener('ping', onPing);
+    target.addEventListener('ping', onPing); // a duplicate: ignored, as the browser does
+    target.addEventListener('ping', counter);
+    target.addEventListener('ping', () => calls.push('once'), { once: true });
+    target.addEventListener('ping', () => calls.push('signal'), { signal: abort.signal });
+    assert.equal(handle.name, 'hub');
+    await waitFor(() => [...session.model.subscriptions.values()].filter((s) => s.type.name === 'ping').length === 4, 5000, 'four ping subscriptions');
+
+    target.dispatchEvent(new Event('ping'));
+    abort.abort();
+    target.dispatchEvent(new Event('ping'));
+    target.removeEventListener('ping', counter);
+    target.dispatchEvent(new Event('ping'));
+    assert.deepEqual(calls, ['fn:ping:true', 'obj:ping', 'once', 'signal', 'fn:ping:true', 'obj:ping', 'fn:ping:true']);
+
+    const hub = () => [...session.model.buses.values()].find((b) => b.name === 'hub');
+    await waitFor(() => hub()?.dispatches === 3, 5000, 'three dispatches of the hub');
+    const live = () => [...session.model.subscriptions.values()].filter((s) => s.type.name === 'ping' && s.endReason === null);
+    await waitFor(() => live().length === 1, 5000, 'only onPing left');
+    assert.equal(live()[0].label, 'onPing');
+    const pingSubs = [...session.model.subscriptions.values()].filter((s) => s.type.name === 'ping');
+    assert.deepEqual(pingSubs.map((s) => s.endReason).sort(), ['dispose', 'once', 'signal', null].sort());
+
+    // Disposed: the own properties are as before, and the listener added while watched is still
+    // called and can be removed by the app as itself.
+    handle.dispose();
+    assert.deepEqual(Object.getOwnPropertyNames(target), ownNames);
+    calls.length = 0;
+    target.dispatchEvent(new Event('ping'));
+    target.removeEventListener('ping', onPing);
+    target.dispatchEvent(new Event('ping'));
+    assert.deepEqual(calls, ['fn:ping:true']);
+  });
+
+  it('watch refuses what it cannot watch with a TypeError, and connect refuses bad options', () => {
+    assert.throws(() => watch({} as object), { name: 'TypeError', message: /watch: target must be an EventTarget, a mitt or a nanoevents emitter/ });
+    assert.throws(() => watch(new EventTarget(), { types: [] }), { name: 'TypeError', message: /options\.types must be a non-empty array/ });
+    assert.throws(() => connect({ url: 'http://127.0.0.1:1/', token: 't' }), { name: 'TypeError', message: /url must be a ws:\/\/ or wss:\/\/ URL/ });
+    assert.throws(() => connect({ url: 'ws://127.0.0.1:1/', token: '' }), { name: 'TypeError', message: /token/ });
   });
 });
 
