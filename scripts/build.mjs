@@ -63,6 +63,15 @@ const builds = [
     format: 'esm',
     target: ['chrome110', 'firefox110', 'safari16'],
   },
+  // The Vite plugin (`busscope-probe/vite`): runs in Vite's Node process.
+  ...['esm', 'cjs'].map((format) => ({
+    ...common,
+    entryPoints: [at('runtime-probe/src/vite/index.ts')],
+    outfile: at(`runtime-probe/dist/vite.${format === 'esm' ? 'mjs' : 'cjs'}`),
+    platform: 'node',
+    format,
+    target: 'node18',
+  })),
   // The wire protocol alone (no Node built-ins), for clients: `busscope-probe/protocol`.
   ...['esm', 'cjs'].map((format) => ({
     ...common,

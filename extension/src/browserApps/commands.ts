@@ -3,6 +3,8 @@
 // page (copied with one click). Each page that connects becomes a session (SessionManager).
 import * as vscode from 'vscode';
 import type { Services } from '../commands/services';
+import { discoveryDirectory } from '../../../runtime-probe/src/discovery/directory';
+import { removeBrowserAppsFile, writeBrowserAppsFile } from '../../../runtime-probe/src/discovery/browser-apps-file';
 import { BrowserAppServer } from './browserAppServer';
 import { checkOriginPattern } from './origin';
 import { connectSnippet, readExtraOrigins } from './snippet';
@@ -16,6 +18,9 @@ export interface BrowserAppsInfo {
 
 export function registerBrowserAppCommands(services: Services): vscode.Disposable[] {
   const { sessions, log } = services;
+  // Where busscope-probe/vite finds the URL and token (the discovery directory the setting names).
+  let fileDir: string | undefined;
+  const directory = (): string => services.settings().discoveryDirectory ?? discoveryDirectory();
   let server: BrowserAppServer | undefined;
   let starting: Promise<BrowserAppServer> | undefined;
   const item = vscode.window.createStatusBarItem('busscope.browserApps', vscode.StatusBarAlignment.Left, 99);
@@ -58,6 +63,13 @@ export function registerBrowserAppCommands(services: Services): vscode.Disposabl
       onRefused: (r) => log.warn(`browser app refused (${r.reason}): ${r.message}`),
     });
     log.info(`accepting browser apps on ${s.url}`);
+    try {
+      fileDir = directory();
+      writeBrowserAppsFile({ url: s.url, token: s.token }, fileDir);
+    } catch (error) {
+      fileDir = undefined;
+      log.warn(`could not tell dev servers where to connect (busscope-probe/vite reads it from the discovery folder): ${error instanceof Error ? error.message : String(error)}`);
+    }
     return s;
   };
 
@@ -84,6 +96,8 @@ export function registerBrowserAppCommands(services: Services): vscode.Disposabl
     const s = server;
     server = undefined;
     setAccepting(undefined);
+    if (fileDir !== undefined) removeBrowserAppsFile(fileDir);
+    fileDir = undefined;
     if (s === undefined) return;
     await s.close();
     log.info('stopped accepting browser apps');
