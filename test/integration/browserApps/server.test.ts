@@ -270,5 +270,34 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     assert.throws(() => connect({ url: 'http://127.0.0.1:1/', token: 't' }), { name: 'TypeError', message: /url must be a ws:\/\/ or wss:\/\/ URL/ });
     assert.throws(() => connect({ url: 'ws://127.0.0.1:1/', token: '' }), { name: 'TypeError', message: /token/ });
   });
+
+  it('a page whose socket backs up drops record batches and counts them: every dispatch is received or counted', async () => {
+    const { server, manager } = await setup();
+    installPageWebSocket(PAGE_ORIGIN);
+    const bus = new EventBus<{ tick: number }>({ name: 'flood' });
+    bus.subscribe('tick', () => undefined);
+    const page = connect({ url: server.url, token: server.token, name: 'flood-page', retryMs: 0, maxBufferedBytes: 64 * 1024 });
+    pages.push(page);
+    cleanups.push(() => page.close());
+    await page.ready;
+    await waitFor(() => manager.sessions.length === 1 && manager.sessions[0].probeClient !== undefined, 5000, 'the session');
+    const session = manager.sessions[0];
+    await session.probeClient!.configure({ detail: 'dispatch' });
+    // The extension stops reading: the page's socket backs up past its 64 KiB cap.
+    session.probeClient!.pause();
+    const total = 400_000;
+    for (let sent = 0; sent < total; sent += 20_000) {
+      for (let i = 0; i < 20_000; i++) bus.dispatch('tick', i);
+      await new Promise((r) => setTimeout(r, 15)); // the recorder's drain runs between bursts
+    }
+    session.probeClient!.resume();
+    await session.probeClient!.ping();
+    const model = session.model;
+    const typeDispatches = [...model.buses.values()].find((b) => b.name === 'flood')!.dispatches;
+    assert.ok(model.drops.dispatches > 0, 'some dispatches were dropped while the socket was backed up');
+    assert.ok(model.drops.byReason['slow-client'] > 0);
+    assert.equal(typeDispatches + model.drops.dispatches, total, `${typeDispatches} received + ${model.drops.dispatches} dropped`);
+    bus.dispose();
+  });
 });
 
