@@ -26,7 +26,8 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node18',
-    external: ['vscode'],
+    // ws's optional native speed-ups: ws falls back to JavaScript when they are missing.
+    external: ['vscode', 'bufferutil', 'utf-8-validate'],
   },
   {
     ...common,
@@ -53,6 +54,25 @@ const builds = [
     format: 'esm',
     target: probeTarget,
   },
+  {
+    // Pages and workers (`busscope-probe/browser`): bus, recorder and WebSocket transport, no Node
+    // built-ins (scripts/check-layers.mjs), size-budgeted (test/unit/browser/size.test.ts).
+    ...common,
+    entryPoints: [at('runtime-probe/src/browser/index.ts')],
+    outfile: at('runtime-probe/dist/browser.mjs'),
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome110', 'firefox110', 'safari16'],
+  },
+  // The Vite plugin (`busscope-probe/vite`): runs in Vite's Node process.
+  ...['esm', 'cjs'].map((format) => ({
+    ...common,
+    entryPoints: [at('runtime-probe/src/vite/index.ts')],
+    outfile: at(`runtime-probe/dist/vite.${format === 'esm' ? 'mjs' : 'cjs'}`),
+    platform: 'node',
+    format,
+    target: 'node18',
+  })),
   // The wire protocol alone (no Node built-ins), for clients: `busscope-probe/protocol`.
   ...['esm', 'cjs'].map((format) => ({
     ...common,
@@ -161,7 +181,10 @@ for (const b of builds) {
     continue;
   }
   b.minify = false;
-  if (!b.outfile.endsWith(`${path.sep}demo.cjs`)) b.sourcemap = false;
+  if (!b.outfile.endsWith(`${path.sep}demo.cjs`)) {
+    b.sourcemap = false;
+    rmSync(`${b.outfile}.map`, { force: true }); // an earlier build's map, which nothing names now
+  }
 }
 
 function emitProbeTypes() {

@@ -112,13 +112,23 @@ export function classNameOf(target: object, fallback: string): string {
  * recording a watched emitter runs its own code. The swap follows the tracer slot through the
  * runtime's slot setters (rare: when recording starts or stops), for every watched emitter.
  */
-let timing = runtime.dispatchTracer !== undefined;
-runtime.copies.push((_tracer, dispatchTracer) => {
-  const on = dispatchTracer !== undefined;
-  if (on === timing) return;
-  timing = on;
-  for (const bus of allBuses()) if (bus instanceof EmitterBus) bus.timingChanged(on);
-});
+let timing = false;
+let hooked = false;
+/**
+ * Follows the tracer slot from the first watched emitter on (not at load: a page that imports the
+ * browser entry without watching anything carries none of this, and a bundler can drop it).
+ */
+function hookTiming(): void {
+  if (hooked) return;
+  hooked = true;
+  timing = runtime.dispatchTracer !== undefined;
+  runtime.copies.push((_tracer, dispatchTracer) => {
+    const on = dispatchTracer !== undefined;
+    if (on === timing) return;
+    timing = on;
+    for (const bus of allBuses()) if (bus instanceof EmitterBus) bus.timingChanged(on);
+  });
+}
 
 /** See `timing` above. */
 export function timingOn(): boolean {
@@ -155,6 +165,7 @@ export class EmitterBus implements TracedBus {
   ) {
     this.busId = takeBusId();
     this.createdAt = Date.now();
+    hookTiming();
   }
 
   /** Registers the bus with the probe (reports it created). Separate so subclasses finish constructing first. */

@@ -48,7 +48,7 @@ import {
 import { BUS_KINDS } from '../protocol/records';
 import { reportProbeFailure } from '../probe/report';
 import type { FrameResolver } from './frames';
-import { capturePayload, type PayloadSanitizer, type ProxyCheck } from './payload';
+import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
 import type { RecordSink } from './sink';
 import { captureSite } from './sites';
 import { SiteTable, StringTable, type SiteEntry } from './tables';
@@ -119,6 +119,11 @@ export interface RecorderHost {
   readonly isProxy: ProxyCheck | undefined;
   /** Source mapping of captured sites (default: none, the frame as the runtime printed it). */
   readonly resolveFrame?: FrameResolver;
+  /**
+   * Payload capture (payload.ts). Without it the recorder records no payloads: `capturePayloads`
+   * stays false whatever a client asks (the browser entry leaves it out to stay within its size budget).
+   */
+  readonly capturePayload?: typeof capturePayload;
   /** Called with true while event breakpoints are set (Node: watch for an attached debugger). */
   readonly watchDebugger?: (on: boolean) => void;
 }
@@ -166,6 +171,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private siteEvery: number;
   private sanitize: PayloadSanitizer | undefined;
   private readonly isProxy: ProxyCheck | undefined;
+  private readonly capture: typeof capturePayload | undefined;
   private readonly skipLines = new Map<string, number>();
 
   // --- sinks and recording state
@@ -246,7 +252,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.highWater = Math.max(1, Math.floor(options.maxBufferedRecords * 0.75));
     this.sanitize = options.sanitize;
     this.isProxy = options.isProxy ?? host.isProxy;
-    this.cfg = options.config;
+    this.capture = host.capturePayload;
+    this.cfg = this.capture === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteEvery = this.cfg.dispatchSiteEvery;
   }
@@ -273,6 +280,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   configure(patch: Partial<RecordingConfig>): RecordingConfig {
     const next: RecordingConfig = { ...this.cfg, ...patch };
+    if (this.capture === undefined && next.capturePayloads) (next as { capturePayloads: boolean }).capturePayloads = false;
     if (next.payloadSizeCap > MAX_PAYLOAD_CAP_BYTES) (next as { payloadSizeCap: number }).payloadSizeCap = MAX_PAYLOAD_CAP_BYTES;
     this.cfg = Object.freeze(next);
     this.detail = detailCode(next.detail);
@@ -641,7 +649,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   }
 
   private recordPayload(seq: number, bus: TracedBus, type: string, payload: unknown): void {
-    const captured = capturePayload(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap, this.isProxy);
+    const capture = this.capture;
+    if (capture === undefined) return;
+    const captured = capture(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap, this.isProxy);
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;

@@ -71,6 +71,12 @@ const BAD_LINES: readonly { readonly file: string; readonly line: string; readon
     line: 'export const pageTitle = (): string => document.title;',
     expected: /^runtime-probe\/src\/analysis\/model\/stats\.ts:\d+:\d+: \[analysis-no-dom\] Cannot find name 'document'/m,
   },
+  {
+    // Not imported by the browser entry itself: reached through the recorder core, which pages use.
+    file: 'runtime-probe/src/recorder/window-clock.ts',
+    line: "import { hrtime } from 'node:process';",
+    expected: /^runtime-probe\/src\/recorder\/window-clock\.ts:\d+:\d+: \[browser-no-node-builtins\] imports Node's 'node:process' \(reached from the browser entry through .*recorder-core\.ts/m,
+  },
 ];
 
 test('a deliberately bad import (or DOM global) fails the check, naming the file, position and rule', () => {
