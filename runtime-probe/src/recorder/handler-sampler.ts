@@ -4,9 +4,11 @@
 // dispatches always, then N adapts so that a type yields about SAMPLES_PER_SECOND timed dispatches a
 // second. A type that is dispatched rarely (a slow handler cannot be dispatched often) keeps N = 1.
 //
-// Each timed dispatch stands for itself and the N − 1 dispatches of its type skipped after it: its
-// handler records carry N (`sampleEvery`), and the model weights them by it, so counts and
-// quantiles estimate every call. Untimed dispatches still get their dispatch record (detail
+// Each timed dispatch stands for itself and the dispatches of its type skipped after it: its handler
+// records carry that number (`sampleEvery`), and the model weights them by it, so counts and
+// quantiles estimate every call. The gap to the next timed dispatch is drawn at random between 1 and
+// 2N − 1 (mean N), not N every time: a workload with a period (every 4th frame is slow) cannot then
+// line up with the samples and be timed always or never. Untimed dispatches still get their dispatch record (detail
 // `dispatch`), and a handler that throws is always recorded (its `handler-error` record).
 //
 // Hot path: one typed-array decrement per dispatch; the rest runs only on a timed dispatch, whose
@@ -26,10 +28,14 @@ export class HandlerSampler {
   private countdown = new Int32Array(64);
   /** Per type id: N of the last timed dispatch (0 before the first). */
   private every = new Int32Array(64);
+  /** Per type id: the gap drawn at the last timed dispatch (the dispatches it stood for). */
+  private lastGap = new Int32Array(64);
   /** Per type id: timed dispatches so far, counted up to FIRST_SAMPLED. */
   private taken = new Int32Array(64);
   /** Per type id: clock reading (ms) of the last timed dispatch. */
   private lastAt = new Float64Array(64);
+  /** xorshift32 state for the gaps (any fixed seed: only its independence from the workload matters). */
+  private random = 0x9e3779b9;
 
   /** Hot path: whether this dispatch of `typeId` is timed (then call `take` with its start time). */
   due(typeId: number): boolean {
@@ -38,8 +44,8 @@ export class HandlerSampler {
   }
 
   /**
-   * A timed dispatch of `typeId` starting at `now` (ms): returns its weight N — it stands for itself
-   * and the next N − 1 dispatches of its type, which are skipped.
+   * A timed dispatch of `typeId` starting at `now` (ms): returns its weight — it stands for itself
+   * and as many fewer dispatches of its type, which are skipped.
    */
   take(typeId: number, now: number): number {
     const prev = this.every[typeId];
@@ -47,24 +53,36 @@ export class HandlerSampler {
     if (this.taken[typeId] < FIRST_SAMPLED) {
       this.taken[typeId]++;
     } else {
-      // The previous group (`prev` dispatches) took `dt`: about prev / dt dispatches per ms. N moves
-      // only when it is off by 2× or more, so it does not flicker.
+      // The previous group (`lastGap` dispatches) took `dt`: about lastGap / dt dispatches per ms. N
+      // moves only when it is off by 2× or more, so it does not flicker.
       const dt = now - this.lastAt[typeId];
-      const ideal = dt > 0 ? (prev * TARGET_INTERVAL_MS) / dt : prev * 2;
+      const last = this.lastGap[typeId];
+      const ideal = dt > 0 ? (last * TARGET_INTERVAL_MS) / dt : prev * 2;
       n = prev < 1 ? 1 : prev;
       if (ideal >= n * 2) n = n * 2 > MAX_SAMPLE_EVERY ? MAX_SAMPLE_EVERY : n * 2;
       else if (ideal <= n / 2) n = ideal < 1 ? 1 : Math.floor(ideal);
     }
     this.every[typeId] = n;
     this.lastAt[typeId] = now;
-    this.countdown[typeId] = n - 1;
-    return n;
+    let gap = 1;
+    if (n > 1) {
+      let x = this.random;
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      this.random = x;
+      gap = 1 + ((x >>> 0) % (2 * n - 1));
+    }
+    this.countdown[typeId] = gap - 1;
+    this.lastGap[typeId] = gap;
+    return gap;
   }
 
   /** Starts over (a new recording): the first dispatches of every type are timed again. */
   reset(): void {
     this.countdown.fill(0);
     this.every.fill(0);
+    this.lastGap.fill(0);
     this.taken.fill(0);
     this.lastAt.fill(0);
   }
@@ -77,6 +95,9 @@ export class HandlerSampler {
     const every = new Int32Array(size);
     every.set(this.every);
     this.every = every;
+    const lastGap = new Int32Array(size);
+    lastGap.set(this.lastGap);
+    this.lastGap = lastGap;
     const taken = new Int32Array(size);
     taken.set(this.taken);
     this.taken = taken;
