@@ -50,6 +50,8 @@ const fixtures: Record<string, FixtureOptions> = {
   nosites: { subscribeSites: false },
   // Interpolated starts (protocol v2): every dispatch start within ±38 µs.
   bounds: { startBound: 0.038 },
+  // Detail `handlers` sampling: handler timings on 1 dispatch in 8 of each type.
+  sampled: { handlerSampleEvery: 8, dispatches: 2_000, intervalMs: 5 },
   big: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 200_000, intervalMs: 0.5, feed: { snapshotDispatches: 200_000 } },
   graph: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 2_000, intervalMs: 10 },
 };
