@@ -261,6 +261,29 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
     }
   });
 
+  test('handler timings from a sample of dispatches (detail "handlers"): the subscription\u2019s details say "sampled 1 in 8"', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'sampled', theme: 'dark' });
+    try {
+      // A subscription with timings: its figures stand for 8 calls per timed one.
+      const found = await page.evaluate(() => {
+        const w = (window as unknown as PageWindow).busscopeInspector;
+        const s = [...w.store.subscriptions.values()].find((x) => x.timing !== null && x.calls > 100);
+        if (!s) return null;
+        w.select({ kind: 'subscription', id: s.id });
+        w.flush();
+        return { id: s.id, calls: s.timing!.calls, every: s.timing!.sampleEvery ?? 1 };
+      });
+      assert.ok(found, 'a timed subscription');
+      assert.equal(found.every, 8);
+      await page.waitForFunction(() => /Time.*sampled 1 in 8/s.test(document.querySelector('[data-testid=details]')?.textContent ?? ''));
+      const text = (await page.locator('[data-testid=details]').textContent())!;
+      assert.match(text, /mean [\d.]+ \S+ · p95 [\d.]+ \S+ · max [\d.]+ \S+ · sampled 1 in 8/);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('graph: hover shows a tooltip, click selects and the model explains, double-click opens the source, wheel zooms', async () => {
     const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
     try {

@@ -418,6 +418,7 @@ export class InspectorFeed {
         subStats.totalMs.push(h ? h.total : 0);
         subStats.maxMs.push(h ? h.max : 0);
         subStats.p95Ms.push(h ? h.quantile(0.95) : 0);
+        (subStats.sampledCalls as number[]).push(h ? h.samples : 0);
         subStats.count++;
         Object.assign(prev, { calls: s.calls, consumed: s.consumed, errors: s.errors, timed });
       }
@@ -797,5 +798,5 @@ function typeStatsColumns(): { -readonly [K in keyof TypeStatsColumns]: K extend
 }
 
 function subscriptionStatsColumns(): { -readonly [K in keyof SubscriptionStatsColumns]: K extends 'count' ? number : number[] } {
-  return { count: 0, id: [], calls: [], consumed: [], errors: [], lastCalledAt: [], timedCalls: [], totalMs: [], maxMs: [], p95Ms: [] };
+  return { count: 0, id: [], calls: [], consumed: [], errors: [], lastCalledAt: [], timedCalls: [], totalMs: [], maxMs: [], p95Ms: [], sampledCalls: [] };
 }

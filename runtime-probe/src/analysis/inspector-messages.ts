@@ -254,6 +254,12 @@ export interface SubscriptionStatsColumns {
   readonly totalMs: readonly number[];
   readonly maxMs: readonly number[];
   readonly p95Ms: readonly number[];
+  /**
+   * Timed calls (handler records) behind `timedCalls`, which counts the calls they stand for: below
+   * it when detail `handlers` timed a sample of the calls ("sampled 1 in timedCalls / sampledCalls").
+   * Absent from hosts that predate sampling (every call timed).
+   */
+  readonly sampledCalls?: readonly number[];
 }
 
 export interface InspectorDelta {

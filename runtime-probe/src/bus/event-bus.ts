@@ -395,7 +395,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
   private dispatchBracketed(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
     const depth = dispatchDepth;
     // The same checks, in the same order, as dispatchTraced: a refused dispatch is never started.
-    if (type !== this.lastType) this.lookup(type);
+    const typed = type === this.lastType ? this.lastList : this.lookup(type);
     if (depth > this.maxDepth) this.refuseDepth(type, depth);
     while (seqStack.length <= depth) seqStack.push(0);
     const parentSeq = depth > 0 ? seqStack[depth - 1] : 0;
@@ -405,6 +405,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
     } catch (error) {
       tracerFailed(error);
     }
+    // The tracer wants this dispatch's handlers after all (detail `handlers` times a sample of them).
+    if (tracer.handlerHooks !== false) return this.runTraced(tracer, typed, type, payload, depth, seq);
     seqStack[depth] = seq;
     let result: DispatchResult | undefined;
     try {
@@ -480,6 +482,11 @@ export class EventBus<E extends EventMap> implements TracedBus {
     } catch (error) {
       tracerFailed(error);
     }
+    return this.runTraced(tracer, typed, type, payload, depth, seq);
+  }
+
+  /** The traced loop of dispatch `seq` (started): the handlers, with the tracer's per-handler calls when it wants them. */
+  private runTraced(tracer: DispatchTracer, typed: ListenerList, type: string, payload: unknown, depth: number, seq: number): DispatchResult {
     const a = typed.list;
     const an = a.length;
     const wildcard = this.wildcard;

@@ -84,8 +84,9 @@ export interface DispatchTracer {
   dispatchEnd(seq: number, delivered: number, consumedBy: number): void;
   /**
    * False when this tracer needs no `handlerStart`/`handlerEnd` calls right now (e.g. recording at
-   * detail `dispatch`): the bus may then skip them, which saves two calls per handler. Read once
-   * per dispatch; absent means true. `handlerError` is called regardless.
+   * detail `dispatch`): the bus may then skip them, which saves two calls per handler. Read before
+   * `dispatchStart` and again after it, so a tracer may want the hooks for one dispatch only (detail
+   * `handlers` times a sample of dispatches); absent means true. `handlerError` is called regardless.
    */
   readonly handlerHooks?: boolean;
   /**

@@ -19,7 +19,8 @@ import type { BusKind, SiteInfo } from './records';
  * - `lifecycle`: buses, subscribe/unsubscribe, queue, depth-limit, owner records; no dispatch records
  *   (event breakpoints still work).
  * - `dispatch`: plus one record per dispatch, handler errors and payloads (when captured).
- * - `handlers`: plus one timing record per handler call.
+ * - `handlers`: plus one timing record per handler call, on sampled dispatches (each type's first
+ *   32, then 1 in N with N adapted to its rate; the records say N).
  */
 export const DETAIL_LEVELS = ['lifecycle', 'dispatch', 'handlers'] as const;
 export type DetailLevel = (typeof DETAIL_LEVELS)[number];

@@ -329,8 +329,12 @@ export class RecordDecoder {
           const subscriptionId = r.uvarint();
           timeNs += r.svarint();
           const duration = r.uvarint() * MS_PER_NS;
-          const consumed = (r.uvarint() & 1) === 1;
-          out.push({ kind: 'handler', seq, subscriptionId, start: timeNs * MS_PER_NS, duration, consumed });
+          const flags = r.uvarint();
+          const consumed = (flags & 1) === 1;
+          // Above bit 0: `sampleEvery` (0 = not said: the call stands for itself). Arithmetic: may exceed 32 bits.
+          const sampleEvery = Math.floor(flags / 2);
+          if (sampleEvery > 1) out.push({ kind: 'handler', seq, subscriptionId, start: timeNs * MS_PER_NS, duration, consumed, sampleEvery });
+          else out.push({ kind: 'handler', seq, subscriptionId, start: timeNs * MS_PER_NS, duration, consumed });
           break;
         }
         case HANDLER_ERROR: {

@@ -74,7 +74,7 @@ export class RecordEncoder {
         return w.dispatch(r.seq, r.start, r.duration, r.startBound ?? 0, r.bus, type, r.delivered, r.consumedBy, r.depth, r.parentSeq, site, r.durationBound ?? 0, r.threadId ?? 0, r.traceId ?? null);
       }
       case 'handler':
-        return w.handler(r.seq, r.subscriptionId, r.start, r.duration, r.consumed);
+        return w.handler(r.seq, r.subscriptionId, r.start, r.duration, r.consumed, r.sampleEvery ?? 0);
       case 'handler-error':
         return w.handlerError(r.seq, r.subscriptionId, r.time, r.message, r.stack);
       case 'payload':

@@ -19,6 +19,8 @@ import { FRAME_HEADER_BYTES, FrameKind } from './framing';
 import { BUS_EXTENSION, DISPATCH_EXTENSION, RecordCode } from './records';
 
 const NS_PER_MS = 1e6;
+/** Largest `sampleEvery` a handler record carries (the flags stay a safe varint). */
+const MAX_SAMPLE_EVERY_SENT = 2 ** 40;
 const MAX_NS = Number.MAX_SAFE_INTEGER;
 
 function toNs(ms: number): number {
@@ -265,9 +267,13 @@ export class RecordWriter {
     }
   }
 
-  handler(seq: number, subscriptionId: number, start: number, duration: number, consumed: boolean): void {
+  /**
+   * `sampleEvery`: the call was timed on 1 dispatch in N of its type and stands for N calls (0 or 1:
+   * every call). Carried above bit 0 of the flags, so readers that predate it still read `consumed`.
+   */
+  handler(seq: number, subscriptionId: number, start: number, duration: number, consumed: boolean, sampleEvery = 0): void {
     const w = this.w;
-    const buf = w.reserve(48);
+    const buf = w.reserve(56);
     let p = w.length;
     buf[p++] = RecordCode.Handler;
     p = putSvarint(buf, p, seq - this.seqCursor);
@@ -277,7 +283,9 @@ export class RecordWriter {
     p = putSvarint(buf, p, ns - this.timeCursor);
     this.timeCursor = ns;
     p = putUvarint(buf, p, durationNs(duration));
-    buf[p++] = consumed ? 1 : 0;
+    const flags = consumed ? 1 : 0;
+    if (sampleEvery > 1) p = putUvarint(buf, p, flags + 2 * Math.min(Math.floor(sampleEvery), MAX_SAMPLE_EVERY_SENT));
+    else buf[p++] = flags;
     w.length = p;
     this.records++;
   }

@@ -180,6 +180,12 @@ export interface HandlerRecord {
   readonly start: number;
   readonly duration: number;
   readonly consumed: boolean;
+  /**
+   * Optional (detail `handlers` samples): this call was timed on one dispatch in N of its type and
+   * stands for N calls — the model weights its counts and histograms by it. Absent: every call was
+   * timed (N = 1), as in streams that predate sampling.
+   */
+  readonly sampleEvery?: number;
 }
 export interface HandlerErrorRecord {
   readonly kind: 'handler-error';

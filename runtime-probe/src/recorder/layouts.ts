@@ -57,7 +57,8 @@ export const DISPATCH = layout(RecordCode.Dispatch, [
   'parentSeq',
   'site',
 ] as const);
-export const HANDLER = layout(RecordCode.Handler, ['seq', 'subscription', 'start', 'duration', 'consumed'] as const);
+/** `sampleEvery`: N of a timed dispatch that stands for N of its type (handler-sampler.ts). */
+export const HANDLER = layout(RecordCode.Handler, ['seq', 'subscription', 'start', 'duration', 'consumed', 'sampleEvery'] as const);
 export const HANDLER_ERROR = layout(RecordCode.HandlerError, ['seq', 'subscription', 'time'] as const, { sideA: 'message', sideB: 'stack' });
 export const PAYLOAD = layout(RecordCode.Payload, ['seq', 'truncated'] as const, { sideA: 'json' });
 /** `busKind`: BUS_KINDS index + 1 (0: not said); `className`: string id (0: none). */

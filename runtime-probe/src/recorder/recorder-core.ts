@@ -69,6 +69,7 @@ import {
 } from './layouts';
 import { encodeSlot, type SideStrings } from './ring-encoder';
 import { WindowClock } from './window-clock';
+import { HandlerSampler } from './handler-sampler';
 
 // The bus's reasons and the wire's reasons are the same list (checked at compile time).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -76,7 +77,7 @@ const reasonsMatch: Same<TracerUnsubscribeReason, UnsubscribeReason> = true;
 void reasonsMatch;
 
 /** Doubles per row of the dispatch stack (see the ST_ offsets). */
-const ST = 11;
+const ST = 12;
 const ST_SEQ = 0;
 const ST_BUS = 1;
 const ST_TYPE = 2;
@@ -91,6 +92,8 @@ const ST_HANDLER_START = 8;
 const ST_START_TICK = 9;
 /** Error bound (ms) of `ST_START` once known. */
 const ST_START_BOUND = 10;
+/** Detail `handlers`: N when this dispatch's handlers are timed (it stands for N dispatches), else 0. */
+const ST_SAMPLE = 11;
 const DRAIN_INTERVAL_MS = 10;
 const MAX_ERROR_TEXT = 16 * 1024;
 
@@ -215,11 +218,17 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private timed = false;
   /** Recording at detail `handlers`. */
   private handlersTimed = false;
+  /** At detail `handlers`: which dispatches get handler timings (handler-sampler.ts). */
+  private readonly sampler = new HandlerSampler();
   /**
-   * Whether the bus must call handlerStart/handlerEnd (DispatchTracer.handlerHooks): for handler
-   * timings, and for the running subscription of a dispatch a debugger may stop in (tracking).
+   * Whether the bus must call handlerStart/handlerEnd (DispatchTracer.handlerHooks): for the running
+   * subscription of a dispatch a debugger may stop in (tracking), and — set by `dispatchStart` for
+   * that dispatch only — for a dispatch whose handlers are timed. The bus reads it again after
+   * `dispatchStart`, so an untimed dispatch at detail `handlers` runs at its detail-`dispatch` cost.
    */
   handlerHooks = true;
+  /** `handlerHooks` outside a timed dispatch. */
+  private hooksBase = true;
   /** Recording payloads (detail `dispatch` or `handlers`). */
   private payloads = false;
   /** One-entry cache of the last dispatched type's string id (most dispatch loops repeat a type). */
@@ -373,6 +382,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.fullDropped = 0;
     this.fullDroppedDispatches = 0;
     this.recording = true;
+    this.sampler.reset();
     this.updateModes();
     this.timer = setInterval(() => this.drain(), DRAIN_INTERVAL_MS);
     (this.timer as { unref?: () => void }).unref?.();
@@ -398,7 +408,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private updateModes(): void {
     this.timed = this.recording && this.detail !== DETAIL_LIFECYCLE;
     this.handlersTimed = this.recording && this.detail === DETAIL_HANDLERS;
-    this.handlerHooks = this.handlersTimed || this.tracking || !this.recording;
+    this.handlerHooks = this.hooksBase = this.tracking || !this.recording;
     this.payloads = this.timed && this.cfg.capturePayloads;
   }
 
@@ -472,6 +482,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     st[b + ST_START] = NaN;
     st[b + ST_START_TICK] = 0;
     st[b + ST_START_BOUND] = 0;
+    st[b + ST_SAMPLE] = 0;
     if (!this.timed) {
       // Lifecycle detail, or tracking for snapshots only: no clock, no record.
       st[b + ST_SITE] = 0;
@@ -480,15 +491,23 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     // Site and payload first, so their cost is not counted in the dispatch's (or its first handler's) time.
     st[b + ST_SITE] = this.siteEvery === 0 ? 0 : this.sampleSite(typeId);
     if (this.payloads) this.recordPayload(seq, bus, type, payload);
-    if (!this.handlersTimed) {
-      // Detail `dispatch`: a tick; the clock is read once per window, the time resolved at drain.
-      st[b + ST_START_TICK] = this.windowClock.next();
-      return seq;
+    if (this.handlersTimed) {
+      if (this.sampler.due(typeId)) {
+        // Handlers timed: exact reads at every handler boundary, and the bus calls the hooks.
+        const t = this.clock.now();
+        st[b + ST_START] = t;
+        st[b + ST_SAMPLE] = this.sampler.take(typeId, t);
+        this.boundary = t;
+        this.boundaryValid = true;
+        this.handlerHooks = true;
+        return seq;
+      }
+      // Not timed: as at detail `dispatch` (a nested one may run inside a timed handler).
+      this.handlerHooks = this.hooksBase;
+      this.boundaryValid = false;
     }
-    const t = this.clock.now();
-    st[b + ST_START] = t;
-    this.boundary = t;
-    this.boundaryValid = true;
+    // Detail `dispatch`: a tick; the clock is read once per window, the time resolved at drain.
+    st[b + ST_START_TICK] = this.windowClock.next();
     return seq;
   }
 
@@ -506,7 +525,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = top * ST;
     if (st[b + ST_SEQ] !== seq) return;
     st[b + ST_SUB] = sub.id;
-    if (this.handlersTimed) st[b + ST_HANDLER_START] = this.boundaryValid ? this.boundary : this.clock.now();
+    if (st[b + ST_SAMPLE] !== 0) st[b + ST_HANDLER_START] = this.boundaryValid ? this.boundary : this.clock.now();
     // The handler runs now: the dispatch's end (or the next handler's start) needs a fresh reading.
     this.boundaryValid = false;
   }
@@ -518,7 +537,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = top * ST;
     if (st[b + ST_SEQ] !== seq) return;
     st[b + ST_SUB] = 0;
-    if (!this.handlersTimed) return;
+    const every = st[b + ST_SAMPLE];
+    if (every === 0) return;
     const t = this.clock.now();
     this.boundary = t;
     this.boundaryValid = true;
@@ -534,6 +554,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     ring[r + at.start] = start;
     ring[r + at.duration] = t - start;
     ring[r + at.consumed] = consumed ? 1 : 0;
+    ring[r + at.sampleEvery] = every;
   }
 
   handlerError(seq: number, _bus: TracedBus, sub: TracedSubscription, error: unknown): void {
@@ -579,16 +600,18 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     // The end first (a tick may drain, which resolves the starts of dispatches still on the stack).
     let end = NaN;
     let endTick = 0;
-    if (this.handlersTimed) {
-      // Without handler hooks the last boundary may be the dispatch's own start: read the clock.
-      end = this.boundaryValid && this.handlerHooks ? this.boundary : this.clock.now();
+    const b = top * ST;
+    if (st[b + ST_SAMPLE] !== 0) {
+      // Handlers timed. Without a handler hook for it (none ran, or a bus that ignored the hooks) the
+      // last boundary may be the dispatch's own start: read the clock.
+      end = this.boundaryValid && st[b + ST_HANDLER_START] === st[b + ST_HANDLER_START] ? this.boundary : this.clock.now();
       // The parent's handler (if any) resumes: its end needs a fresh reading.
       this.boundaryValid = false;
+      this.handlerHooks = this.hooksBase;
     } else {
       endTick = this.windowClock.next();
     }
     this.top = top - 1;
-    const b = top * ST;
     const start = st[b + ST_START];
     const startTick = st[b + ST_START_TICK];
     if (startTick === 0 && start !== start) return; // began before dispatches were timed

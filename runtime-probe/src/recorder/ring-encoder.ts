@@ -75,7 +75,7 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
     }
     case RecordCode.Handler: {
       const at = HANDLER.at;
-      w.handler(ring[b + at.seq], ring[b + at.subscription], ring[b + at.start], ring[b + at.duration], ring[b + at.consumed] === 1);
+      w.handler(ring[b + at.seq], ring[b + at.subscription], ring[b + at.start], ring[b + at.duration], ring[b + at.consumed] === 1, ring[b + at.sampleEvery]);
       return;
     }
     case RecordCode.HandlerError: {

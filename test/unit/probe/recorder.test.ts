@@ -67,7 +67,11 @@ test('drops are exact per sink: a stalled sink is told what it missed, a reading
     assert.ok(drops.length >= 1);
     const dropped = drops.reduce((n, d) => n + d.dispatches, 0);
     assert.equal(stalled.count('dispatch') + dropped, 7000);
-    assert.equal(stalled.count('handler') + stalled.count('dispatch') + drops.reduce((n, d) => n + d.count, 0), 14_000);
+    // Every record the reading sink got, the stalled one got or was told it missed (handler records
+    // are a sample of the dispatches at detail `handlers`: fewer than 7000, but the same for both).
+    const recorded = reading.count('handler') + reading.count('dispatch');
+    assert.ok(reading.count('handler') >= 32 && reading.count('handler') <= 7000);
+    assert.equal(stalled.count('handler') + stalled.count('dispatch') + drops.reduce((n, d) => n + d.count, 0), recorded);
     assert.ok(dropped >= 4000, `${dropped} dispatches dropped while stalled`);
     bus.dispose();
   });

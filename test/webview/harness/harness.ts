@@ -54,6 +54,8 @@ const fixtures: Record<string, FixtureOptions> = {
   bounds: { startBound: 0.038 },
   // busscope-probe/otel active in the app: every dispatch record carries a trace id.
   otel: { traceIds: true },
+  // Detail `handlers` sampling: handler timings on 1 dispatch in 8 of each type.
+  sampled: { handlerSampleEvery: 8, dispatches: 2_000, intervalMs: 5 },
   big: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 200_000, intervalMs: 0.5, feed: { snapshotDispatches: 200_000 } },
   graph: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 2_000, intervalMs: 10 },
 };

@@ -6,7 +6,7 @@ import type { DispatchDetailsView, SelectionRef, SiteInfo, SubscriptionHealth, S
 import { DispatchFlag, HandlerSliceFlag } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
 import { clear, h } from '../ui/dom';
-import { fmtBound, fmtInt, fmtMs, fmtRate, fmtTime, plural } from '../ui/format';
+import { fmtBound, fmtInt, fmtMs, fmtRate, fmtSampleEvery, fmtTime, plural } from '../ui/format';
 
 export interface DetailsEvents {
   select(ref: SelectionRef): void;
@@ -164,7 +164,7 @@ export class DetailsView {
       ['Subscribed', fmtTime(s.createdAt, input.origin)],
       ['Site', s.site ? this.sourceLink(s.site) : s.beforeProbe ? 'none: subscribed before the probe started' : 'unknown (stack capture off)'],
       ['Calls', `${fmtInt(s.calls)} · ${fmtRate(store.subscriptionRate(id))}`],
-      ['Time', t ? `mean ${fmtMs(t.meanMs)} · p95 ${fmtMs(t.p95Ms)} · max ${fmtMs(t.maxMs)}` : null],
+      ['Time', t ? `mean ${fmtMs(t.meanMs)} · p95 ${fmtMs(t.p95Ms)} · max ${fmtMs(t.maxMs)}${t.sampleEvery !== undefined ? ` · sampled 1 in ${fmtSampleEvery(t.sampleEvery)}` : ''}` : null],
       ['Errors', s.errors ? `${fmtInt(s.errors)}${s.lastError ? ` — last: ${s.lastError.message}` : ''}` : null],
       ['Consumed', s.consumed ? plural(s.consumed, 'dispatch', 'dispatches') : null],
     ]);

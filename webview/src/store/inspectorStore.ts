@@ -323,7 +323,10 @@ export class InspectorStore {
       s.errors = c.errors[k];
       s.lastCalledAt = c.lastCalledAt[k] < 0 ? null : c.lastCalledAt[k];
       const timed = c.timedCalls[k];
-      s.timing = timed > 0 ? { calls: timed, totalMs: c.totalMs[k], meanMs: c.totalMs[k] / timed, maxMs: c.maxMs[k], p95Ms: c.p95Ms[k] } : null;
+      // Fewer timed calls than the calls they stand for: detail `handlers` timed a sample of them.
+      const sampled = c.sampledCalls?.[k] ?? timed;
+      const timing = { calls: timed, totalMs: c.totalMs[k], meanMs: c.totalMs[k] / timed, maxMs: c.maxMs[k], p95Ms: c.p95Ms[k] };
+      s.timing = timed <= 0 ? null : sampled > 0 && timed > sampled ? { ...timing, sampleEvery: timed / sampled } : timing;
     }
     if (c.count > 0) this.statsVersion++;
   }

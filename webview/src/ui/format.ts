@@ -27,6 +27,11 @@ export function fmtMs(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${((ms % 60_000) / 1000).toFixed(0)} s`;
 }
 
+/** The N of "sampled 1 in N" (an average over samples taken at different N): "80", "2.5". */
+export function fmtSampleEvery(every: number): string {
+  return every >= 10 ? fmtInt(every) : String(Math.round(every * 10) / 10);
+}
+
 /** A start's error bound, e.g. "±38 µs" (empty when there is none). */
 export function fmtBound(ms: number | undefined): string {
   if (ms === undefined || !(ms > 0)) return '';

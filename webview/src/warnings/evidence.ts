@@ -2,7 +2,7 @@
 // warning kinds, so a new kind cannot be shown without deciding what to say about it).
 
 import type { Warning, WarningKind } from '../../../runtime-probe/src/analysis/inspector-messages';
-import { fmtInt, fmtMs, fmtRate } from '../ui/format';
+import { fmtInt, fmtMs, fmtRate, fmtSampleEvery } from '../ui/format';
 
 export const KIND_TITLES: Record<WarningKind, string> = {
   'listener-growth': 'Listener growth (possible leak)',
@@ -70,7 +70,7 @@ export function evidenceLines(w: Warning): string[] {
     }
     case 'slow-handler': {
       const e = w.evidence;
-      return [`p95 ${fmtMs(e.p95Ms)} (threshold ${fmtMs(e.p95ThresholdMs)}), max ${fmtMs(e.maxMs)}`, `${fmtInt(e.calls)} calls, mean ${fmtMs(e.meanMs)}`, `its event fires at ${fmtRate(e.typeRatePerSecond)}`];
+      return [`p95 ${fmtMs(e.p95Ms)} (threshold ${fmtMs(e.p95ThresholdMs)}), max ${fmtMs(e.maxMs)}`, `${fmtInt(e.calls)} calls${e.sampleEvery !== undefined ? ` (sampled 1 in ${fmtSampleEvery(e.sampleEvery)})` : ''}, mean ${fmtMs(e.meanMs)}`, `its event fires at ${fmtRate(e.typeRatePerSecond)}`];
     }
     case 'throwing-handler': {
       const e = w.evidence;

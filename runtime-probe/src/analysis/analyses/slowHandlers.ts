@@ -18,6 +18,9 @@ export function analyzeSlowHandlers(ctx: AnalysisContext): WarningDraft[] {
     if (!byP95 && !byMax) continue;
     const t = s.type;
     const rate = t.rate.ratePerSecond(now);
+    // Timed on a sample of its calls: the figures are weighted estimates (handler-sampler.ts).
+    const every = h.sampleEvery;
+    const sampled = every > 1.005;
     out.push({
       id: `slow-handler:${s.id}`,
       kind: 'slow-handler',
@@ -26,9 +29,11 @@ export function analyzeSlowHandlers(ctx: AnalysisContext): WarningDraft[] {
       explanation:
         `${subName(s)} (${siteText(s.site)}) handles ${typeName(model, t)}` +
         (rate > 0 ? `, dispatched ${rate.toFixed(1)} times per second` : '') +
-        `. Over ${plural(h.count, 'call')} its own time (not counting events it dispatches) was ` +
+        `. Over ${plural(Math.round(h.count), 'call')}` +
+        (sampled ? ` (estimated from ${plural(h.samples, 'timed call')}, sampled 1 in ${round(every, 1)})` : '') +
+        ` its own time (not counting events it dispatches) was ` +
         `${ms(h.mean)} on average, ${ms(p95)} at the 95th percentile and ${ms(h.max)} at most` +
-        (byP95 ? ` (${plural(slowCalls, 'call')} of ${ms(o.p95Ms)} or more)` : '') +
+        (byP95 ? ` (${plural(Math.round(slowCalls), 'call')} of ${ms(o.p95Ms)} or more)` : '') +
         `. ` +
         `Dispatch is synchronous: the dispatching code, and every handler after this one, wait for it. ` +
         `Move the expensive part off the event (cache, defer, or do it less often).`,
@@ -42,6 +47,7 @@ export function analyzeSlowHandlers(ctx: AnalysisContext): WarningDraft[] {
         p95ThresholdMs: o.p95Ms,
         maxThresholdMs: o.maxMs,
         typeRatePerSecond: round(rate, 2),
+        ...(sampled ? { sampleEvery: round(every, 1) } : {}),
       },
       subjects: { buses: [t.bus], types: [typeRef(model, t)], subscriptions: [s.id] },
       sites: uniqueSites([s.site]),

@@ -156,6 +156,12 @@ export interface SlowHandlerEvidence {
   readonly maxThresholdMs: number;
   /** Dispatches per second of its event type. */
   readonly typeRatePerSecond: number;
+  /**
+   * Present when the handler was timed on a sample of its calls (detail `handlers` samples busy
+   * types): on average 1 call in this many. `calls`, `slowCalls`, p95, mean and total are then
+   * estimates weighted by it; `maxMs` is the largest timed call.
+   */
+  readonly sampleEvery?: number;
 }
 
 export interface ThrowingHandlerEvidence {

@@ -658,7 +658,9 @@ export class Model {
   private applyHandler(r: HandlerRecord): void {
     const end = r.start + r.duration;
     if (end > this.now) this.now = end;
-    this.totalHandlerCalls++;
+    // A sampled call stands for `sampleEvery` calls of its subscription (handler-sampler.ts).
+    const weight = r.sampleEvery ?? 1;
+    this.totalHandlerCalls += weight;
     this.handlerSlices.push(r.seq, r.subscriptionId, r.start, r.duration, r.consumed ? HandlerFlag.consumed : 0);
     const sub = this.subscriptions.get(r.subscriptionId);
     if (sub === undefined) {
@@ -666,10 +668,11 @@ export class Model {
       if (this.nestedTime.size !== 0) this.nestedTime.delete(r.seq);
       return;
     }
-    sub.calls++;
-    sub.callsObserved++;
+    const firstCall = sub.callsObserved === 0 || sub.calls === 0;
+    sub.calls += weight;
+    sub.callsObserved += weight;
     // A first call ends "never dispatched" and "starved": the analyses look at its type again.
-    if (sub.callsObserved === 1 || sub.calls === 1) this.typeChanged(sub.type);
+    if (firstCall) this.typeChanged(sub.type);
     if (end > sub.lastCalledAt) sub.lastCalledAt = end;
     let self = r.duration;
     if (this.nestedTime.size !== 0) {
@@ -681,7 +684,7 @@ export class Model {
     }
     let h = sub.durations;
     if (h === null) h = sub.durations = new DurationHistogram();
-    h.add(self);
+    h.add(self, weight);
   }
 
   private applyHandlerError(r: HandlerErrorRecord): void {

@@ -41,7 +41,10 @@ function bucketHigh(index: number): number {
  */
 export class DurationHistogram {
   private readonly buckets: number[] = [];
+  /** Values this stands for: the sum of the weights (each sampled value counts for the calls it stands for). */
   count = 0;
+  /** Values added (timed calls), whatever their weight: `count / samples` is the effective 1-in-N. */
+  samples = 0;
   /** Milliseconds. */
   total = 0;
   /** Milliseconds. */
@@ -49,16 +52,23 @@ export class DurationHistogram {
   /** Milliseconds. */
   min = Infinity;
 
-  add(durationMs: number): void {
+  /** Adds a value that stands for `weight` values (a call timed on 1 dispatch in `weight`). */
+  add(durationMs: number, weight = 1): void {
     const ms = durationMs > 0 ? durationMs : 0;
-    this.count++;
-    this.total += ms;
+    this.count += weight;
+    this.samples++;
+    this.total += ms * weight;
     if (ms > this.max) this.max = ms;
     if (ms < this.min) this.min = ms;
     const b = bucketOf(Math.round(ms * 1000));
     const buckets = this.buckets;
     while (buckets.length <= b) buckets.push(0);
-    buckets[b]++;
+    buckets[b] += weight;
+  }
+
+  /** Calls stood for per timed call (1: every call was timed). */
+  get sampleEvery(): number {
+    return this.samples === 0 ? 1 : this.count / this.samples;
   }
 
   get mean(): number {
@@ -97,6 +107,7 @@ export class DurationHistogram {
   clear(): void {
     this.buckets.length = 0;
     this.count = 0;
+    this.samples = 0;
     this.total = 0;
     this.max = 0;
     this.min = Infinity;

@@ -29,8 +29,19 @@ export interface SubscriptionView {
   readonly consumed: number;
   readonly errors: number;
   readonly lastError: { readonly time: number; readonly message: string } | null;
-  /** Handler timing (null without handler records). */
-  readonly timing: { readonly calls: number; readonly totalMs: number; readonly meanMs: number; readonly maxMs: number; readonly p95Ms: number } | null;
+  /**
+   * Handler timing (null without handler records). `calls` counts the calls the timed ones stand for;
+   * `sampleEvery` (present when above 1) says they were 1 in that many on average (detail `handlers`
+   * samples busy types), the figures then being estimates weighted by it.
+   */
+  readonly timing: {
+    readonly calls: number;
+    readonly totalMs: number;
+    readonly meanMs: number;
+    readonly maxMs: number;
+    readonly p95Ms: number;
+    readonly sampleEvery?: number;
+  } | null;
 }
 
 export interface TypeView {
@@ -94,6 +105,12 @@ function lastErrorOf(s: SubscriptionState): SubscriptionView['lastError'] {
   return e === null ? null : { time: e.time, message: e.message };
 }
 
+/** Timing figures of `count` calls stood for by `samples` timed ones. */
+export function timingView(count: number, samples: number, totalMs: number, maxMs: number, p95Ms: number): NonNullable<SubscriptionView['timing']> {
+  const base = { calls: count, totalMs, meanMs: count === 0 ? 0 : totalMs / count, maxMs, p95Ms };
+  return samples > 0 && count > samples ? { ...base, sampleEvery: count / samples } : base;
+}
+
 export function subscriptionView(s: SubscriptionState): SubscriptionView {
   const h = s.durations;
   return {
@@ -119,7 +136,7 @@ export function subscriptionView(s: SubscriptionState): SubscriptionView {
     consumed: s.consumed,
     errors: s.errors,
     lastError: lastErrorOf(s),
-    timing: h === null ? null : { calls: h.count, totalMs: h.total, meanMs: h.mean, maxMs: h.max, p95Ms: h.quantile(0.95) },
+    timing: h === null ? null : timingView(h.count, h.samples, h.total, h.max, h.quantile(0.95)),
   };
 }
 
