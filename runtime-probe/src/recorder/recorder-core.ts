@@ -52,7 +52,7 @@ import {
   SUBSCRIBE,
   UNSUBSCRIBE,
 } from './layouts';
-import { encodeSlot, type SideStrings } from './ring-encoder';
+import { encodeDispatchBlock, encodeSlot, type SideStrings } from './ring-encoder';
 import { WindowClock } from './window-clock';
 
 // The bus's reasons and the wire's reasons are the same list (checked at compile time).
@@ -898,6 +898,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const busAt = DISPATCH.at.bus;
     const typeAt = DISPATCH.at.type;
     const dispatchCode = DISPATCH.code;
+    const clock = this.windowClock;
     // Most records of a drain come from one bus: its counters are looked up once per change of bus.
     let countsBus = -1;
     let counts = this.typeDispatches.get(countsBus) ?? new Float64Array(0);
@@ -914,14 +915,25 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             counts = this.countsFor(busId, typeId);
             countsBus = busId;
           }
-          counts[typeId]++;
-        } else if (code === ENQUEUE.code) {
-          this.typeEnqueued.add(ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type]);
+          // Runs of dispatch records (the bulk) go as dispatch blocks; what cannot start one, alone.
+          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts);
+          if (n === 0) {
+            counts[typeId]++;
+            encodeSlot(ring, b, pos, side, w, clock);
+            if (++pos === cap) pos = 0;
+            size--;
+          } else {
+            pos += n;
+            if (pos >= cap) pos -= cap;
+            size -= n;
+          }
+        } else {
+          if (code === ENQUEUE.code) this.typeEnqueued.add(ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type]);
+          encodeSlot(ring, b, pos, side, w, clock);
+          pos++;
+          if (pos === cap) pos = 0;
+          size--;
         }
-        encodeSlot(ring, b, pos, side, w, this.windowClock);
-        pos++;
-        if (pos === cap) pos = 0;
-        size--;
         if (w.byteLength >= TARGET_BATCH_BYTES) {
           this.readPos = pos;
           this.size = size;
