@@ -128,6 +128,10 @@ export const DEFAULT_RECORDING_CONFIG: RecordingConfig = Object.freeze({
   dispatchSiteEvery: 1000,
 });
 
+function highWaterOf(capacity: number): number {
+  return Math.max(1, Math.floor(capacity * 0.75));
+}
+
 function detailCode(d: DetailLevel): number {
   return DETAIL_LEVELS.indexOf(d);
 }
@@ -228,7 +232,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.sites = new SiteTable(this.strings, host.resolveFrame);
     this.watchDebugger = host.watchDebugger ?? (() => undefined);
     this.capacity = this.nextCapacity = options.maxBufferedRecords;
-    this.highWater = Math.max(1, Math.floor(options.maxBufferedRecords * 0.75));
+    this.highWater = highWaterOf(options.maxBufferedRecords);
     this.sanitize = options.sanitize;
     this.isProxy = options.isProxy ?? host.isProxy;
     this.cfg = options.config;
@@ -341,7 +345,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   private startRecording(): void {
     this.capacity = this.nextCapacity;
-    this.highWater = Math.max(1, Math.floor(this.capacity * 0.75));
+    this.highWater = highWaterOf(this.capacity);
     this.ring = new Float64Array(this.capacity * W);
     this.sideA = new Array<string | null>(this.capacity).fill(null);
     this.sideB = new Array<string | null>(this.capacity).fill(null);
@@ -851,6 +855,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       this.discardAfterFailure();
       reportProbeFailure('encoding records', error);
     } finally {
+      // Empty: the next record goes to slot 0 again, so a busy app keeps writing (and the drain
+      // reading) the same front of the ring instead of sweeping all of it (7 MB at the default
+      // capacity) through the caches.
+      if (this.size === 0) this.readPos = 0;
       // Every tick so far is resolved (in a record or on the stack): only the newest read is needed.
       clock.trim();
       this.draining = false;

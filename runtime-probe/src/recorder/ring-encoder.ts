@@ -27,6 +27,22 @@ export const DURATION_BOUND_SENT_MS = 0.1;
 
 /** Entries per dispatch block at most (a block's reads are looked up once per block). */
 const MAX_BLOCK_ENTRIES = 4096;
+/** Entries are built here as u32s (one store per field), then copied into the batch at once. */
+const entryScratch = new Uint32Array((MAX_BLOCK_ENTRIES * BLOCK_ENTRY_BYTES) >> 2);
+const entryBytes = new Uint8Array(entryScratch.buffer);
+/** The wire is little-endian; a Uint32Array is the platform's order. */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+function swapBytes(bytes: Uint8Array, length: number): void {
+  for (let i = 0; i < length; i += 4) {
+    const a = bytes[i];
+    const b = bytes[i + 1];
+    bytes[i] = bytes[i + 3];
+    bytes[i + 1] = bytes[i + 2];
+    bytes[i + 2] = b;
+    bytes[i + 3] = a;
+  }
+}
 
 /**
  * The drain's bulk: a run of dispatch slots from slot `pos` (at most `size`) as one dispatch block
@@ -50,8 +66,19 @@ export function encodeDispatchBlock(
   counts: Float64Array,
 ): number {
   const W = SLOT_STRIDE;
-  const at = DISPATCH.at;
   const code = DISPATCH.code;
+  // Offsets as locals: the loops below run per record.
+  const at = DISPATCH.at;
+  const oSeq = at.seq;
+  const oStartTick = at.startTick;
+  const oEndTick = at.endTick;
+  const oBus = at.bus;
+  const oType = at.type;
+  const oDelivered = at.delivered;
+  const oConsumedBy = at.consumedBy;
+  const oDepth = at.depth;
+  const oParent = at.parentSeq;
+  const oSite = at.site;
   const reads = clock.keptReads;
   if (reads === 0) return 0;
   const readTicks = clock.sampleTicks;
@@ -70,19 +97,19 @@ export function encodeDispatchBlock(
   let maxTick = 0;
   while (n < max) {
     const b = p * W;
-    if (ring[b] !== code || ring[b + at.bus] !== countsBus) break;
-    const startTick = ring[b + at.startTick];
-    const endTick = ring[b + at.endTick];
+    if (ring[b] !== code || ring[b + oBus] !== countsBus) break;
+    const startTick = ring[b + oStartTick];
+    const endTick = ring[b + oEndTick];
     // 0: that time is known already (NaN-free `start`/`end`), not a tick
     if (startTick < firstTick || endTick > lastTick || startTick === 0 || endTick === 0) break;
-    const seq = ring[b + at.seq];
-    const parentSeq = ring[b + at.parentSeq];
+    const seq = ring[b + oSeq];
+    const parentSeq = ring[b + oParent];
     if (
-      ring[b + at.type] >= typeLimit ||
-      ring[b + at.delivered] > MAX_BLOCK_FIELD ||
-      ring[b + at.consumedBy] > MAX_BLOCK_FIELD ||
-      ring[b + at.depth] > MAX_BLOCK_FIELD ||
-      ring[b + at.site] > MAX_BLOCK_FIELD ||
+      ring[b + oType] >= typeLimit ||
+      ring[b + oDelivered] > MAX_BLOCK_FIELD ||
+      ring[b + oConsumedBy] > MAX_BLOCK_FIELD ||
+      ring[b + oDepth] > MAX_BLOCK_FIELD ||
+      ring[b + oSite] > MAX_BLOCK_FIELD ||
       countsBus > MAX_BLOCK_FIELD ||
       (parentSeq !== 0 && seq - parentSeq > MAX_BLOCK_FIELD)
     ) {
@@ -110,7 +137,7 @@ export function encodeDispatchBlock(
   const readTimes = clock.sampleTimes;
   // Header.
   let q = w.position;
-  let buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + n * BLOCK_ENTRY_BYTES);
+  const buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + n * BLOCK_ENTRY_BYTES);
   buf[q++] = RecordCode.DispatchBlock;
   q = putUvarint(buf, q, n);
   q = putUvarint(buf, q, minSeq);
@@ -124,27 +151,42 @@ export function encodeDispatchBlock(
     q = putSvarint(buf, q, ns - prevNs);
     prevNs = ns;
   }
-  // Pass 2: the entries.
-  const view = w.rawView;
+  // Pass 2: the entries, as u32s in a scratch array, then one copy into the batch.
+  const e = entryScratch;
+  const eSeq = BLOCK_AT.seq >> 2;
+  const eStartTick = BLOCK_AT.startTick >> 2;
+  const eEndTick = BLOCK_AT.endTick >> 2;
+  const eBus = BLOCK_AT.bus >> 2;
+  const eType = BLOCK_AT.type >> 2;
+  const eDelivered = BLOCK_AT.delivered >> 2;
+  const eConsumedBy = BLOCK_AT.consumedBy >> 2;
+  const eDepth = BLOCK_AT.depth >> 2;
+  const eParent = BLOCK_AT.parentDelta >> 2;
+  const eSite = BLOCK_AT.site >> 2;
+  const perEntry = BLOCK_ENTRY_BYTES >> 2;
   p = pos;
-  for (let i = 0; i < n; i++, q += BLOCK_ENTRY_BYTES) {
+  for (let i = 0, j = 0; i < n; i++, j += perEntry) {
     const b = p * W;
-    const seq = ring[b + at.seq];
-    const parentSeq = ring[b + at.parentSeq];
-    const typeId = ring[b + at.type];
+    const seq = ring[b + oSeq];
+    const parentSeq = ring[b + oParent];
+    const typeId = ring[b + oType];
     counts[typeId]++;
-    view.setUint32(q + BLOCK_AT.seq, seq - minSeq, true);
-    view.setUint32(q + BLOCK_AT.startTick, ring[b + at.startTick] - baseTick, true);
-    view.setUint32(q + BLOCK_AT.endTick, ring[b + at.endTick] - baseTick, true);
-    view.setUint32(q + BLOCK_AT.bus, countsBus, true);
-    view.setUint32(q + BLOCK_AT.type, typeId, true);
-    view.setUint32(q + BLOCK_AT.delivered, ring[b + at.delivered], true);
-    view.setUint32(q + BLOCK_AT.consumedBy, ring[b + at.consumedBy], true);
-    view.setUint32(q + BLOCK_AT.depth, ring[b + at.depth], true);
-    view.setUint32(q + BLOCK_AT.parentDelta, parentSeq === 0 ? 0 : seq - parentSeq, true);
-    view.setUint32(q + BLOCK_AT.site, ring[b + at.site], true);
+    e[j + eSeq] = seq - minSeq;
+    e[j + eStartTick] = ring[b + oStartTick] - baseTick;
+    e[j + eEndTick] = ring[b + oEndTick] - baseTick;
+    e[j + eBus] = countsBus;
+    e[j + eType] = typeId;
+    e[j + eDelivered] = ring[b + oDelivered];
+    e[j + eConsumedBy] = ring[b + oConsumedBy];
+    e[j + eDepth] = ring[b + oDepth];
+    e[j + eParent] = parentSeq === 0 ? 0 : seq - parentSeq;
+    e[j + eSite] = ring[b + oSite];
     if (++p === capacity) p = 0;
   }
+  const bytes = n * BLOCK_ENTRY_BYTES;
+  if (!LITTLE_ENDIAN) swapBytes(entryBytes, bytes);
+  buf.set(entryBytes.subarray(0, bytes), q);
+  q += bytes;
   w.commitRaw(q, n, n);
   return n;
 }
