@@ -1,6 +1,7 @@
 // One esbuild script for every bundle: the extension (node, cjs, `vscode` external), the webview
 // (browser iife), and the probe package (ESM + CJS + .d.ts, Node 18 / current browsers), plus the
-// probe's CLI and demo app. `--watch` rebuilds on change; `--minify` is used when packaging.
+// probe's CLI and demo app. `--watch` rebuilds on change; `--minify` is used when packaging (for the
+// VSIX's bundles only).
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,8 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node18',
-    external: ['vscode'],
+    // ws's optional native speed-ups: ws falls back to JavaScript when they are missing.
+    external: ['vscode', 'bufferutil', 'utf-8-validate'],
   },
   {
     ...common,
@@ -52,6 +54,25 @@ const builds = [
     format: 'esm',
     target: probeTarget,
   },
+  {
+    // Pages and workers (`busscope-probe/browser`): bus, recorder and WebSocket transport, no Node
+    // built-ins (scripts/check-layers.mjs), size-budgeted (test/unit/browser/size.test.ts).
+    ...common,
+    entryPoints: [at('runtime-probe/src/browser/index.ts')],
+    outfile: at('runtime-probe/dist/browser.mjs'),
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome110', 'firefox110', 'safari16'],
+  },
+  // The Vite plugin (`busscope-probe/vite`): runs in Vite's Node process.
+  ...['esm', 'cjs'].map((format) => ({
+    ...common,
+    entryPoints: [at('runtime-probe/src/vite/index.ts')],
+    outfile: at(`runtime-probe/dist/vite.${format === 'esm' ? 'mjs' : 'cjs'}`),
+    platform: 'node',
+    format,
+    target: 'node18',
+  })),
   // The wire protocol alone (no Node built-ins), for clients: `busscope-probe/protocol`.
   ...['esm', 'cjs'].map((format) => ({
     ...common,
@@ -78,6 +99,17 @@ const builds = [
     format: 'cjs',
     target: probeTarget,
   },
+  // The OpenTelemetry bridge (`busscope-probe/otel`): no Node built-ins (browser apps trace too);
+  // @opentelemetry/api stays external, an optional peer only this entry loads.
+  ...['esm', 'cjs'].map((format) => ({
+    ...common,
+    entryPoints: [at('runtime-probe/src/otel/index.ts')],
+    outfile: at(`runtime-probe/dist/otel.${format === 'esm' ? 'mjs' : 'cjs'}`),
+    platform: 'neutral',
+    format,
+    target: probeTarget,
+    external: ['@opentelemetry/api'],
+  })),
   // The leak gate for test suites (`busscope-probe/testing`): records while a test runs, judges
   // with the analyses. Node only (it writes and reads a trace file).
   ...['esm', 'cjs'].map((format) => ({
@@ -134,6 +166,26 @@ builds.push({
   format: 'cjs',
   target: 'node18',
 });
+
+// The npm package is read by its users — in stack traces, in the debugger, in `constructor.name` — so
+// it is never minified (`--minify` shrinks only what the VSIX carries: extension, webview, the injected
+// register script). No `keepNames`: no class is renamed by bundling, and it would wrap every closure the
+// probe creates in a `__name` call.
+// Nor does it carry source maps: readable code needs none, and its maps named runtime-probe/src files
+// the package does not contain (80% of the tarball). The demo keeps its map in the repository, where
+// its warnings point at src/demo/*.ts; the package leaves that map out (package.json `files`).
+// The VSIX ships no maps of its minified bundles (.vscodeignore), so packaged bundles name none.
+for (const b of builds) {
+  if (!b.outfile.startsWith(at('runtime-probe/dist') + path.sep)) {
+    if (minify) b.sourcemap = false;
+    continue;
+  }
+  b.minify = false;
+  if (!b.outfile.endsWith(`${path.sep}demo.cjs`)) {
+    b.sourcemap = false;
+    rmSync(`${b.outfile}.map`, { force: true }); // an earlier build's map, which nothing names now
+  }
+}
 
 function emitProbeTypes() {
   if (skipTypes) return;

@@ -4,6 +4,10 @@
 //   webview-imports-no-extension  webview/ imports nothing from extension/
 //   no-vscode                     neither runtime-probe/ nor webview/ imports `vscode`
 //   analysis-no-node-builtins     runtime-probe/src/analysis (model, analyses) imports no Node built-in
+//   otel-only-in-otel             only runtime-probe/src/otel imports @opentelemetry/* (an optional peer:
+//                                 every other entry must load without it)
+//   browser-no-node-builtins      nothing the browser entry (runtime-probe/src/browser/index.ts) reaches
+//                                 through relative imports imports a Node built-in
 //   analysis-no-dom               …and type-checks with the ES library alone: no DOM lib, no `vscode` or
 //                                 Node types, so a `document`/`window`/`process` global is an error
 // Imports are listed by `ts.preProcessFile` (static, type-only, dynamic `import()` and `require`), so a
@@ -24,7 +28,7 @@ const NODE_BUILTINS = new Set(builtinModules);
 
 /**
  * @typedef {{ file: string, line: number, column: number, rule: string, message: string }} Violation
- * @typedef {{ rule: string, from: string, forbid: (target: Target) => string | null }} ImportRule
+ * @typedef {{ rule: string, from: string, except?: string, forbid: (target: Target) => string | null }} ImportRule
  * @typedef {{ specifier: string, resolved: string | null }} Target  resolved: repo-relative path of a relative import
  */
 
@@ -47,6 +51,12 @@ const IMPORT_RULES = [
     from,
     forbid: (t) => (t.specifier === 'vscode' ? `imports 'vscode'; only extension/ may` : null),
   })),
+  {
+    rule: 'otel-only-in-otel',
+    from: 'runtime-probe/src',
+    except: 'runtime-probe/src/otel',
+    forbid: (t) => (t.specifier.startsWith('@opentelemetry/') ? `imports '${t.specifier}'; only runtime-probe/src/otel may (an optional peer dependency)` : null),
+  },
   {
     rule: 'analysis-no-node-builtins',
     from: 'runtime-probe/src/analysis',
@@ -78,7 +88,7 @@ function position(text, offset) {
 
 /** Every import of `rel` that breaks an import rule. */
 function importViolations(root, rel) {
-  const rules = IMPORT_RULES.filter((r) => isUnder(rel, r.from));
+  const rules = IMPORT_RULES.filter((r) => isUnder(rel, r.from) && !(r.except !== undefined && isUnder(rel, r.except)));
   if (rules.length === 0) return [];
   const text = readFileSync(path.join(root, rel), 'utf8');
   const info = ts.preProcessFile(text, true, true);
@@ -135,6 +145,49 @@ function domViolations(root) {
   return out;
 }
 
+/** The browser entry and everything it reaches through relative imports. */
+export const BROWSER_ENTRY = 'runtime-probe/src/browser/index.ts';
+
+function resolveRelative(root, from, specifier) {
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
+  for (const candidate of [base, `${base}.ts`, `${base}.mts`, `${base}.js`, `${base}/index.ts`]) {
+    if (existsSync(path.join(root, candidate)) && statSync(path.join(root, candidate)).isFile()) return candidate;
+  }
+  return null;
+}
+
+/** Files reached from the browser entry that import a Node built-in (type-only imports included: a page has no Node types either). */
+function browserViolations(root) {
+  if (!existsSync(path.join(root, BROWSER_ENTRY))) return [];
+  /** @type {Violation[]} */
+  const out = [];
+  const seen = new Set([BROWSER_ENTRY]);
+  const queue = [BROWSER_ENTRY];
+  const via = new Map([[BROWSER_ENTRY, null]]);
+  while (queue.length > 0) {
+    const rel = queue.shift();
+    const text = readFileSync(path.join(root, rel), 'utf8');
+    const info = ts.preProcessFile(text, true, true);
+    for (const ref of info.importedFiles) {
+      const specifier = ref.fileName;
+      if (specifier.startsWith('./') || specifier.startsWith('../')) {
+        const next = resolveRelative(root, rel, specifier);
+        if (next !== null && !seen.has(next)) {
+          seen.add(next);
+          via.set(next, rel);
+          queue.push(next);
+        }
+      } else if (specifier.startsWith('node:') || NODE_BUILTINS.has(specifier.split('/')[0])) {
+        const chain = [];
+        for (let f = via.get(rel); f !== null && f !== undefined; f = via.get(f)) chain.push(f);
+        const from = chain.length === 0 ? '' : ` (reached from the browser entry through ${chain.join(' ← ')})`;
+        out.push({ file: rel, ...position(text, ref.pos), rule: 'browser-no-node-builtins', message: `imports Node's '${specifier}'${from}; busscope-probe/browser runs in pages and workers` });
+      }
+    }
+  }
+  return out;
+}
+
 /** Every violation under `root` (a checkout of this repo, or a copy of part of it). */
 export function checkLayers(root) {
   const violations = [];
@@ -142,6 +195,7 @@ export function checkLayers(root) {
     for (const rel of sourceFiles(root, dir)) violations.push(...importViolations(root, rel));
   }
   violations.push(...domViolations(root));
+  violations.push(...browserViolations(root));
   return violations;
 }
 
@@ -159,5 +213,5 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
     console.error(`layering: ${violations.length} violation${violations.length === 1 ? '' : 's'}`);
     process.exit(1);
   }
-  console.log('layering: ok (runtime-probe ↛ extension/webview, webview ↛ extension, analysis: no vscode, Node or DOM)');
+  console.log('layering: ok (runtime-probe ↛ extension/webview, webview ↛ extension, analysis: no vscode, Node or DOM; browser entry: no Node built-ins)');
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run package`: a minified build, then busscope-<version>.vsix at the repo root via @vscode/vsce.
+// `npm run package`: a minified build, then busscope-<version>.vsix at the repo root via @vscode/vsce
+// (`-- --list` prints the files it holds).
 // Everything the extension runs is bundled by esbuild, so vsce packs no node_modules
 // (`dependencies: false`); .vscodeignore keeps the VSIX to dist bundles, media, README, LICENSE and the
 // demo app.
@@ -126,6 +127,10 @@ function shipDemoSources(mapFile) {
 // 3. The VSIX.
 rmSync(vsixPath, { force: true });
 const vsce = require('@vscode/vsce');
+const listFiles = process.argv.includes('--list');
+// vsce logs a 35-entry file tree as `info`; a newcomer running `npm start` needs the one line after
+// it, so the tree shows only with `--list` (warnings and errors always show).
+if (!listFiles) require('@vscode/vsce/out/util').log.info = () => {};
 try {
   // rewriteRelativeLinks: false keeps README's media/screenshots/*.png relative, so the installed
   // extension's page shows them from the VSIX; vsce would otherwise point them at a GitHub URL built
@@ -138,4 +143,5 @@ try {
 const files = await vsce.listFiles({ cwd: root, packageManager: vsce.PackageManager.None });
 console.log(`[package] ${path.relative(process.cwd(), vsixPath)}: ${(statSync(vsixPath).size / 1024).toFixed(1)} KiB, ` +
   `${files.length} files, in ${Date.now() - started} ms`);
-for (const f of files.sort()) console.log(`  ${f}`);
+// The file list is for whoever audits the VSIX, not for every `npm start`: `--list` prints it.
+if (listFiles) for (const f of files.sort()) console.log(`  ${f}`);

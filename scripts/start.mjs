@@ -14,11 +14,17 @@ function must(title, args) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+// The full build first (the probe package with its .d.ts), so that `npm run typecheck`, `npm pack -w
+// runtime-probe` and `npx busscope` work right after this command; packaging then adds the VSIX's
+// minified bundles next to it.
+must('build', ['scripts/build.mjs']);
 must('package the VSIX', ['scripts/package.mjs']);
 const vsix = path.join(root, `busscope-${version}.vsix`);
-console.log(`\n[busscope] VSIX: ${vsix}`);
-console.log(`  install it:  code --install-extension ${path.relative(process.cwd(), vsix)}`);
-console.log('  then in VS Code: "Busscope: Attach to Running App…" and pick "busscope-demo".');
+console.log(`
+[busscope] What next
+  1. install the extension:  code --install-extension ${path.relative(process.cwd(), vsix)}
+     then in VS Code run "Busscope: Attach to Running App…" and pick "busscope-demo"
+  2. or, from another terminal:  npx busscope list   then   npx busscope tail <pid>`);
 
 const demo = path.join(root, 'runtime-probe/dist/demo.cjs');
 if (!existsSync(demo)) {

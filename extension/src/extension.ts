@@ -3,6 +3,7 @@
 // lazy (commands, views and the inspector panel activate it; nothing at startup). Every disposable is
 // rooted in `context.subscriptions`; `deactivate` closes every socket and stops the demo app.
 import * as vscode from 'vscode';
+import { registerBrowserAppCommands } from './browserApps/commands';
 import { registerDemoCommands } from './commands/demoCommands';
 import { registerDebugging } from './debugging/index';
 import type { Services } from './commands/services';
@@ -102,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): BusscopeApi {
     ...registerSessionCommands(services),
     ...registerDemoCommands(services),
     ...registerTraceCommands(services),
+    ...registerBrowserAppCommands(services),
     toDisposable(sessions.onDidChangeSessions(updateContextKeys)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('busscope')) return;

@@ -24,6 +24,7 @@ import { realpathSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { autoStartFromEnvironment } from './probe/auto-start';
 import { parseSwitch } from './probe/environment';
+import { watchToolEsmImports } from './probe/esm-user-imports';
 import { isUserModule, mainScriptKind } from './probe/launchers';
 import { addProbeFile, isProbeFile } from './recorder/frames';
 import { uninstallProcessWide } from './emitters/process-wide';
@@ -68,21 +69,35 @@ function roleOf(env: NodeJS.ProcessEnv): Role {
 /**
  * A tool under node_modules is the app when, once its main script has run, it has loaded a module of
  * the user's own (ts-node's CLI running app.ts in its process); one that spawned the app has not.
- * Modules already loaded now (the user's own --require hooks) do not count. CommonJS only: a tool
- * that imports the user's ES modules itself stays off.
+ * Modules already loaded now (the user's own --require hooks) do not count. ES modules the tool
+ * imports itself (a test runner importing specs, a CLI importing app.mjs) count whenever they are
+ * imported (probe/esm-user-imports.ts).
  */
 function decideAfterMain(env: NodeJS.ProcessEnv): void {
+  let decided = false;
+  const claim = (): void => {
+    if (decided) return;
+    decided = true;
+    try {
+      const root = env[REGISTER_ROOT_VARIABLE];
+      if (root !== undefined && root.trim() !== '') return;
+      env[REGISTER_ROOT_VARIABLE] = String(process.pid);
+      if (autoStartFromEnvironment(env, 'register')) noteWorkersOnce();
+    } catch (error) {
+      failed(error);
+    }
+  };
+  try {
+    watchToolEsmImports((file) => isUserModule(file) && !isProbeFile(file), claim);
+  } catch {
+    // No loader hooks here: CommonJS detection only.
+  }
   const cache = typeof require === 'function' ? require.cache : undefined;
   if (cache === undefined) return;
   const before = new Set(Object.keys(cache));
   setImmediate(() => {
     try {
-      const root = env[REGISTER_ROOT_VARIABLE];
-      if (root !== undefined && root.trim() !== '') return;
-      const runsUserCode = Object.keys(cache).some((file) => !before.has(file) && isUserModule(file) && !isProbeFile(file));
-      if (!runsUserCode) return;
-      env[REGISTER_ROOT_VARIABLE] = String(process.pid);
-      if (autoStartFromEnvironment(env, 'register')) noteWorkersOnce();
+      if (Object.keys(cache).some((file) => !before.has(file) && isUserModule(file) && !isProbeFile(file))) claim();
     } catch (error) {
       failed(error);
     }

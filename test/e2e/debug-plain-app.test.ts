@@ -3,10 +3,11 @@
 // busscope-probe anywhere (a temp folder outside the repo), a deliberate per-request leak on a shared
 // EventEmitter, launched by the built-in JavaScript debugger from a launch.json of type `node` whose
 // env sets the user's own NODE_OPTIONS. Busscope injects the register script it ships; the app
-// appears in Apps with its emitter, the inspector shows the listener-growth warning at the app's own
-// subscribe line, an event breakpoint on the emitter's event stops the debugger with the app's `emit`
-// call as the caller frame, and the user's NODE_OPTIONS (a heap limit and a --require of their own)
-// survive. Needs `node scripts/setup-vscode-server.mjs`; without it this test skips loudly.
+// appears in Apps with its emitter, an event breakpoint on the emitter's event (picked from a short,
+// readable row) stops the debugger with the app's `emit` call as the caller frame, removing it while
+// paused lets the app run on, the inspector shows the listener-growth warning at the app's own
+// subscribe line, no pid lookup reaches js-debug's launcher session, and the user's NODE_OPTIONS (a
+// heap limit and a --require of their own) survive. Needs `node scripts/setup-vscode-server.mjs`; without it this test skips loudly.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -111,6 +112,15 @@ function callStackRows(workbench: Workbench): Promise<string[]> {
   return workbench.page.locator('.debug-call-stack .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? r.textContent ?? ''));
 }
 
+/** Clicks an element where a person would (its centre), without waiting for it to be "stable". */
+async function clickAt(workbench: Workbench, selector: string, timeoutMs = 10_000): Promise<void> {
+  const el = workbench.page.locator(selector).first();
+  await el.waitFor({ state: 'visible', timeout: timeoutMs });
+  const box = await el.boundingBox();
+  assert.ok(box, `${selector} has no box`);
+  await workbench.page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
 /** The active editor's tab label and cursor line (status bar "Ln N, Col M"). */
 async function activeEditor(workbench: Workbench): Promise<{ tab: string; line: number }> {
   const page = workbench.page;
@@ -121,7 +131,7 @@ async function activeEditor(workbench: Workbench): Promise<{ tab: string; line: 
 }
 
 test('under the debugger, nothing to install: a plain Node app launched by the JavaScript debugger shows its emitters, its leak and stops on an emitter event; the user\'s NODE_OPTIONS survive',
-  vscodeServerTestOptions(300_000), async () => {
+  vscodeServerTestOptions(420_000), async () => {
     const discoveryDir = mkdtempSync(path.join(os.tmpdir(), 'busscope-e2e-debug-plain-discovery-'));
     let appPid = 0;
     try {
@@ -164,7 +174,15 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
           await page.keyboard.press('Enter');
         }
         const evidenceFile = path.join(workspace, 'evidence.json');
-        await waitUntil('the app to start (evidence.json)', 60_000, () => existsSync(evidenceFile)).catch(async (e: unknown) => {
+        // Complete, not just created: the app's writeFileSync may be read half-way (seen: an empty file).
+        await waitUntil('the app to start (evidence.json)', 60_000, () => {
+          try {
+            JSON.parse(readFileSync(evidenceFile, 'utf8'));
+            return true;
+          } catch {
+            return false;
+          }
+        }).catch(async (e: unknown) => {
           // A launch that never reaches the app's main code: say where the debugger is, if it stopped.
           await workbench.runCommandWhenListed('View: Show Run and Debug', 15_000).catch(() => undefined);
           const stack = await callStackRows(workbench).catch(() => []);
@@ -194,6 +212,96 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
         await sidebar.locator(`.monaco-list-row[aria-label*="${APP}"]`).first().waitFor({ timeout: 30_000 });
         await workbench.screenshot('apps-and-emitters', '.part.sidebar');
 
+        // ── An event breakpoint on the hub's `visit`: the debugger stops, the app's emit call one frame below the probe.
+        // Done before the inspector is opened, while the app is young: with every request's sockets and
+        // streams instrumented, minutes later this 2-core machine's extension host is busy with the
+        // analyses of thousands of buses and the inspector page starves the workbench's renderer
+        // (measured: a frame took 2.4–5.4 s with it open, 0.13 s after closing it; the palette's command
+        // reached the extension host after 61–75 s, or not within 120 s).
+        await clickAt(workbench, '.activitybar .action-item a[aria-label^="Run and Debug"], .activitybar .action-item [aria-label^="Run and Debug"]');
+        const pickStart = Date.now();
+        await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
+        // The command's own picker, not the palette it was run from (the same widget, still closing
+        // while a busy extension host builds the picker): typing earlier went into the palette.
+        await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+        run.log(`event-breakpoint picker open after ${Date.now() - pickStart} ms`);
+        const input = page.locator('.quick-input-widget input').first();
+        await input.waitFor({ state: 'visible', timeout: 10_000 });
+        await page.keyboard.insertText(EMIT_EVENT);
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: EMIT_EVENT }).first();
+        await row.waitFor({ timeout: 20_000 });
+        const rowLabel = (await row.getAttribute('aria-label')) ?? '';
+        run.log(`row ${EMIT_EVENT} listed after ${Date.now() - pickStart} ms: ${rowLabel}`);
+        // A short description naming the app's own emitter (it listed every bus of the type).
+        assert.ok(rowLabel.includes(`${HUB_CLASS}#1`) && rowLabel.length < 200, `the ${EMIT_EVENT} row: ${rowLabel}`);
+        await workbench.screenshot('event-breakpoint-picker');
+        const box = await row.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
+        assert.ok(box, 'the event type row has a checkbox');
+        await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+        await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
+        // The optional condition: none. Its own input box, not the picker's still on screen.
+        await page.locator('.quick-input-widget', { hasText: `Condition for ${EMIT_EVENT}` }).first().waitFor({ state: 'visible', timeout: 60_000 });
+        await page.waitForTimeout(300);
+        await page.keyboard.press('Enter');
+        // The floating debug toolbar's (the Run and Debug view holds hidden copies of its actions).
+        await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
+        run.log(`paused after ${Date.now() - pickStart} ms`);
+        // The Run and Debug view is open (clicked above): its call stack.
+        let rows: string[] = [];
+        await waitUntil('the call stack to list the app\'s emit', 30_000, async () => {
+          rows = await callStackRows(workbench);
+          if (rows.some((r) => r.startsWith('Stack Frame') && r.includes(`${APP}.js`))) return true;
+          // js-debug sends the first frame, then the rest on demand: a user clicks "Load More Stack Frames".
+          const more = page.locator('.debug-call-stack .monaco-list-row', { hasText: 'Load More Stack Frames' }).first();
+          const box = await more.boundingBox().catch(() => null);
+          if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+          return false;
+        }).catch((e: unknown) => {
+          throw new Error(`${e instanceof Error ? e.message : String(e)}; call stack: ${JSON.stringify(rows)}`);
+        });
+        run.log(`call stack: ${rows.slice(0, 6).join(' | ')}`);
+        // The first frame outside the probe (the register bundle) and Node's internals is the app's emit call.
+        const firstApp = rows.find((r) => !/register\.cjs|node:|internal\//.test(r) && /line \d+/.test(r));
+        assert.ok(firstApp?.includes(`${APP}.js`), `the first frame below the probe is not the app's: ${JSON.stringify(rows.slice(0, 6))}`);
+        assert.match(firstApp ?? '', new RegExp(`line ${emitLine}\\b`), `not the emit line ${emitLine}: ${firstApp}`);
+        const frames = rows.filter((r) => /line \d+/.test(r));
+        assert.ok(frames.indexOf(firstApp ?? '') <= 2, `the app's emit is not within the top frames: ${JSON.stringify(frames.slice(0, 6))}`);
+        // Selecting that frame opens the app at the emit call.
+        // A stack frame's row (the session's row names the app's file too).
+        const frameRow = page.locator(`.debug-call-stack .monaco-list-row[aria-label^="Stack Frame"][aria-label*="line ${emitLine}, ${APP}.js"]`).first();
+        await frameRow.waitFor({ state: 'visible', timeout: 10_000 });
+        const frameBox = await frameRow.boundingBox();
+        assert.ok(frameBox, 'the app\'s frame row has a box');
+        await page.mouse.click(frameBox.x + frameBox.width / 2, frameBox.y + frameBox.height / 2);
+        let editor = { tab: '', line: NaN };
+        await waitUntil(`an editor on ${APP}.js at line ${emitLine}`, 30_000, async () => {
+          editor = await activeEditor(workbench);
+          return editor.tab.startsWith(`${APP}.js`) && editor.line === emitLine;
+        }).catch((e: unknown) => {
+          throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);
+        });
+        await workbench.screenshot('stopped-at-emit');
+
+        // ── Remove it while paused (the extension mutes it through the debugger at once), continue: the app runs on.
+        await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
+        await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+        await page.keyboard.insertText(EMIT_EVENT);
+        const setRow = page.locator('.quick-input-list .monaco-list-row', { hasText: EMIT_EVENT }).first();
+        await setRow.waitFor({ timeout: 20_000 });
+        const setBox = await setRow.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
+        assert.ok(setBox, 'the event type row has a checkbox');
+        await page.mouse.click(setBox.x + setBox.width / 2, setBox.y + setBox.height / 2);
+        await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
+        await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 30_000 });
+        await clickAt(workbench, '.codicon-debug-continue:visible');
+        await page.locator('.codicon-debug-pause:visible').first().waitFor({ state: 'visible', timeout: 30_000 });
+        // Ten more visits (one per 100 ms) would have stopped it again.
+        await page.waitForTimeout(1500);
+        assert.equal(await page.locator('.codicon-debug-continue:visible').count(), 0, 'the removed breakpoint stopped the app again');
+
+
+        // ── Back to Busscope.
+        await workbench.runCommandWhenListed('View: Show Busscope', 30_000);
         // ── The inspector: the hub in the graph and the listener-growth warning at the app's own line.
         await workbench.runCommandWhenListed('Busscope: Open Inspector');
         const frame = await workbench.waitForWebviewFrame('[data-testid="inspector"]', 30_000);
@@ -215,14 +323,18 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
         const leak = warnings.find((w) => w.kind === 'listener-growth' && w.subjects.includes(LEAK_EVENT));
         run.log(`leak warning: ${leak?.title} [${leak?.subjects}] ${leak?.links.map((l) => `${l.file}:${l.line}`).join(' ')}`);
         assert.ok(`${leak?.title} ${leak?.subjects}`.includes(HUB_CLASS), `the leak warning does not name ${HUB_CLASS}: ${leak?.title} [${leak?.subjects}]`);
-        await workbench.screenshot('inspector-leak', '.part.editor');
+        // The whole page: an element screenshot waits for the element to be stable, which the busy
+        // inspector may not be for long on a loaded machine.
+        await workbench.screenshot('inspector-leak');
 
-        // Not yet proven here: an event breakpoint on the hub's `visit` stopping at the app's emit call.
-        // In this app (every request's sockets and streams instrumented) the command's picker did not
-        // open within 30 s on this 2-core machine; the step comes back once that is fixed (issue #10).
 
-        // ── Stop debugging: the app exits.
-        await workbench.runCommandWhenListed('Debug: Stop', 15_000);
+        // ── Every pid lookup went to a session that runs the app: js-debug's launcher session, asked
+        // to `evaluate`, answers "Unknown request" (the extension host logs it to the console).
+        const consoleText = readFileSync(run.logPath('browser-console.log'), 'utf8');
+        assert.ok(!consoleText.includes('Unknown request: evaluate'), 'an evaluate reached a session that runs no app (js-debug: "Unknown request: evaluate")');
+
+        // ── Stop debugging (the debug toolbar's button: the palette may answer late): the app exits.
+        await clickAt(workbench, '.codicon-debug-stop:visible, .codicon-debug-disconnect:visible');
         await waitUntil(`the app (pid ${appPid}) to exit`, 20_000, () => {
           try {
             process.kill(appPid, 0);

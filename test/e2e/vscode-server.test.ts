@@ -25,5 +25,7 @@ test('Busscope in a real VS Code server: VSIX installs, the VS Code suite passes
 
       // The suite's verdict last, so a failing suite still leaves the palette step's evidence.
       assert.equal(results.failures, 0, `VS Code suite failures:\n${describeFailures(results)}`);
-      assert.ok(results.passes >= 1, 'the VS Code suite ran no test');
+      // Every test the suite defines ran and passed: none skipped, none lost behind a failed hook.
+      assert.ok(results.defined >= 1, 'the VS Code suite defines no test');
+      assert.equal(results.passes, results.defined, `${results.defined - results.passes} of the suite's ${results.defined} tests did not pass (pending: ${results.pending})`);
     }));

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,6 +192,40 @@ test('CJS: require the installed package, subscribe and dispatch', () => {
   assert.deepEqual(got, expected);
 });
 
+test('the package is readable: unminified, no source maps naming files it lacks, within its size budget', () => {
+  const maps = packedFiles.filter((f) => f.endsWith('.map'));
+  assert.deepEqual(maps, [], 'no source maps: readable code needs none, and theirs named sources the package does not ship');
+  const installed = path.join(consumer, 'node_modules/busscope-probe');
+  for (const f of packedFiles.filter((x) => /\.[cm]?js$/.test(x))) {
+    const text = readFileSync(path.join(installed, f), 'utf8');
+    const longest = text.split('\n').reduce((n, line) => Math.max(n, line.length), 0);
+    // Minified bundles are a few very long lines; readable ones stay under a few hundred columns.
+    assert.ok(longest < 2000, `${f} has a ${longest}-character line: is it minified?`);
+  }
+  const size = statSync(tarball).size;
+  assert.ok(size <= 1024 * 1024, `the tarball is ${(size / 1024).toFixed(0)} KiB, over its 1 MiB budget`);
+});
+
+test('a handler error\'s stack shows EventBus.dispatch at a line of a file the package contains, from ESM and CJS', () => {
+  const script = (load: string) => `${load}
+const bus = new EventBus({ name: 'stack', onError: (e) => { console.log(JSON.stringify({ stack: String(e.stack) })); } });
+bus.subscribe('boom', () => { throw new Error('handler failed'); });
+bus.dispatch('boom');
+`;
+  for (const [file, load] of [
+    ['stack.cjs', "const { EventBus } = require('busscope-probe');"],
+    ['stack.mjs', "import { EventBus } from 'busscope-probe';"],
+  ] as const) {
+    const { stack } = runScript(file, script(load)) as { stack: string };
+    const frame = /at EventBus\.dispatch \((.*):(\d+):\d+\)/.exec(stack);
+    assert.ok(frame, `${file}: no EventBus.dispatch frame in\n${stack}`);
+    const shipped = path.relative(path.join(consumer, 'node_modules/busscope-probe'), frame[1].replace(/^file:\/\//, '')).split(path.sep).join('/');
+    assert.ok(packedFiles.includes(shipped), `${file}: the frame's file ${shipped} is in the tarball`);
+    const line = readFileSync(frame[1].replace(/^file:\/\//, ''), 'utf8').split('\n')[Number(frame[2]) - 1];
+    assert.match(line, /\w/, `${file}: line ${frame[2]} of ${shipped} is readable code`);
+  }
+});
+
 test('ESM: the browser entry busscope-probe/bus works on its own', () => {
   const got = runScript('bus-entry.mjs', exerciseScript(`import { EventBus, DispatchDepthError, Delegate, MulticastDelegate, Emitter } from 'busscope-probe/bus';`));
   assert.deepEqual(got, expected);
@@ -236,6 +270,110 @@ await probe.stop();
   assert.deepEqual(got.buses, ['dependency', 'app', 'browser-entry']);
   assert.equal(new Set(got.busIds).size, 3, `distinct bus ids ${got.busIds.join(', ')}`);
   assert.equal(new Set(got.subIds).size, 3, `distinct subscription ids ${got.subIds.join(', ')}`);
+});
+
+test('without @opentelemetry/api installed, busscope-probe loads and loads nothing of OpenTelemetry (ESM and CJS)', () => {
+  // The optional peer is not installed by npm: the consumer has none.
+  assert.ok(!existsSync(path.join(consumer, 'node_modules/@opentelemetry/api')), 'npm did not install the optional peer');
+  const pkg = JSON.parse(readFileSync(path.join(consumer, 'node_modules/busscope-probe/package.json'), 'utf8')) as {
+    peerDependencies?: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  };
+  assert.equal(pkg.peerDependenciesMeta?.['@opentelemetry/api']?.optional, true);
+  assert.ok(pkg.peerDependencies?.['@opentelemetry/api'] !== undefined);
+  for (const bundle of ['index.mjs', 'index.cjs', 'bus.mjs', 'register.cjs']) {
+    const text = readFileSync(path.join(consumer, 'node_modules/busscope-probe/dist', bundle), 'utf8');
+    assert.doesNotMatch(text, /@opentelemetry/, `dist/${bundle} references no OpenTelemetry module`);
+  }
+  const esm = runScript('plain-entry.mjs', `import { EventBus } from 'busscope-probe';
+const bus = new EventBus({ name: 'x' });
+let n = 0;
+bus.subscribe('a', () => { n++; });
+bus.dispatch('a');
+console.log(JSON.stringify({ n }));
+`);
+  assert.deepEqual(esm, { n: 1 });
+  const cjs = runScript('plain-entry.cjs', `const { EventBus } = require('busscope-probe');
+const bus = new EventBus({ name: 'x' });
+bus.dispatch('a');
+console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)) }));
+`);
+  assert.deepEqual(cjs, { otel: [] });
+  // The otel entry itself says what is missing.
+  const r = run(process.execPath, ['-e', "require('busscope-probe/otel')"], consumer, NODE_TIMEOUT_MS);
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /@opentelemetry\/api/);
+});
+
+/** One exercise of busscope-probe/otel with a hand-written TracerProvider (the consumer has the api only). */
+function otelScript(load: string): string {
+  return `${load}
+// A context manager, as an app's SDK setup registers one (AsyncLocalStorage underneath).
+const als = new AsyncLocalStorage();
+context.setGlobalContextManager({
+  active: () => als.getStore() ?? ROOT_CONTEXT,
+  with: (c, fn, thisArg, ...args) => als.run(c, () => fn.apply(thisArg, args)),
+  bind: (_c, target) => target,
+  enable() { return this; },
+  disable() { return this; },
+});
+const started = [];
+const provider = { getTracer: () => ({
+  startSpan(name, options, ctx) {
+    const parent = trace.getSpanContext(ctx);
+    const sc = { traceId: parent ? parent.traceId : '0af7651916cd43dd8448eb211c80319c', spanId: String(started.length + 1).padStart(16, 'a'), traceFlags: 1 };
+    started.push({ name, kind: options.kind, parent: parent ? parent.spanId : '' });
+    const span = trace.wrapSpanContext(sc);
+    span.isRecording = () => true;
+    return span;
+  },
+}) };
+const otel = instrumentOpenTelemetry({ tracerProvider: provider });
+const bus = new EventBus({ name: 'orders' });
+const headers = [];
+bus.subscribe('placed', () => { headers.push(traceHeaders()); });
+const incoming = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+withTraceHeaders(incoming, () => bus.dispatch('placed'));
+otel.dispose();
+bus.dispatch('placed');
+console.log(JSON.stringify({ started, headers }));
+`;
+}
+
+const otelExpected = {
+  started: [{ name: 'send orders', kind: 3, parent: '00f067aa0ba902b7' }],
+  headers: [{ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-aaaaaaaaaaaaaaa1-01' }, {}],
+};
+
+test('busscope-probe/otel loads from ESM and CJS once @opentelemetry/api is installed, and shares the runtime with busscope-probe', () => {
+  // Installed the way an app would have it, from the repo's own copy (no registry).
+  cpSync(path.join(root, 'node_modules/@opentelemetry/api'), path.join(consumer, 'node_modules/@opentelemetry/api'), { recursive: true });
+  const esm = runScript(
+    'otel.mjs',
+    otelScript(`import { AsyncLocalStorage } from 'node:async_hooks';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { EventBus } from 'busscope-probe';
+import { instrumentOpenTelemetry, traceHeaders, withTraceHeaders } from 'busscope-probe/otel';`),
+  );
+  assert.deepEqual(esm, otelExpected);
+  const cjs = runScript(
+    'otel.cjs',
+    otelScript(`const { AsyncLocalStorage } = require('node:async_hooks');
+const { context, ROOT_CONTEXT, trace } = require('@opentelemetry/api');
+const { EventBus } = require('busscope-probe');
+const { instrumentOpenTelemetry, traceHeaders, withTraceHeaders } = require('busscope-probe/otel');`),
+  );
+  assert.deepEqual(cjs, otelExpected);
+  // Requiring the main entry still loads nothing of OpenTelemetry, even with the api at hand.
+  const lean = runScript('lean.cjs', `require('busscope-probe');
+console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)) }));
+`);
+  assert.deepEqual(lean, { otel: [] });
+  // The same check does see the bridge when it is loaded (so the empty lists above mean something).
+  const loaded = runScript('with-bridge.cjs', `require('busscope-probe/otel');
+console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)).length > 0 }));
+`);
+  assert.deepEqual(loaded, { otel: true });
 });
 
 test('busscope-probe/analysis runs the analyses over a trace file, from ESM and from CJS, with no Node built-ins in its bundles', () => {

@@ -88,6 +88,17 @@ test('the demo\'s source map names only files the VSIX ships (its sites open aft
   assert.match(readZipEntry(vsix, 'extension/dist/demo/demo.cjs').toString('utf8'), /\/\/# sourceMappingURL=demo\.cjs\.map\s*$/);
 });
 
+test('no bundle in the VSIX names a source map the VSIX does not ship', () => {
+  const dangling = names()
+    .filter((n) => /\.[cm]?js$/.test(n))
+    .flatMap((n) => {
+      const m = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readZipEntry(vsix, n).toString('utf8'));
+      const target = m ? path.posix.join(path.posix.dirname(n), m[1]) : undefined;
+      return target !== undefined && !names().includes(target) ? [`${n} → ${m?.[1]}`] : [];
+    });
+  assert.deepEqual(dangling, []);
+});
+
 test(`the VSIX stays within its size budget (${MAX_VSIX_BYTES / 1024 / 1024} MiB packed, ${MAX_UNPACKED_BYTES / 1024 / 1024} MiB unpacked)`, () => {
   const packed = statSync(vsix).size;
   const unpacked = entries.reduce((sum, e) => sum + e.size, 0);

@@ -15,6 +15,8 @@ export interface SuiteResults {
   readonly passes: number;
   readonly failures: number;
   readonly pending: number;
+  /** Tests the loaded files define (before any grep); every one must pass for the suite to pass. */
+  readonly defined: number;
   readonly tests: readonly TestOutcome[];
   readonly vscodeVersion?: string;
   readonly startedAt: string;

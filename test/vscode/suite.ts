@@ -43,6 +43,8 @@ export function runSuite(options: RunSuiteOptions): Promise<SuiteResults> {
   }
   mocha.suite.emit(Mocha.Suite.constants.EVENT_FILE_POST_REQUIRE, context, 'busscope-vscode-tests', mocha);
 
+  // Counted before the run, so a test that never reports (a failed hook skips its siblings) shows.
+  const defined = countDefined(mocha.suite, options.grep);
   return new Promise((resolve) => {
     const tests: TestOutcome[] = [];
     const runner = mocha.run(() => {
@@ -51,6 +53,7 @@ export function runSuite(options: RunSuiteOptions): Promise<SuiteResults> {
         passes: tests.filter((t) => t.state === 'passed').length,
         failures: tests.filter((t) => t.state === 'failed').length,
         pending: tests.filter((t) => t.state === 'pending').length,
+        defined,
         tests,
         vscodeVersion: options.vscodeVersion,
         startedAt: startedAt.toISOString(),
@@ -63,6 +66,18 @@ export function runSuite(options: RunSuiteOptions): Promise<SuiteResults> {
     // `fail` also fires for hooks (before/after): recorded as failures under the hook's title.
     runner.on(EVENT_TEST_FAIL, (t: Mocha.Test, err: unknown) => tests.push(outcome(t, 'failed', err)));
   });
+}
+
+/** Tests mocha will run: all of them, or those whose full title matches `grep` (as mocha matches it). */
+function countDefined(suite: Mocha.Suite, grep: string | undefined): number {
+  if (!grep) return suite.total();
+  let n = 0;
+  const visit = (s: Mocha.Suite): void => {
+    for (const t of s.tests) if (t.fullTitle().includes(grep)) n++;
+    for (const child of s.suites) visit(child);
+  };
+  visit(suite);
+  return n;
 }
 
 function outcome(t: Mocha.Runnable, state: TestOutcome['state'], err?: unknown): TestOutcome {
@@ -89,6 +104,7 @@ function loadFailure(e: unknown, startedAt: Date, vscodeVersion: string | undefi
     passes: 0,
     failures: 1,
     pending: 0,
+    defined: 0,
     tests: [{ title: 'load the test files', fullTitle: 'load the test files', state: 'failed', error: errorInfo(e) }],
     vscodeVersion,
     startedAt: startedAt.toISOString(),

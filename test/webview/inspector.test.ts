@@ -204,6 +204,63 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
     }
   });
 
+  test('a dispatch traced by OpenTelemetry: its details show the trace id, and "Copy trace id" puts it on the clipboard through the host', async () => {
+    const { page, errors } = await openInspector(browser, server, { scenario: 'otel', theme: 'dark' });
+    try {
+      // A recent dispatch in a visible lane, zoomed in so it is wide enough to click.
+      const seq = await page.evaluate(() => {
+        const w = (window as unknown as PageWindow).busscopeInspector;
+        const ring = w.store.timeline.dispatches;
+        const rect = document.querySelector('[data-testid=timeline-canvas]')!.getBoundingClientRect();
+        w.timeline.setFollow(false);
+        for (let k = ring.size - 1; k >= 0; k--) {
+          const i = ring.physicalIndex(k);
+          w.timeline.setView(ring.start[i] - 0.25, ring.start[i] + 0.25);
+          w.flush();
+          const p = w.timeline.clientPointOfSeq(ring.seq[i]);
+          if (p && p.y > rect.top + 30 && p.y < rect.bottom - 10) return ring.seq[i];
+        }
+        return -1;
+      });
+      assert.ok(seq > 0, 'a dispatch in a visible lane');
+      const pt = await page.evaluate((s) => (window as unknown as PageWindow).busscopeInspector.timeline.clientPointOfSeq(s), seq);
+      assert.ok(pt);
+      await page.mouse.click(pt.x, pt.y);
+      await page.waitForSelector('[data-testid=details][data-kind=dispatch] [data-testid=trace-id]');
+      const expected = `4bf92f35${seq.toString(16).padStart(24, '0')}`;
+      assert.equal(await page.locator('[data-testid=trace-id]').textContent(), expected);
+      await page.screenshot({ path: path.join(OUT_DIR, 'inspector-trace-id-dark.png') });
+      await page.getByRole('button', { name: 'Copy trace id' }).click();
+      await page.waitForFunction(() => (window as unknown as PageWindow & { harness: { copied: string[] } }).harness.copied.length > 0);
+      const { copied, posted } = await page.evaluate(() => {
+        const hw = (window as unknown as { harness: { copied: string[]; fromWebview: { type: string }[] } }).harness;
+        return { copied: hw.copied, posted: hw.fromWebview.filter((m) => m.type === 'copyTraceId') };
+      });
+      assert.deepEqual(posted, [{ type: 'copyTraceId', traceId: expected }]);
+      assert.deepEqual(copied, [expected]);
+      assert.deepEqual(errors, [], 'no console errors (CSP included)');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a dispatch without a trace id (no OpenTelemetry, or an older trace) shows no trace id row', async () => {
+    const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
+    try {
+      const seq = await page.evaluate(() => {
+        const w = (window as unknown as PageWindow).busscopeInspector;
+        const ring = w.store.timeline.dispatches;
+        return ring.seq[ring.physicalIndex(ring.size - 1)];
+      });
+      await page.evaluate((s) => (window as unknown as { harness: { connection: { reveal(t: unknown): void } } }).harness.connection.reveal({ kind: 'dispatch', seq: s }), seq);
+      await page.waitForSelector('[data-testid=details][data-kind=dispatch] [data-testid=dispatch-handlers], [data-testid=details][data-kind=dispatch] p.muted');
+      assert.equal(await page.locator('[data-testid=trace-id]').count(), 0);
+      assert.equal(await page.getByRole('button', { name: 'Copy trace id' }).count(), 0);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('graph: hover shows a tooltip, click selects and the model explains, double-click opens the source, wheel zooms', async () => {
     const { page } = await openInspector(browser, server, { scenario: 'small', theme: 'dark' });
     try {

@@ -176,6 +176,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     select: (ref) => userSelect(ref),
     open: (site) => openSource(site),
     toggleBreakpoint: (type) => port.postMessage({ type: 'toggleBreakpoint', eventType: type }),
+    copyTraceId: (traceId) => port.postMessage({ type: 'copyTraceId', traceId }),
   });
   const warnings = new WarningsView(doc, {
     focus: (w) => setFocusWarning(w ? w.id : null),

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { SessionManager } from '../sessions/sessionManager';
 import type { EventBreakpoint, EventBreakpointStore } from './breakpoints';
+import { breakpointPickEntries, type BreakpointPickEntry, type BreakpointPickSource } from './breakpointPicker';
 import { conditionProblem } from './conditions';
 import { eventTypeOfNode } from './pausedTree';
 
@@ -39,48 +40,45 @@ export function parseBreakpointArg(arg: unknown): BreakpointArg {
   return { kind: 'pick' };
 }
 
-/** Event types the attached apps and open traces know, with the buses they appear on. */
-export function knownEventTypes(sessions: SessionManager): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const s of sessions.sessions) {
-    for (const t of s.model.allTypes()) {
-      if (t.name === '*') continue;
-      let buses = out.get(t.name);
-      if (buses === undefined) out.set(t.name, (buses = new Set()));
-      buses.add(t.busState.name);
-    }
-    for (const f of s.debug?.paused?.state?.snapshot?.types ?? []) if (!out.has(f.type) && f.type !== '*') out.set(f.type, new Set());
-  }
-  return out;
+/** What the attached apps and open traces know, for the picker (types seen only in a paused snapshot too). */
+function pickSources(sessions: SessionManager): BreakpointPickSource[] {
+  return sessions.sessions.map((s) => ({ model: s.model, pausedTypes: (s.debug?.paused?.state?.snapshot?.types ?? []).map((f) => f.type) }));
 }
 
 interface TypeItem extends vscode.QuickPickItem {
   readonly type: string;
 }
 
-async function pickBreakpoints(store: EventBreakpointStore, sessions: SessionManager): Promise<readonly EventBreakpoint[] | undefined> {
-  const known = knownEventTypes(sessions);
-  for (const bp of store.list) if (!known.has(bp.type)) known.set(bp.type, new Set());
-  const itemFor = (type: string): TypeItem => {
-    const bp = store.get(type);
-    const buses = [...(known.get(type) ?? [])].sort().join(', ');
-    return { label: type, type, description: [buses, bp?.condition !== undefined ? `if ${bp.condition}` : ''].filter((x) => x !== '').join(' · ') };
+async function pickBreakpoints(store: EventBreakpointStore, sessions: SessionManager, log: (m: string) => void): Promise<readonly EventBreakpoint[] | undefined> {
+  const started = performance.now();
+  const entries = breakpointPickEntries(pickSources(sessions), store.types);
+  const known = new Set(entries.map((e) => e.type));
+  const itemOf = (e: BreakpointPickEntry): TypeItem => {
+    const bp = store.get(e.type);
+    return { label: e.type, type: e.type, description: [e.description, bp?.condition !== undefined ? `if ${bp.condition}` : ''].filter((x) => x !== '').join(' · ') };
   };
-  const base = [...known.keys()].sort().map(itemFor);
+  const appItems = entries.filter((e) => !e.library).map(itemOf);
+  const libraryItems = entries.filter((e) => e.library).map(itemOf);
+  // The app's types first; Node's internals' and packages' after a separator (a user debugging their
+  // app looks for their own events; `close` on every socket is rarely it).
+  const separator = { label: 'libraries: Node internals, node_modules, no listener of yours', type: '', kind: vscode.QuickPickItemKind.Separator } as TypeItem;
+  const base: TypeItem[] = libraryItems.length === 0 ? appItems : [...appItems, separator, ...libraryItems];
+  const selectable = [...appItems, ...libraryItems];
+  log(`event-breakpoint picker: ${entries.length} types (${libraryItems.length} only on library emitters) in ${(performance.now() - started).toFixed(1)} ms`);
   const pick = vscode.window.createQuickPick<TypeItem>();
   pick.title = 'Busscope: Event Breakpoints';
-  pick.placeholder = 'Event types to break on: the debugger stops in `dispatch`, one frame below the code that dispatched (type a name to add one)';
+  pick.placeholder = 'Event types to break on: the debugger stops one frame below the code that dispatched or emitted (type a name to add one)';
   pick.canSelectMany = true;
   pick.matchOnDescription = true;
   pick.items = base;
-  pick.selectedItems = base.filter((i) => store.has(i.type));
+  pick.selectedItems = selectable.filter((i) => store.has(i.type));
   pick.onDidChangeValue((value) => {
     const v = value.trim();
     const selected = pick.selectedItems;
     const extra = v !== '' && !known.has(v) ? [{ label: v, type: v, description: 'not seen yet: break when it is dispatched', alwaysShow: true }] : [];
     const kept = selected.filter((i) => !known.has(i.type) && i.type !== v);
     pick.items = [...extra, ...kept, ...base];
-    pick.selectedItems = pick.items.filter((i) => selected.some((s) => s.type === i.type));
+    pick.selectedItems = pick.items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator && selected.some((s) => s.type === i.type));
   });
   const chosen = await new Promise<string[] | undefined>((resolve) => {
     pick.onDidAccept(() => {
@@ -113,19 +111,19 @@ async function pickBreakpoints(store: EventBreakpointStore, sessions: SessionMan
  * removed breakpoint there at once); the command waits for it, so a "continue" right after it cannot
  * overtake it.
  */
-export function registerEventBreakpointCommand(store: EventBreakpointStore, sessions: SessionManager, applied: () => Promise<void>): vscode.Disposable {
+export function registerEventBreakpointCommand(store: EventBreakpointStore, sessions: SessionManager, applied: () => Promise<void>, log: (m: string) => void = () => undefined): vscode.Disposable {
   return vscode.commands.registerCommand(TOGGLE_EVENT_BREAKPOINT_COMMAND, async (arg?: unknown): Promise<readonly EventBreakpoint[]> => {
-    const list = await runToggle(store, sessions, arg);
+    const list = await runToggle(store, sessions, arg, log);
     await applied();
     return list;
   });
 }
 
-async function runToggle(store: EventBreakpointStore, sessions: SessionManager, arg: unknown): Promise<readonly EventBreakpoint[]> {
+async function runToggle(store: EventBreakpointStore, sessions: SessionManager, arg: unknown, log: (m: string) => void): Promise<readonly EventBreakpoint[]> {
   const a = parseBreakpointArg(arg);
   switch (a.kind) {
     case 'pick': {
-      const result = await pickBreakpoints(store, sessions);
+      const result = await pickBreakpoints(store, sessions, log);
       if (result !== undefined) vscode.window.setStatusBarMessage(`Busscope: ${result.length === 0 ? 'no event breakpoints' : `breaking on ${result.map((b) => b.type).join(', ')}`}`, 4000);
       return store.list;
     }

@@ -1,8 +1,9 @@
 // The Node debug sessions of the window and the process each one debugs. VS Code's JavaScript
 // debugger (js-debug) runs one top-level session per launch/attach and one child session per
 // debugged process, named `app.js [1234]`; the pid comes from that name, else from evaluating
-// `process.pid` in the session. Sessions that debug no process (the launcher at the top) keep an
-// unknown pid and match apps only by working folder (see matching.ts).
+// `process.pid` in that child session. Sessions that debug no process (the launcher at the top, which
+// answers `evaluate` with "Unknown request") are never asked: they keep an unknown pid and match apps
+// only by working folder (see matching.ts).
 import * as vscode from 'vscode';
 import { isNodeDebugType } from './environment';
 import { pidFromTargetName, type DebugTargetFacts } from './matching';
@@ -34,6 +35,16 @@ function cwdOf(session: vscode.DebugSession): string | undefined {
     if (typeof cwd === 'string' && cwd !== '') return cwd;
   }
   return session.workspaceFolder?.uri.fsPath ?? rootOf(session).workspaceFolder?.uri.fsPath;
+}
+
+/**
+ * Does this session debug a process (so `evaluate` can run there)? js-debug starts one top-level
+ * session per launch or attach that only launches and relays: it answers `evaluate` with "Unknown
+ * request". Each process it debugs gets a child session whose configuration carries
+ * `__pendingTargetId` (js-debug's own test for a "concrete" session).
+ */
+export function runsTarget(session: { readonly configuration: object; readonly parentSession?: unknown }): boolean {
+  return typeof (session.configuration as { __pendingTargetId?: unknown }).__pendingTargetId === 'string' || session.parentSession !== undefined;
 }
 
 export class DebugTargets implements vscode.Disposable {
@@ -96,7 +107,7 @@ export class DebugTargets implements vscode.Disposable {
     }
     this.log(`debug session "${session.name}" (${session.type}${target.pid !== undefined ? `, pid ${target.pid}` : ''}) started`);
     this.changed.fire();
-    if (target.pid === undefined) void this.resolvePid(target);
+    if (target.pid === undefined && runsTarget(session)) void this.resolvePid(target);
   }
 
   private remove(session: vscode.DebugSession): void {

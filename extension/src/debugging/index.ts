@@ -97,7 +97,7 @@ export function registerDebugging(context: vscode.ExtensionContext, services: De
   const disposables: vscode.Disposable[] = [
     ...NODE_DEBUG_TYPES.map((type) => vscode.debug.registerDebugConfigurationProvider(type, provider)),
     vscode.debug.registerDebugAdapterTrackerFactory('*', pauses),
-    registerEventBreakpointCommand(breakpoints, sessions, () => pauses.settled()),
+    registerEventBreakpointCommand(breakpoints, sessions, () => pauses.settled(), log),
     toDisposable(breakpoints.onDidChange(() => tree?.refresh())),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('busscope.debug.autoAttach')) linker.reconcile();

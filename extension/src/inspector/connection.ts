@@ -27,6 +27,8 @@ export interface HostEffects {
   runCommand(commandId: string): void | Promise<void>;
   /** Saves the statistics somewhere the user picks; resolves to a message for the webview, or null when cancelled. */
   exportRangeStats(stats: RangeStatistics, suggestedName: string): Promise<string | null>;
+  /** Puts text on the system clipboard (vscode.env.clipboard); absent where there is none. */
+  copyText?(text: string): void | Promise<void>;
   /** For problems the user should hear about (a webview of another version). */
   showError(message: string): void;
   /** For what the user may need to know later: messages dropped or rejected on either side (the output channel). */
@@ -159,6 +161,10 @@ export class InspectorConnection {
         return;
       case 'applied':
         this.deltaApplied(msg.seq);
+        return;
+      case 'copyTraceId':
+        if (this.effects.copyText) void this.effects.copyText(msg.traceId);
+        else this.log(`Inspector: no clipboard here to copy trace id ${msg.traceId} to`);
         return;
       case 'dropped':
         this.log(`Inspector: the inspector page dropped a ${msg.message} message: ${msg.reason}`);

@@ -747,7 +747,8 @@ export class InspectorFeed {
       const err = sub?.lastError?.seq === seq ? sub.lastError : sub?.lastDepthError?.seq === seq ? sub.lastDepthError : null;
       return { subscription: h.subscription, label: sub?.label ?? sub?.owner ?? null, start: h.start, duration: h.duration, consumed: h.consumed, threw: h.threw, error: err ? err.message : null };
     });
-    return { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null };
+    const traceId = ring.traceIdAt(found);
+    return traceId === null ? { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null } : { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null, traceId };
   }
 }
 

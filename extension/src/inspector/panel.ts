@@ -72,6 +72,10 @@ export class InspectorPanel implements vscode.Disposable {
         }
       },
       exportRangeStats: (stats, name) => saveRangeStats(stats, name),
+      copyText: async (text) => {
+        await vscode.env.clipboard.writeText(text);
+        vscode.window.setStatusBarMessage(`Busscope: copied trace id ${text}`, 3000);
+      },
       showError: (message) => void vscode.window.showErrorMessage(message),
     };
     this.connection = new InspectorConnection(source, effects);

@@ -10,12 +10,38 @@ import { fileURLToPath } from 'node:url';
 export type SourcePath = { readonly path: string } | { readonly error: string };
 
 /**
+ * A browser app's site on a dev server of this machine (`http://localhost:5173/src/app.ts?t=1`): the
+ * URL's path stands for a file of the workspace (`src/app.ts`), or for an absolute one under Vite's
+ * `/@fs/` prefix. Only the path is used — nothing is fetched — and only for loopback hosts, so a
+ * page's site can never name a remote file. Undefined for anything else.
+ */
+export function devServerPath(file: string): string | undefined {
+  if (!/^https?:\/\//i.test(file)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(file);
+  } catch {
+    return undefined;
+  }
+  if (url.hostname !== 'localhost' && url.hostname !== '127.0.0.1' && url.hostname !== '[::1]') return undefined;
+  let p: string;
+  try {
+    p = decodeURIComponent(url.pathname);
+  } catch {
+    return undefined;
+  }
+  if (p.startsWith('/@fs/')) return p.slice('/@fs'.length);
+  p = p.replace(/^\/+/, '');
+  return p === '' ? undefined : p;
+}
+
+/**
  * `file` as a local path (absolute, or relative to be looked up), without touching the file
  * system; an error for other URL schemes, bad file URLs and network paths.
  */
 export function localSourcePath(file: string): SourcePath {
   if (typeof file !== 'string' || file.length === 0) return { error: 'The site has no file name.' };
-  let p = file;
+  let p = devServerPath(file) ?? file;
   if (/^[a-z][a-z0-9+.-]*:/i.test(p) && !/^[a-z]:[\\/]/i.test(p)) {
     if (!p.startsWith('file:')) return { error: `${file} is not a local file (only file paths and file:// URLs are opened).` };
     try {

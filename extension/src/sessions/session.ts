@@ -17,6 +17,11 @@ import { Throttle } from './throttle';
 export type SessionSource =
   | { readonly kind: 'app'; readonly app: DiscoveredApp }
   | { readonly kind: 'address'; readonly host: string; readonly port: number; readonly token: string }
+  /**
+   * A page or worker that connected to *Accept Browser Apps*. Identity: name + origin + tab id (a
+   * reload is the same app); `reloads` counts the reloads this session follows.
+   */
+  | { readonly kind: 'browser'; readonly name: string; readonly origin: string; readonly tabId: string; readonly reloads: number }
   | { readonly kind: 'trace'; readonly file: string };
 
 export type SessionKind = 'live' | 'trace';
@@ -138,6 +143,8 @@ export class Session {
         return this.source.app.name;
       case 'address':
         return `${this.source.host}:${this.source.port}`;
+      case 'browser':
+        return this.source.name;
       case 'trace':
         return this.source.file.split(/[\\/]/).pop() ?? this.source.file;
       default: {
@@ -147,8 +154,9 @@ export class Session {
     }
   }
 
-  /** `name (pid 123)`, for messages. */
+  /** `name (pid 123)` (a page: `name (http://localhost:5173)`), for messages. */
   get description(): string {
+    if (this.source.kind === 'browser') return `${this.title} (${this.source.origin})`;
     const pid = this.app?.pid ?? (this.source.kind === 'app' ? this.source.app.pid : undefined);
     return pid === undefined ? this.title : `${this.title} (pid ${pid})`;
   }
@@ -207,6 +215,8 @@ export class Session {
     this.client = undefined;
     if (this.detaching) return this.end('detached', 'detached');
     if (error !== undefined) return this.end('error', error.message);
+    // A page has no process to look at: it was closed, reloaded or navigated away.
+    if (this.source.kind === 'browser') return this.end('connection-lost', 'the page closed or reloaded');
     const pid = this.app?.pid;
     if (pid !== undefined && !this.isProcessAlive(pid)) return this.end('app-exited', 'the app exited');
     this.end('connection-lost', 'the connection closed');

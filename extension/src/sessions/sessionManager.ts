@@ -7,9 +7,10 @@ import { ProbeClient, ProbeClientError } from '../../../runtime-probe/src/client
 import { readTraceFile } from '../../../runtime-probe/src/client/index';
 import { Emitter } from '../../../runtime-probe/src/delegates/index';
 import { isProcessAlive as probeIsProcessAlive } from '../../../runtime-probe/src/discovery/index';
-import { ProtocolError } from '../../../runtime-probe/src/protocol/index';
+import { ProtocolError, type StreamMessage } from '../../../runtime-probe/src/protocol/index';
 import type { AnalyzerOptions } from '../../../runtime-probe/src/analysis/analyses/analyzer';
 import type { ModelOptions } from '../../../runtime-probe/src/analysis/model/index';
+import type { BrowserApp } from '../browserApps/browserAppServer';
 import { AttachError, attachErrorFrom } from './attachError';
 import { appKey, DiscoveryWatcher, type DiscoveredApp } from './discoveryWatcher';
 import { Session, type SessionSource } from './session';
@@ -154,6 +155,47 @@ export class SessionManager {
     return this.connect({ kind: 'address', host, port, token }, { host, port, token }, `${host}:${port}`, undefined);
   }
 
+  /**
+   * A page that connected to *Accept Browser Apps* (browserApps/browserAppServer.ts) becomes a
+   * session like any other. A reload (same name, origin and tab) takes the earlier session's place,
+   * counted in `source.reloads`, and `onDidReattach` tells the views.
+   */
+  async attachBrowserApp(app: BrowserApp): Promise<Session> {
+    if (this.disposed) {
+      app.transport.destroy();
+      throw new AttachError('internal', 'Busscope is shutting down.');
+    }
+    const previous = [...this.list].reverse().find(
+      (s) => s.source.kind === 'browser' && s.source.tabId !== '' && s.source.tabId === app.tabId && s.source.origin === app.origin && s.source.name === app.name,
+    );
+    const reloads = previous?.source.kind === 'browser' ? previous.source.reloads + 1 : 0;
+    const source: SessionSource = { kind: 'browser', name: app.name, origin: app.origin, tabId: app.tabId, reloads };
+    const session = this.createSession(source);
+    let client: ProbeClient;
+    try {
+      client = await ProbeClient.over(app.transport, this.clientOptions(session, app.token), `${app.name} (${app.origin})`, (events) => app.wire(events));
+    } catch (error) {
+      session.dispose();
+      throw attachErrorFrom(error, { what: `${app.name} (${app.origin})`, appProtocolVersion: undefined });
+    }
+    session.bindClient(client);
+    if (previous === undefined || !this.list.includes(previous)) {
+      this.add(session);
+    } else {
+      this.awaiting.delete(previous);
+      this.updateAwaitingWatch();
+      this.list.splice(this.list.indexOf(previous), 1, session);
+      session.onDidUpdate((s) => this.sessionUpdated.fire(s));
+      session.onDidEnd((s) => this.sessionDidEnd(s));
+      // Still live when the new page's socket arrives before the old one's close: it is over now.
+      previous.dispose();
+      this.reattached.fire({ previous, session });
+      this.sessionsChanged.fire(this.list);
+    }
+    if (this.options.capturePayloads?.() === true) client.configure({ capturePayloads: true }).catch(() => undefined);
+    return session;
+  }
+
   /** Re-attaches to a returned app; the ended session is replaced by the new one. */
   async reattach(previous: Session, app: DiscoveredApp): Promise<Session> {
     const session = await this.attachApp(app);
@@ -259,6 +301,18 @@ export class SessionManager {
     this.sessionsChanged.fire(this.list);
   }
 
+  private clientOptions(session: Session, token: string): { token: string; clientName: string; timeoutMs: number | undefined; recordSink: Session['model']['recordSink']; onMessage: (m: StreamMessage) => void; onClose: (e: ProbeClientError | undefined) => void } {
+    return {
+      token,
+      clientName: this.options.clientName ?? 'busscope-vscode',
+      timeoutMs: this.options.connectTimeoutMs,
+      // Record batches decode straight into the model (no record object per dispatch).
+      recordSink: session.model.recordSink,
+      onMessage: (m) => session.ingest(m),
+      onClose: (e) => this.clientClosed(session, e),
+    };
+  }
+
   private async connect(
     source: SessionSource,
     address: { host: string; port: number; token: string },
@@ -269,17 +323,7 @@ export class SessionManager {
     const session = this.createSession(source);
     let client: ProbeClient;
     try {
-      client = await ProbeClient.connect({
-        host: address.host,
-        port: address.port,
-        token: address.token,
-        clientName: this.options.clientName ?? 'busscope-vscode',
-        timeoutMs: this.options.connectTimeoutMs,
-        // Record batches decode straight into the model (no record object per dispatch).
-        recordSink: session.model.recordSink,
-        onMessage: (m) => session.ingest(m),
-        onClose: (e) => this.clientClosed(session, e),
-      });
+      client = await ProbeClient.connect({ ...this.clientOptions(session, address.token), host: address.host, port: address.port });
     } catch (error) {
       session.dispose();
       throw attachErrorFrom(error, { what, appProtocolVersion });
@@ -302,7 +346,7 @@ export class SessionManager {
     // A probe that stops (often because its app is exiting) says so before closing: like a plain
     // close, that is "the app exited" or "the connection closed", decided by whether it still runs.
     const benign = error === undefined || error.code === 'probe-stopping';
-    if (!benign) return session.clientClosed(error);
+    if (!benign || session.source.kind === 'browser') return session.clientClosed(error);
     const pid = session.app?.pid;
     if (pid === undefined || !this.isProcessAlive(pid) || this.disposed) return session.clientClosed(undefined);
     // The process may be on its way out: look again shortly before calling it a lost connection.
@@ -315,7 +359,7 @@ export class SessionManager {
 
   private sessionDidEnd(session: Session): void {
     const cause = session.ended?.cause;
-    const awaitReturn = (cause === 'app-exited' || cause === 'connection-lost') && session.app !== null && !this.disposed;
+    const awaitReturn = (cause === 'app-exited' || cause === 'connection-lost') && session.app !== null && !this.disposed && session.source.kind !== 'browser';
     if (awaitReturn) {
       this.awaiting.set(session, new Set());
       this.updateAwaitingWatch();

@@ -112,7 +112,7 @@ export class AppsTree extends ThrottledTree {
 export function sessionDescription(s: Session): string {
   if (s.kind === 'trace') return `trace · ${plural(s.model.totalDispatches, 'dispatch', 'dispatches')} · ${plural(s.warnings.length, 'warning')}`;
   if (s.isLive) {
-    const pid = s.app?.pid;
+    const pid = s.source.kind === 'browser' ? undefined : s.app?.pid;
     const debug = s.debug === undefined ? '' : ` · ${debugLinkText(s.debug)}`;
     return `${pid !== undefined ? `pid ${pid} · ` : ''}${formatRate(s.dispatchesPerSecond)} · ${plural(s.warnings.length, 'warning')}${debug}`;
   }
@@ -123,12 +123,15 @@ function sessionFacts(s: Session): [string, string, string][] {
   const facts: [string, string, string][] = [];
   const app = s.app;
   if (s.source.kind === 'trace') facts.push(['file', 'file', s.source.file]);
-  if (app !== null) {
+  if (app !== null && s.source.kind !== 'browser') {
     facts.push(['pid', 'pid', String(app.pid)]);
     facts.push(['cwd', 'folder', app.cwd]);
     facts.push(['runtime', 'runtime', app.runtime]);
   }
-  if (s.source.kind !== 'trace') {
+  if (s.source.kind === 'browser') {
+    facts.push(['origin', 'page', s.source.origin]);
+    if (s.source.reloads > 0) facts.push(['reloads', 'reloads', String(s.source.reloads)]);
+  } else if (s.source.kind !== 'trace') {
     const addr = s.source.kind === 'app' ? `${s.source.app.host}:${s.source.app.port}` : `${s.source.host}:${s.source.port}`;
     facts.push(['address', 'address', addr]);
   }

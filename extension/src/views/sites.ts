@@ -4,11 +4,16 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { SiteInfo } from '../../../runtime-probe/src/protocol/index';
-import { isAbsoluteSourcePath, localSourcePath, resolveSourcePath } from '../inspector/sourcePath';
+import { devServerPath, isAbsoluteSourcePath, localSourcePath, resolveSourcePath } from '../inspector/sourcePath';
 import { visibleText } from '../../../runtime-probe/src/analysis/visibleText';
 
 /** The site's file as a URI, when it is an absolute local path (Problems entries); else undefined. */
 export function siteUri(file: string): vscode.Uri | undefined {
+  // A page's site on a dev server (`http://localhost:5173/src/app.ts`): the workspace file it serves.
+  if (devServerPath(file) !== undefined) {
+    const resolved = resolveSourcePath(file, workspaceFolderPaths(), existsSync);
+    return 'error' in resolved ? undefined : vscode.Uri.file(resolved.path);
+  }
   const local = localSourcePath(file);
   if ('error' in local || !isAbsoluteSourcePath(local.path)) return undefined;
   return vscode.Uri.file(local.path);
@@ -40,8 +45,12 @@ export function asSite(value: unknown): SiteInfo | undefined {
 }
 
 /** Opens the site in an editor with the cursor on it. Returns false (after telling the user) when it cannot. */
+function workspaceFolderPaths(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
 export async function openSite(site: SiteInfo): Promise<boolean> {
-  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const folders = workspaceFolderPaths();
   const resolved = resolveSourcePath(site.file, folders, existsSync);
   if ('error' in resolved) {
     void vscode.window.showWarningMessage(visibleText(`Busscope: cannot open ${siteText(site)}. ${resolved.error}`));

@@ -23,6 +23,7 @@ export const WARNING_KIND_LABELS: Readonly<Record<Warning['kind'], string>> = {
   'throwing-handler': 'throwing handler',
   'depth-limit-storm': 'depth limit',
   'starved-subscriber': 'starved',
+  'queue-growth': 'queue growth',
 };
 
 export function severityThemeIcon(w: Warning): vscode.ThemeIcon {

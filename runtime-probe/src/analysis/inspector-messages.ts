@@ -321,6 +321,8 @@ export interface DispatchDetailsView {
   readonly handlers: readonly HandlerCallView[];
   /** JSON preview of the payload when the probe captured it; null otherwise. */
   readonly payloadPreview: string | null;
+  /** The OpenTelemetry trace id the probe recorded for this dispatch (busscope-probe/otel active), if any. */
+  readonly traceId?: string;
 }
 
 export type DetailsView =
@@ -395,12 +397,19 @@ export type WebviewToHost =
   | { readonly type: 'expandGroups'; readonly groups: readonly string[]; readonly more: readonly string[] }
   /** The webview applied the delta with this `seq` (flow control: the host sends the next ones). */
   | { readonly type: 'applied'; readonly seq: number }
+  /** Put a dispatch's trace id on the clipboard (the webview cannot reach the system clipboard itself). */
+  | { readonly type: 'copyTraceId'; readonly traceId: string }
   /** The webview dropped a host message: its `type` (as received, cut short) and why, for the host's log. */
   | { readonly type: 'dropped'; readonly message: string; readonly reason: string };
 
 /** Longest `message` / `reason` a `dropped` report may carry. */
 export const MAX_DROPPED_MESSAGE_LENGTH = 64;
 export const MAX_DROPPED_REASON_LENGTH = 300;
+
+/** Longest trace id a `copyTraceId` may carry (the probe records at most this long). */
+export const MAX_TRACE_ID_LENGTH = 64;
+/** What a trace id may contain: visible ASCII, no spaces (W3C's are 32 lowercase hex digits). */
+const TRACE_ID = /^[\x21-\x7e]+$/;
 
 /** Longest event type name a `toggleBreakpoint` may carry (the probe's own limit). */
 export const MAX_BREAKPOINT_TYPE_LENGTH = 1024;
@@ -433,6 +442,7 @@ const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewToHost['type']>([
   'toggleBreakpoint',
   'expandGroups',
   'applied',
+  'copyTraceId',
   'dropped',
 ]);
 
@@ -475,6 +485,8 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
       return isKeyList(m.groups) && isKeyList(m.more);
     case 'applied':
       return Number.isSafeInteger(m.seq) && m.seq >= 1;
+    case 'copyTraceId':
+      return typeof m.traceId === 'string' && m.traceId.length > 0 && m.traceId.length <= MAX_TRACE_ID_LENGTH && TRACE_ID.test(m.traceId);
     case 'dropped':
       return typeof m.message === 'string' && m.message.length <= MAX_DROPPED_MESSAGE_LENGTH && typeof m.reason === 'string' && m.reason.length <= MAX_DROPPED_REASON_LENGTH;
     default:

@@ -7,7 +7,10 @@ import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
 import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
 import { runHandlersFor } from './dispatch-code';
+import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
+import type { ProducerDropPolicy, ProducerStats, TransferablePort } from './cross-thread';
+import { ProducerInbox, type ConnectedProducer } from './producer-inbox';
 import { warnOwnerCollected } from './owner-warning';
 import { takeBusId } from './runtime';
 import {
@@ -24,10 +27,13 @@ import {
 } from './subscription';
 import {
   currentBusTracer,
+  currentContextCarrier,
   currentDispatchTracer,
   registerBus,
   unregisterBus,
+  type ContextCarrier,
   type DispatchTracer,
+  type HandlerCall,
   type TracedBus,
   type TracedSubscription,
   type UnsubscribeReason,
@@ -149,12 +155,19 @@ export class EventBus<E extends EventMap> implements TracedBus {
   private registry: FinalizationRegistry<OwnerGroup> | null = null;
   private readonly queueTypes: string[] = [];
   private readonly queuePayloads: unknown[] = [];
+  /** Per queued event, the ambient context its `enqueue` ran in (undefined without a context carrier). */
+  private readonly queueContexts: unknown[] = [];
   private queueHead = 0;
   private flushing = false;
   private flushScheduled = false;
   private readonly scheduledFlush: (() => void) | null;
   private closed = false;
   private readonly registration: WeakRef<TracedBus>;
+  /** Events waiting to flush beyond which events from producer ports are dropped. */
+  private readonly producerCap: number;
+  private readonly producerDrop: ProducerDropPolicy;
+  /** Created by the first `openProducerPort()`. */
+  private inbox: ProducerInbox | null = null;
 
   /**
    * @param options `name` (default `'default'`), `maxDepth` (default 32), `onError` (default
@@ -183,6 +196,18 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (autoFlush !== 'manual' && autoFlush !== 'microtask') {
       throw new TypeError(`new EventBus: options.autoFlush must be 'manual' or 'microtask' (got ${describeValue(autoFlush)})`);
     }
+    const producerQueue = options?.producerQueue;
+    checkOptionsObject('new EventBus', producerQueue);
+    const producerCap = producerQueue?.cap ?? 100_000;
+    if (typeof producerCap !== 'number' || !Number.isInteger(producerCap) || producerCap < 1) {
+      throw new TypeError(`new EventBus: options.producerQueue.cap must be a positive integer (got ${describeValue(producerCap)})`);
+    }
+    const producerDrop = producerQueue?.drop ?? 'newest';
+    if (producerDrop !== 'newest' && producerDrop !== 'oldest') {
+      throw new TypeError(`new EventBus: options.producerQueue.drop must be 'newest' or 'oldest' (got ${describeValue(producerDrop)})`);
+    }
+    this.producerCap = producerCap;
+    this.producerDrop = producerDrop;
     this.busId = takeBusId();
     this.name = name;
     this.createdAt = Date.now();
@@ -462,6 +487,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
     const wn = w.length;
     // False while the tracer has no use for per-handler calls (recording at detail `dispatch`).
     const hooks = tracer.handlerHooks !== false;
+    // A consumer that runs handlers in a scope of its own (OpenTelemetry's context).
+    const scoped = tracer.callHandler !== undefined;
     const ctx = depth < contexts.length ? contexts[depth] : contextAt(depth);
     ctx.type = type;
     ctx.consumed = false;
@@ -491,7 +518,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
         }
         let consumed = false;
         try {
-          consumed = handler(payload, ctx) === true || ctx.consumed;
+          const returned = scoped ? callInScope(tracer, seq, sub, handler as HandlerCall, undefined, payload, ctx, tracerFailed) : handler(payload, ctx);
+          consumed = returned === true || ctx.consumed;
         } catch (error) {
           ctx.consumed = false;
           // A stack overflow is recorded once, by the outermost dispatch (nested ones rethrow here).
@@ -613,9 +641,79 @@ export class EventBus<E extends EventMap> implements TracedBus {
   enqueue(type: string, payload?: unknown): void {
     checkTypeName('enqueue', type, false);
     if (this.closed) return;
+    this.pushQueued(type, payload);
+  }
+
+  /**
+   * Opens a cross-thread queue into this bus: a dedicated MessageChannel whose other end you
+   * transfer to a worker, where `connectProducer<E>(port)` turns it into a typed producer. Its
+   * events are structured-cloned, queued here in the order each producer posted them, and
+   * dispatched on this thread by `flush()` (or `autoFlush`). Beyond `producerQueue.cap` events
+   * waiting to flush, arriving events are dropped (`producerQueue.drop`), counted in
+   * `producerStats` and warned about once. The port keeps this thread alive until its producer
+   * closes it (the worker ends, or `producer.close()`) or the bus is disposed.
+   *
+   * ```ts
+   * const port = bus.openProducerPort();
+   * new Worker(file, { workerData: { port }, transferList: [port] });
+   * ```
+   * @throws TypeError after `dispose()`, or where the runtime has no MessageChannel.
+   */
+  openProducerPort(): TransferablePort {
+    if (this.closed) throw new TypeError(`EventBus.openProducerPort: bus "${this.name}" is disposed`);
+    let inbox = this.inbox;
+    if (inbox === null) inbox = this.inbox = new ProducerInbox(this);
+    return inbox.open() as TransferablePort;
+  }
+
+  /** Counts of the cross-thread queues into this bus (all zero before `openProducerPort()`). */
+  get producerStats(): ProducerStats {
+    const inbox = this.inbox;
+    return inbox === null
+      ? { openPorts: 0, received: 0, dropped: 0, discarded: 0 }
+      : { openPorts: inbox.openPorts, received: inbox.received, dropped: inbox.dropped, discarded: inbox.discarded };
+  }
+
+  /**
+   * Resolves once every producer port opened so far is closed: from then on, everything their
+   * producers posted has arrived (queued, or counted as dropped). A worker's 'exit' event can come
+   * before its last events do; await this, then `flush()`.
+   */
+  producersClosed(): Promise<void> {
+    return this.inbox === null ? Promise.resolve() : this.inbox.whenClosed();
+  }
+
+  /** @internal An event from a producer port (producer-inbox.ts): queued, or dropped at the cap. */
+  acceptProduced(type: string, payload: unknown, producer: ConnectedProducer): void {
+    const inbox = this.inbox as ProducerInbox;
+    if (this.closed) {
+      inbox.discarded++;
+      return;
+    }
+    if (this.queueTypes.length - this.queueHead >= this.producerCap) {
+      inbox.noteDropped(this.producerCap, this.producerDrop, producer);
+      if (this.producerDrop === 'newest') return;
+      // Arrivals are tasks, never inside a flush: the head can move here.
+      const head = this.queueHead;
+      this.queuePayloads[head] = undefined;
+      this.queueHead = head + 1;
+      if (head >= 1024 && head * 2 >= this.queueTypes.length) {
+        // A consumer that never flushes must not grow the arrays with dropped slots.
+        this.queueTypes.splice(0, head + 1);
+        this.queuePayloads.splice(0, head + 1);
+        this.queueHead = 0;
+      }
+    }
+    this.pushQueued(type, payload);
+  }
+
+  private pushQueued(type: string, payload: unknown): void {
     const wasEmpty = this.queueHead === this.queueTypes.length;
     this.queueTypes.push(type);
     this.queuePayloads.push(payload);
+    // The context this event was enqueued in, so its dispatch (whenever flushed) is its descendant.
+    const carrier = currentContextCarrier();
+    this.queueContexts.push(carrier === undefined ? undefined : captureContext(carrier));
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
       try {
@@ -640,22 +738,28 @@ export class EventBus<E extends EventMap> implements TracedBus {
     this.flushing = true;
     const types = this.queueTypes;
     const payloads = this.queuePayloads;
+    const captured = this.queueContexts;
     const self = this as unknown as EventBus<EventMap>;
     let dispatched = 0;
     try {
       while (this.queueHead < types.length) {
         const i = this.queueHead;
         // A DispatchDepthError (or a stack overflow unwinding to the outermost dispatch) leaves this event at the head.
-        self.dispatch(types[i], payloads[i]);
+        const context = captured[i];
+        const carrier = context === undefined ? undefined : currentContextCarrier();
+        if (carrier === undefined) self.dispatch(types[i], payloads[i]);
+        else carrier.run(context, self.dispatch, self, types[i], payloads[i]);
         dispatched++;
         if (this.closed) break; // disposed by a handler: the queue is already gone
         payloads[i] = undefined; // the queue must not keep payloads alive
+        captured[i] = undefined;
         this.queueHead = i + 1;
       }
     } finally {
       // Normally empties the queue; if a dispatch threw, that event and the ones after it stay queued.
       types.splice(0, this.queueHead);
       payloads.splice(0, this.queueHead);
+      captured.splice(0, this.queueHead);
       this.queueHead = 0;
       this.flushing = false;
       if (dispatched > 0) {
@@ -753,8 +857,10 @@ export class EventBus<E extends EventMap> implements TracedBus {
   dispose(): void {
     if (this.closed) return;
     this.closed = true;
+    this.inbox?.closeAll();
     this.queueTypes.length = 0;
     this.queuePayloads.length = 0;
+    this.queueContexts.length = 0;
     this.queueHead = 0;
     this.clear();
     // Owner groups are all empty now; dropping the table and registry releases them at once.
@@ -897,6 +1003,16 @@ function breakRequested(tracer: DispatchTracer, bus: TracedBus, type: string, pa
   } catch (error) {
     tracerFailed(error);
     return false;
+  }
+}
+
+/** A carrier must never break `enqueue`: a failure means this event carries no context. */
+function captureContext(carrier: ContextCarrier): unknown {
+  try {
+    return carrier.capture();
+  } catch (error) {
+    tracerFailed(error);
+    return undefined;
   }
 }
 

@@ -1,6 +1,8 @@
 // The bus-only public entry (`busscope-probe/bus`): no Node built-ins anywhere below, so it also
 // runs in browsers.
 export { EventBus } from './event-bus';
+export { connectProducer, type Producer } from './producer';
+export type { CloneableEvents, CloneablePayload, ProducerDropPolicy, ProducerPortEnd, ProducerQueueOptions, ProducerStats, TransferablePort } from './cross-thread';
 export { DispatchDepthError, DispatchStackOverflowError } from './errors';
 export type {
   AnyPayload,

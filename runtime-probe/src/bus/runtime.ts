@@ -11,7 +11,7 @@
 // No Node built-ins here: the bus-only (browser) entry includes this file.
 
 import { PROBE_VERSION as THIS_COPY } from '../probe/version';
-import type { BusTracer, DispatchTracer, TracedBus } from './tracer';
+import type { BusTracer, ContextCarrier, DispatchTracer, TraceIdSource, TracedBus } from './tracer';
 import { BusTracerMux, DispatchTracerMux } from './tracer-mux';
 
 /**
@@ -40,6 +40,15 @@ export interface SharedRuntime {
   /** Further consumers (`hookBusTracer` / `hookDispatchTracer`), in hook order. */
   readonly busHooks: BusTracer[];
   readonly dispatchHooks: DispatchTracer[];
+  /**
+   * Context carriers (`hookContextCarrier`), in hook order, and the acting one (the last). Optional:
+   * a runtime created by an earlier copy of this runtime version has neither until one is hooked.
+   */
+  contextCarriers?: ContextCarrier[];
+  contextCarrier?: ContextCarrier;
+  /** Trace id sources (`hookTraceIdSource`), in hook order, and the acting one (the last). Optional as above. */
+  traceIdSources?: TraceIdSource[];
+  traceIdSource?: TraceIdSource;
   /** Every copy's slot setter; `setTracers` calls them all. */
   readonly copies: TracerSlots[];
   /** Every live bus of every copy, in creation order. */

@@ -9,7 +9,7 @@
 // consumer that throws is skipped for that call only; the others still run.
 // No Node built-ins here (the bus-only entry includes this file).
 
-import type { BusTracer, DispatchTracer, TracedBus, TracedSubscription, UnsubscribeReason } from './tracer';
+import type { BusTracer, DispatchTracer, HandlerCall, TracedBus, TracedSubscription, UnsubscribeReason } from './tracer';
 
 /** Fans BusTracer calls out to every consumer, in hook order. */
 export class BusTracerMux implements BusTracer {
@@ -68,9 +68,31 @@ export class DispatchTracerMux implements DispatchTracer {
   private top = -1;
   private lastSeq = 0;
 
+  /** Present only when a consumer runs handlers in a scope of its own (see `DispatchTracer.callHandler`). */
+  readonly callHandler?: DispatchTracer['callHandler'];
+
   constructor(readonly consumers: readonly DispatchTracer[]) {
     this.width = consumers.length + 1;
     this.rows = new Float64Array(64 * this.width);
+    const scoping: number[] = [];
+    for (let i = 0; i < consumers.length; i++) if (consumers[i].callHandler !== undefined) scoping.push(i);
+    if (scoping.length > 0) this.callHandler = (seq, sub, fn, thisArg, a, b) => this.callScoped(scoping, 0, seq, sub, fn, thisArg, a, b);
+  }
+
+  /**
+   * The handler call inside the scopes of the consumers at `scoping[k..]`, outermost first. With one
+   * scoping consumer (the usual case) no closure is made; each further one costs one per call.
+   */
+  private callScoped(scoping: readonly number[], k: number, seq: number, sub: TracedSubscription, fn: HandlerCall, thisArg: unknown, a: unknown, b: unknown): unknown {
+    if (k === scoping.length) return (fn as (this: unknown, a: unknown, b: unknown) => unknown).call(thisArg, a, b);
+    const i = scoping[k];
+    const r = this.rowOf(seq);
+    const own = r < 0 ? 0 : this.rows[r * this.width + 1 + i];
+    const consumer = this.consumers[i];
+    if (own === 0) return this.callScoped(scoping, k + 1, seq, sub, fn, thisArg, a, b);
+    if (k === scoping.length - 1) return consumer.callHandler!(own, sub, fn, thisArg, a, b);
+    const inner = (() => this.callScoped(scoping, k + 1, seq, sub, fn, thisArg, a, b)) as HandlerCall;
+    return consumer.callHandler!(own, sub, inner, undefined, undefined, undefined);
   }
 
   /** Per-handler hooks are wanted when any consumer wants them. */

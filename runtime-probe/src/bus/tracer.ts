@@ -93,6 +93,28 @@ export interface DispatchTracer {
    * `debugger` statement itself, so the debugger stops one frame below the dispatching code.
    */
   shouldBreak(bus: TracedBus, type: string): boolean;
+  /**
+   * Optional: calls `fn.call(thisArg, a, b)` (one handler call of dispatch `seq`, between its
+   * `handlerStart` and `handlerEnd`) and returns its result, inside whatever scope this consumer keeps
+   * for it (the OpenTelemetry bridge: the dispatch's or handler's span context, so spans a handler
+   * starts are its children). It must call `fn` exactly once and let its exception through.
+   */
+  callHandler?(seq: number, sub: TracedSubscription, fn: HandlerCall, thisArg: unknown, a: unknown, b: unknown): unknown;
+}
+
+/** A handler call as the bus makes it: `handler(payload, ctx)`, or an emitter's `listener.apply(target, args)`. */
+export type HandlerCall = (this: unknown, a: never, b: never) => unknown;
+
+/**
+ * Carries an ambient context (OpenTelemetry's active context) across the deferred queue: `enqueue`
+ * captures it and `flush` dispatches that event inside it again. One carrier acts at a time (the
+ * latest hooked): an ambient context is process-wide, so two carriers would carry the same thing.
+ */
+export interface ContextCarrier {
+  /** The context active now; undefined when there is none worth keeping. */
+  capture(): unknown;
+  /** Calls `fn.call(thisArg, a, b)` inside `captured` and returns its result. */
+  run<T, A, B, R>(captured: unknown, fn: (this: T, a: A, b: B) => R, thisArg: T, a: A, b: B): R;
 }
 
 // This copy's hot-path slots. They mirror the process-wide runtime (runtime.ts): a probe in any copy
@@ -107,11 +129,12 @@ const liveBuses = runtime.buses;
 
 /** @internal Installed by the probe; `undefined` detaches. Applies to every copy of the package. */
 export function setBusTracer(t: BusTracer | undefined): void {
-  setTracers(t, runtime.dispatchTracer);
+  // The probe's own slots, never what is installed (that may be a hooked consumer or a multiplexer).
+  setTracers(t, runtime.primaryDispatchTracer);
 }
 /** @internal Installed by the probe while a client or trace file records. Applies to every copy. */
 export function setDispatchTracer(t: DispatchTracer | undefined): void {
-  setTracers(runtime.tracer, t);
+  setTracers(runtime.primaryTracer, t);
 }
 /** @internal The probe's slot (what `setBusTracer` set), whatever else is hooked. */
 export function primaryBusTracer(): BusTracer | undefined {
@@ -151,6 +174,58 @@ export function hookBusTracer(consumer: BusTracer): Unhook {
  */
 export function hookDispatchTracer(consumer: DispatchTracer): Unhook {
   return hook(runtime.dispatchHooks, consumer);
+}
+
+/** Hooks a context carrier (see `ContextCarrier`); the latest hooked acts. Returns its unhook. */
+export function hookContextCarrier(carrier: ContextCarrier): Unhook {
+  const list = contextCarriers();
+  list.push(carrier);
+  runtime.contextCarrier = carrier;
+  let hooked = true;
+  return () => {
+    if (!hooked) return;
+    hooked = false;
+    const i = list.lastIndexOf(carrier);
+    if (i >= 0) list.splice(i, 1);
+    runtime.contextCarrier = list.length === 0 ? undefined : list[list.length - 1];
+  };
+}
+
+/** The runtime's carrier list (a runtime made by an older copy of this version lacks it until now). */
+function contextCarriers(): ContextCarrier[] {
+  return (runtime.contextCarriers ??= []);
+}
+
+/**
+ * The distributed-tracing trace id of the innermost dispatch running now (OpenTelemetry's, while a
+ * sampled span is open for it), or undefined. The recorder asks it when a dispatch ends, before the
+ * consumers hooked after it end theirs, and puts the id in the dispatch record.
+ */
+export type TraceIdSource = () => string | undefined;
+
+/** Hooks a trace id source; the latest hooked acts. Returns its unhook. */
+export function hookTraceIdSource(source: TraceIdSource): Unhook {
+  const list = (runtime.traceIdSources ??= []);
+  list.push(source);
+  runtime.traceIdSource = source;
+  let hooked = true;
+  return () => {
+    if (!hooked) return;
+    hooked = false;
+    const i = list.lastIndexOf(source);
+    if (i >= 0) list.splice(i, 1);
+    runtime.traceIdSource = list.length === 0 ? undefined : list[list.length - 1];
+  };
+}
+
+/** @internal The acting trace id source, if any (read by the recorder once per recorded dispatch). */
+export function currentTraceIdSource(): TraceIdSource | undefined {
+  return runtime.traceIdSource;
+}
+
+/** @internal The acting context carrier, if any (read by `enqueue` and `flush`, never by `dispatch`). */
+export function currentContextCarrier(): ContextCarrier | undefined {
+  return runtime.contextCarrier;
 }
 
 /** @internal What the buses call now (the consumer itself, or a multiplexer). */

@@ -1,5 +1,6 @@
 // The bus's public types. Event maps are plain interfaces: `{ 'item.picked': { itemId: number }; tick: void }`.
 import type { Disposable } from '../delegates/disposable';
+import type { ProducerQueueOptions } from './cross-thread';
 
 /**
  * The constraint on an event map: names to payload types. (`any` only because an `interface` has no
@@ -133,6 +134,12 @@ export interface EventBusOptions {
   isOwnerAlive?: (owner: object) => boolean;
   /** `'microtask'`: flush the queue in a microtask whenever it becomes non-empty. `'manual'` (default): call `flush()` yourself. */
   autoFlush?: 'manual' | 'microtask';
+  /**
+   * The bound on cross-thread queues (`openProducerPort()`): `cap` events waiting to flush (default
+   * 100,000) beyond which arriving events are dropped, `drop` which ones (`'newest'`, default, or
+   * `'oldest'`). Counted in `producerStats`, warned about once.
+   */
+  producerQueue?: ProducerQueueOptions;
   /**
    * Warn (once per subscribe site, with `process.emitWarning` as a `BusscopeOwnerCollectedWarning`,
    * or `console.warn` where there is no `process`) when subscriptions end because their owner was

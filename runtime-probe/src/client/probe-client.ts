@@ -49,7 +49,8 @@ export class ProbeClientError extends Error {
 
 export interface ProbeClientOptions {
   readonly host?: string;
-  readonly port: number;
+  /** `connect` only. */
+  readonly port?: number;
   readonly token: string;
   readonly clientName?: string;
   /** Versions offered in `hello` (default: every version this client speaks). */
@@ -74,6 +75,24 @@ export interface ProbeClientOptions {
   readonly onClose?: (error: ProbeClientError | undefined) => void;
 }
 
+/** The bytes both ways of one connection (a TCP socket, or a browser app's WebSocket). */
+export interface ClientTransport {
+  write(bytes: Uint8Array): void;
+  /** Stop / start delivering incoming bytes (back-pressure on the sender). */
+  pause(): void;
+  resume(): void;
+  /** Closes the connection now (idempotent). */
+  destroy(): void;
+}
+
+function checkOptions(caller: string, options: ProbeClientOptions): void {
+  if (typeof options.token !== 'string') throw new TypeError(`${caller}: token must be a string`);
+  const stallMs = options.frameStallTimeoutMs;
+  if (stallMs !== undefined && (!Number.isFinite(stallMs) || stallMs <= 0)) {
+    throw new TypeError(`${caller}: frameStallTimeoutMs must be a positive number (got ${String(stallMs)})`);
+  }
+}
+
 interface Pending {
   readonly expect: 'snapshot' | 'configured' | 'breakpoints' | 'pong';
   readonly resolve: (m: ProbeMessage) => void;
@@ -95,27 +114,69 @@ export class ProbeClient {
   private readonly stall: FrameStallWatch;
 
   private constructor(
-    private readonly socket: net.Socket,
+    private readonly socket: ClientTransport,
     private readonly options: ProbeClientOptions,
   ) {
     this.stall = new FrameStallWatch(options.frameStallTimeoutMs ?? FRAME_STALL_TIMEOUT_MS, () => this.onStall());
   }
 
   /** Connects and completes the handshake. Rejects with ProbeClientError (code says why). */
-  static connect(options: ProbeClientOptions): Promise<ProbeClient> {
+  static connect(options: ProbeClientOptions & { readonly port: number }): Promise<ProbeClient> {
     if (!Number.isInteger(options.port) || options.port <= 0 || options.port > 65535) {
       throw new TypeError(`ProbeClient.connect: port must be an integer in 1…65535 (got ${String(options.port)})`);
     }
-    if (typeof options.token !== 'string') throw new TypeError('ProbeClient.connect: token must be a string');
-    const stallMs = options.frameStallTimeoutMs;
-    if (stallMs !== undefined && (!Number.isFinite(stallMs) || stallMs <= 0)) {
-      throw new TypeError(`ProbeClient.connect: frameStallTimeoutMs must be a positive number (got ${String(stallMs)})`);
-    }
+    checkOptions('ProbeClient.connect', options);
     const host = options.host ?? '127.0.0.1';
+    const socket = net.connect({ host, port: options.port, noDelay: true });
+    const transport: ClientTransport = {
+      write: (bytes) => void socket.write(bytes),
+      pause: () => void socket.pause(),
+      resume: () => void socket.resume(),
+      destroy: () => {
+        if (!socket.destroyed) socket.destroy();
+      },
+    };
+    return ProbeClient.handshake(transport, options, `${host}:${options.port}`, (client, sendHello) => {
+      socket.once('connect', sendHello);
+      socket.on('error', (e: NodeJS.ErrnoException) => {
+        const error =
+          client.welcomeMessage === undefined && (e.code === 'ECONNREFUSED' || e.code === 'EHOSTUNREACH' || e.code === 'ENOTFOUND')
+            ? new ProbeClientError('connect-failed', `cannot connect to ${host}:${options.port}: ${e.message}`)
+            : new ProbeClientError('closed', `connection to ${host}:${options.port} failed: ${e.message}`);
+        client.shutdown(error);
+      });
+      socket.on('close', () => client.shutdown(undefined));
+      socket.on('data', (chunk: Buffer) => client.onData(chunk));
+    });
+  }
+
+  /**
+   * The same client over a connection someone else opened (the browser apps' WebSocket: the page
+   * dialled, so the extension holds the connection): sends `hello` at once and resolves on the
+   * welcome. Feed the connection's bytes to `events.data` and its end to `events.closed`.
+   */
+  static over(
+    transport: ClientTransport,
+    options: ProbeClientOptions,
+    what: string,
+    wire: (events: { data(chunk: Uint8Array): void; closed(): void }) => void,
+  ): Promise<ProbeClient> {
+    checkOptions('ProbeClient.over', options);
+    return ProbeClient.handshake(transport, options, what, (client, sendHello) => {
+      wire({ data: (chunk) => client.onData(chunk), closed: () => client.shutdown(undefined) });
+      sendHello();
+    });
+  }
+
+  private static handshake(
+    transport: ClientTransport,
+    options: ProbeClientOptions,
+    what: string,
+    start: (client: ProbeClient, sendHello: () => void) => void,
+  ): Promise<ProbeClient> {
     const versions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host, port: options.port, noDelay: true });
-      const client = new ProbeClient(socket, options);
+      const client = new ProbeClient(transport, options);
       let settled = false;
       const settle = (error: ProbeClientError | undefined) => {
         if (settled) return;
@@ -128,13 +189,10 @@ export class ProbeClient {
         }
       };
       const timeoutMs = options.timeoutMs ?? 5000;
-      const timer = setTimeout(
-        () => settle(new ProbeClientError('timeout', `no welcome from ${host}:${options.port} within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      const timer = setTimeout(() => settle(new ProbeClientError('timeout', `no welcome from ${what} within ${timeoutMs} ms`)), timeoutMs);
       client.onWelcome = () => settle(undefined);
       client.onEarlyEnd = (e) => settle(e);
-      socket.once('connect', () => {
+      start(client, () => {
         const hello: ClientMessage = {
           type: 'hello',
           token: options.token,
@@ -143,17 +201,8 @@ export class ProbeClient {
           // This client hands every message to `onMessage`, so it can take the optional ones too.
           features: [CLIENT_FEATURES.emitterWarning],
         };
-        socket.write(encodeControlFrame(hello));
+        transport.write(encodeControlFrame(hello));
       });
-      socket.on('error', (e: NodeJS.ErrnoException) => {
-        const error =
-          client.welcomeMessage === undefined && (e.code === 'ECONNREFUSED' || e.code === 'EHOSTUNREACH' || e.code === 'ENOTFOUND')
-            ? new ProbeClientError('connect-failed', `cannot connect to ${host}:${options.port}: ${e.message}`)
-            : new ProbeClientError('closed', `connection to ${host}:${options.port} failed: ${e.message}`);
-        client.shutdown(error);
-      });
-      socket.on('close', () => client.shutdown(undefined));
-      socket.on('data', (chunk: Buffer) => client.onData(chunk));
     });
   }
 
@@ -241,7 +290,7 @@ export class ProbeClient {
     });
   }
 
-  private onData(chunk: Buffer): void {
+  private onData(chunk: Uint8Array): void {
     if (this.ended) return;
     try {
       this.frames.push(chunk);
@@ -347,7 +396,7 @@ export class ProbeClient {
     this.stall.stop();
     this.frames.release();
     this.pendingRaw = undefined;
-    if (!this.socket.destroyed) this.socket.destroy();
+    this.socket.destroy();
     const reason = error ?? new ProbeClientError('closed', 'the connection closed');
     for (const p of this.pending.values()) p.reject(reason);
     this.pending.clear();

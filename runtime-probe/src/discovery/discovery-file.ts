@@ -82,7 +82,7 @@ const OPEN_DIRECTORY_NOFOLLOW = fs.constants.O_RDONLY | (fs.constants.O_DIRECTOR
  * directory, or is a symbolic link (never followed, never chmod'ed through: the mode is tightened on
  * a descriptor opened with O_NOFOLLOW, and ownership is checked on that same descriptor).
  */
-function ensurePrivateDirectory(dir: string): void {
+export function ensurePrivateDirectory(dir: string): void {
   if (process.platform === 'win32') {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     return;
@@ -150,7 +150,7 @@ export function writeDiscoveryFile(entry: DiscoveryEntry, dir: string = discover
 }
 
 /** The file's text when it is a regular file of this user's that nobody else can write; otherwise undefined. */
-function readTrustedFile(file: string): string | undefined {
+export function readTrustedFile(file: string): string | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, READ_NOFOLLOW);

@@ -13,12 +13,14 @@ import type { BusKind } from '../protocol/records';
 import { eventBreakWanted } from '../debug/event-breaks';
 import { runtime, takeBusId } from '../bus/runtime';
 import { takeSubscriptionId } from '../bus/subscription';
+import { callInScope } from '../bus/scoped-call';
 import {
   allBuses,
   currentBusTracer,
   registerBus,
   unregisterBus,
   type DispatchTracer,
+  type HandlerCall,
   type SourceSite,
   type TracedBus,
   type TracedSubscription,
@@ -110,13 +112,23 @@ export function classNameOf(target: object, fallback: string): string {
  * recording a watched emitter runs its own code. The swap follows the tracer slot through the
  * runtime's slot setters (rare: when recording starts or stops), for every watched emitter.
  */
-let timing = runtime.dispatchTracer !== undefined;
-runtime.copies.push((_tracer, dispatchTracer) => {
-  const on = dispatchTracer !== undefined;
-  if (on === timing) return;
-  timing = on;
-  for (const bus of allBuses()) if (bus instanceof EmitterBus) bus.timingChanged(on);
-});
+let timing = false;
+let hooked = false;
+/**
+ * Follows the tracer slot from the first watched emitter on (not at load: a page that imports the
+ * browser entry without watching anything carries none of this, and a bundler can drop it).
+ */
+function hookTiming(): void {
+  if (hooked) return;
+  hooked = true;
+  timing = runtime.dispatchTracer !== undefined;
+  runtime.copies.push((_tracer, dispatchTracer) => {
+    const on = dispatchTracer !== undefined;
+    if (on === timing) return;
+    timing = on;
+    for (const bus of allBuses()) if (bus instanceof EmitterBus) bus.timingChanged(on);
+  });
+}
 
 /** See `timing` above. */
 export function timingOn(): boolean {
@@ -153,6 +165,7 @@ export class EmitterBus implements TracedBus {
   ) {
     this.busId = takeBusId();
     this.createdAt = Date.now();
+    hookTiming();
   }
 
   /** Registers the bus with the probe (reports it created). Separate so subclasses finish constructing first. */
@@ -391,6 +404,19 @@ export function handlerError(tracer: DispatchTracer, seq: number, bus: TracedBus
   } catch (tracerError) {
     tracerFailed(tracerError);
   }
+}
+
+function applyListener(this: unknown, listener: Function, args: ArrayLike<unknown>): unknown {
+  return Reflect.apply(listener, this, args);
+}
+
+/**
+ * Calls one listener of a traced emit: `listener.apply(target, args)`, inside the tracer's scope for
+ * it when the tracer keeps one (OpenTelemetry's context: spans a listener starts are its children).
+ */
+export function callListener(tracer: DispatchTracer, seq: number, sub: ListenerSubscription | undefined, listener: Function, target: unknown, args: ArrayLike<unknown>): unknown {
+  if (sub === undefined || tracer.callHandler === undefined) return Reflect.apply(listener, target, args);
+  return callInScope(tracer, seq, sub, applyListener as HandlerCall, target, listener, args, tracerFailed);
 }
 
 /** The payload a dispatch record shows for listener arguments: the one argument, or all of them. */

@@ -16,6 +16,7 @@ import { eventBreakDone } from '../debug/event-breaks';
 import { describeValue } from '../delegates/disposable';
 import {
   breakRequested,
+  callListener,
   dispatchEnd,
   dispatchStart,
   EmitterBus,
@@ -169,7 +170,7 @@ export class EventTargetBus extends EmitterBus {
       handlerStart(tracer, seq, sub);
       let result: unknown;
       try {
-        result = Reflect.apply(original, this, arguments);
+        result = callListener(tracer, seq, sub, original, this, arguments);
       } catch (error) {
         handlerError(tracer, seq, bus, sub, error);
         handlerEnd(tracer, seq, sub);

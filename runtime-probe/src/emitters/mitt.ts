@@ -6,7 +6,7 @@
 
 import { currentDispatchTracer, type DispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
-import { breakRequested, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, timingOn, type ListenerSubscription } from './emitter-bus';
+import { breakRequested, callListener, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, timingOn, type ListenerSubscription } from './emitter-bus';
 import { installMethods, methodOf, type InstalledMethods } from './own-methods';
 
 type Handler = (...args: unknown[]) => unknown;
@@ -38,7 +38,7 @@ function callAll(tracer: DispatchTracer, bus: EmitterBus, seq: number, key: unkn
     count.n++;
     if (sub !== undefined) handlerStart(tracer, seq, sub);
     try {
-      Reflect.apply(handlers[i], undefined, args);
+      callListener(tracer, seq, sub, handlers[i], undefined, args);
     } catch (error) {
       if (sub !== undefined) {
         handlerError(tracer, seq, bus, sub, error);

@@ -6,7 +6,7 @@
 
 import { currentDispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
-import { breakRequested, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, timingOn, payloadOf, type ListenerSubscription } from './emitter-bus';
+import { breakRequested, callListener, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, timingOn, payloadOf, type ListenerSubscription } from './emitter-bus';
 import { installMethods, methodOf, type InstalledMethods } from './own-methods';
 
 type Callback = (...args: unknown[]) => unknown;
@@ -78,7 +78,7 @@ export function watchNanoEvents(target: NanoEventsLike, bus: EmitterBus): Instal
           delivered++;
           if (sub !== undefined) handlerStart(tracer, seq, sub);
           try {
-            Reflect.apply(callbacks[i], callbacks, args);
+            callListener(tracer, seq, sub, callbacks[i], callbacks, args);
           } catch (error) {
             if (sub !== undefined) {
               handlerError(tracer, seq, bus, sub, error);

@@ -18,6 +18,7 @@ import { currentDispatchTracer, type DispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
 import {
   breakRequested,
+  callListener,
   dispatchEnd,
   dispatchStart,
   EmitterBus,
@@ -198,7 +199,7 @@ export function tracedNodeEmit(
       if (sub !== undefined) handlerStart(tracer, seq, sub);
       let result: unknown;
       try {
-        result = Reflect.apply(listeners[i], target, args);
+        result = callListener(tracer, seq, sub, listeners[i], target, args);
       } catch (error) {
         if (sub !== undefined) {
           handlerError(tracer, seq, bus, sub, error);

@@ -1,7 +1,10 @@
 // Acting on the environment when the package loads (the variables are in environment.ts). Once per
 // process, whichever copy of the package loads first: the ESM and the CJS build in one process must
-// not start two probes or open the same trace file twice.
+// not start two probes or open the same trace file twice. Once per process also means the main
+// thread only: worker threads share the process's environment, and a probe per worker would be a
+// second socket and discovery file for the same pid (and a second writer of BUSSCOPE_RECORD's file).
 
+import { isMainThread } from 'node:worker_threads';
 import { runtime } from '../bus/runtime';
 import { readProbeEnvironment, type EnvironmentReader } from './environment';
 import { probe } from './probe';
@@ -11,6 +14,7 @@ import { reportProbeFailure, reportProbeWarning } from './report';
 export function autoStartFromEnvironment(env: NodeJS.ProcessEnv = process.env, reader: EnvironmentReader = 'package'): boolean {
   if (runtime.environmentRead) return false;
   runtime.environmentRead = true;
+  if (!isMainThread) return false;
   try {
     const wanted = readProbeEnvironment(env, reader);
     for (const problem of wanted.problems) reportProbeWarning(problem);

@@ -52,7 +52,7 @@ const EXT_CLASS_NAME = BUS_EXTENSION.className;
  * Takes a stream's records as they are decoded, instead of an array of record objects: dispatch
  * records arrive as fields (no object per dispatch — the high-volume record), every other record
  * as its object, all in stream order. For readers that keep their own columns (the extension's
- * model); a dispatch's optional `threadId` and `traceId` are not passed.
+ * model); a dispatch's optional `threadId` is not passed, its `traceId` is (the one string a dispatch may carry).
  */
 export interface RecordSink {
   /**
@@ -74,6 +74,8 @@ export interface RecordSink {
     parentSeq: number,
     site: SiteInfo | null,
     durationBound: number,
+    /** The distributed-tracing trace id (extension key 2), when the record carries one. */
+    traceId?: string,
   ): void;
   /** Any other record. */
   record(record: BusRecord): void;
@@ -361,7 +363,7 @@ export class RecordDecoder {
             r.pos = end; // unknown keys (and any rest of a known one) are skipped
           }
           if (sink !== null) {
-            sink.dispatch(seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound < 0 ? 0 : durationBound);
+            sink.dispatch(seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound < 0 ? 0 : durationBound, traceId);
             break;
           }
           const list_ = list as BusRecord[];

@@ -11,14 +11,29 @@
 // cannot take is counted for that sink (`slow-client`); each sink then receives `drops` records.
 
 import {
+  currentTraceIdSource,
   primaryDispatchTracer,
   setDispatchTracer,
   type BusTracer,
   type DispatchTracer,
+  type TraceIdSource,
   type TracedBus,
   type TracedSubscription,
   type UnsubscribeReason as TracerUnsubscribeReason,
 } from '../bus/tracer';
+
+/** Longest trace id a dispatch record carries (W3C's are 32 hex digits; other systems' are shorter). */
+const MAX_TRACE_ID_LENGTH = 64;
+
+/** A source's trace id, or null when it has none, gives something else, or throws. */
+function readTraceId(source: TraceIdSource): string | null {
+  try {
+    const id = source();
+    return typeof id === 'string' && id.length > 0 && id.length <= MAX_TRACE_ID_LENGTH ? id : null;
+  } catch {
+    return null;
+  }
+}
 import {
   DETAIL_LEVELS,
   DROP_REASONS,
@@ -33,7 +48,7 @@ import {
 import { BUS_KINDS } from '../protocol/records';
 import { reportProbeFailure } from '../probe/report';
 import type { FrameResolver } from './frames';
-import { capturePayload, type PayloadSanitizer, type ProxyCheck } from './payload';
+import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
 import type { RecordSink } from './sink';
 import { captureSite } from './sites';
 import { SiteTable, StringTable, type SiteEntry } from './tables';
@@ -104,6 +119,11 @@ export interface RecorderHost {
   readonly isProxy: ProxyCheck | undefined;
   /** Source mapping of captured sites (default: none, the frame as the runtime printed it). */
   readonly resolveFrame?: FrameResolver;
+  /**
+   * Payload capture (payload.ts). Without it the recorder records no payloads: `capturePayloads`
+   * stays false whatever a client asks (the browser entry leaves it out to stay within its size budget).
+   */
+  readonly capturePayload?: typeof capturePayload;
   /** Called with true while event breakpoints are set (Node: watch for an attached debugger). */
   readonly watchDebugger?: (on: boolean) => void;
 }
@@ -155,6 +175,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private siteEvery: number;
   private sanitize: PayloadSanitizer | undefined;
   private readonly isProxy: ProxyCheck | undefined;
+  private readonly capture: typeof capturePayload | undefined;
   private readonly skipLines = new Map<string, number>();
 
   // --- sinks and recording state
@@ -235,7 +256,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.highWater = highWaterOf(options.maxBufferedRecords);
     this.sanitize = options.sanitize;
     this.isProxy = options.isProxy ?? host.isProxy;
-    this.cfg = options.config;
+    this.capture = host.capturePayload;
+    this.cfg = this.capture === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteEvery = this.cfg.dispatchSiteEvery;
   }
@@ -262,6 +284,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   configure(patch: Partial<RecordingConfig>): RecordingConfig {
     const next: RecordingConfig = { ...this.cfg, ...patch };
+    if (this.capture === undefined && next.capturePayloads) (next as { capturePayloads: boolean }).capturePayloads = false;
     if (next.payloadSizeCap > MAX_PAYLOAD_CAP_BYTES) (next as { payloadSizeCap: number }).payloadSizeCap = MAX_PAYLOAD_CAP_BYTES;
     this.cfg = Object.freeze(next);
     this.detail = detailCode(next.detail);
@@ -591,6 +614,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     ring[r + at.depth] = st[b + ST_DEPTH];
     ring[r + at.parentSeq] = st[b + ST_PARENT];
     ring[r + at.site] = st[b + ST_SITE];
+    // The OpenTelemetry span's trace id, while one is open for this dispatch (a string the SDK holds).
+    const traceIdOf = currentTraceIdSource();
+    this.sideA[r / W] = traceIdOf === undefined ? null : readTraceId(traceIdOf);
     // Drained after the write, not before (as `alloc` does): this record's ticks must be resolved
     // by the drain that trims the clock reads they need.
     if (this.size >= this.highWater && !this.draining) this.drain();
@@ -627,7 +653,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   }
 
   private recordPayload(seq: number, bus: TracedBus, type: string, payload: unknown): void {
-    const captured = capturePayload(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap, this.isProxy);
+    const capture = this.capture;
+    if (capture === undefined) return;
+    const captured = capture(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap, this.isProxy);
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;

@@ -4,6 +4,7 @@
 
 import { types as utilTypes } from 'node:util';
 import { watchInspector } from '../debug/inspector-gate';
+import { capturePayload } from './payload';
 import { RecorderCore, type RecorderHost, type RecorderOptions } from './recorder-core';
 import { resolveRawFrame } from './source-map';
 
@@ -20,6 +21,7 @@ export {
 export const NODE_RECORDER_HOST: RecorderHost = Object.freeze({
   clock: performance,
   isProxy: utilTypes.isProxy,
+  capturePayload,
   resolveFrame: resolveRawFrame,
   watchDebugger: watchInspector,
 });

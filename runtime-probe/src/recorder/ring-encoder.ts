@@ -237,8 +237,9 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
         ring[b + at.site],
         durationBound,
         0,
-        null,
+        side.sideA[pos],
       );
+      side.sideA[pos] = null;
       return;
     }
     case RecordCode.Handler: {

@@ -17,6 +17,7 @@ import {
 import type { Recorder } from '../recorder/recorder';
 import { ClientConnection, type ConnectionHost } from './client-connection';
 import { DetailRequests } from './detail-requests';
+import { encodeSnapshotFrame } from './snapshot-frame';
 import { ignoreEmitter } from '../emitters/process-wide';
 
 export interface ProbeServerOptions {
@@ -37,18 +38,7 @@ export function newToken(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** The snapshot as one frame, cut to fit the frame limit if an app is enormous. */
-export function encodeSnapshotFrame(snapshot: ProbeSnapshot, requestId: number | null): Uint8Array {
-  let frame = encodeControlFrame({ type: 'snapshot', requestId, snapshot });
-  if (frame.length - 4 <= MAX_PROBE_FRAME_BYTES) return frame;
-  let keep = Math.floor(snapshot.subscriptions.length * ((MAX_PROBE_FRAME_BYTES * 0.9) / frame.length));
-  for (;;) {
-    const cut: ProbeSnapshot = { ...snapshot, subscriptions: snapshot.subscriptions.slice(0, keep), truncated: true };
-    frame = encodeControlFrame({ type: 'snapshot', requestId, snapshot: cut });
-    if (frame.length - 4 <= MAX_PROBE_FRAME_BYTES || keep === 0) return frame;
-    keep = Math.floor(keep * 0.8);
-  }
-}
+export { encodeSnapshotFrame } from './snapshot-frame';
 
 export class ProbeServer implements ConnectionHost {
   readonly token = newToken();

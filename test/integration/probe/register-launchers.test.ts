@@ -48,6 +48,16 @@ child.on('exit', (code) => {
 /** Runs the app (its argument) in its own process, like ts-node's CLI. */
 const IN_PROCESS_RUNNER = `require(require('node:path').resolve(process.argv[2]));
 `;
+/** Imports the app (its argument, an ES module) in its own process, like a test runner importing specs or a CLI importing app.mjs. */
+const ESM_IMPORTING_TOOL = `const { pathToFileURL } = require('node:url');
+import(pathToFileURL(require('node:path').resolve(process.argv[2])).href).catch((e) => { console.error(e); process.exit(1); });
+`;
+/** The app as an ES module (the same report). */
+const ESM_APP = `import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+const require = createRequire(import.meta.url);
+const __dirname = require('node:path').dirname(fileURLToPath(import.meta.url));
+${APP}`;
 
 interface AppReport {
   readonly pid: number;
@@ -60,9 +70,11 @@ interface AppReport {
 function project(prefix: string): string {
   const dir = tempDir(prefix);
   fs.writeFileSync(path.join(dir, 'app.js'), APP);
+  fs.writeFileSync(path.join(dir, 'app.mjs'), ESM_APP);
   fs.writeFileSync(path.join(dir, 'child.js'), CHILD);
+  fs.writeFileSync(path.join(dir, 'user-hook.mjs'), 'globalThis.userHookRan = true;\n');
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'launched-app', version: '1.0.0', private: true, scripts: { start: 'node app.js' } }));
-  for (const [name, source] of [['spawning-launcher', SPAWNING_LAUNCHER], ['in-process-runner', IN_PROCESS_RUNNER]]) {
+  for (const [name, source] of [['spawning-launcher', SPAWNING_LAUNCHER], ['in-process-runner', IN_PROCESS_RUNNER], ['esm-importing-tool', ESM_IMPORTING_TOOL]]) {
     fs.mkdirSync(path.join(dir, 'node_modules', name), { recursive: true });
     fs.writeFileSync(path.join(dir, 'node_modules', name, 'cli.js'), source);
   }
@@ -136,6 +148,25 @@ test('a tool under node_modules that runs the app in its own process (ts-node\'s
   assert.equal(app.started, true, 'the process running the app has a probe');
   assert.equal(app.root, String(app.pid));
   assert.equal(app.child.started, false, 'its child stays off');
+  assert.deepEqual(app.discovered, [app.pid]);
+});
+
+test('a tool under node_modules that imports the user\'s ES module itself is the app: it has the probe', async () => {
+  const dir = project('busscope-register-esm-tool-');
+  const app = report(await launch(dir, process.execPath, [path.join(dir, 'node_modules/esm-importing-tool/cli.js'), 'app.mjs']), 'APP');
+  assert.equal(app.started, true, 'the process importing the app has a probe');
+  assert.equal(app.root, String(app.pid));
+  assert.equal(app.child.started, false, 'its child stays off');
+  assert.deepEqual(app.discovered, [app.pid]);
+});
+
+test('the user\'s own --import hook (an ES module outside node_modules) does not make a spawning launcher the app', async () => {
+  const dir = project('busscope-register-esm-hook-');
+  const out = await launch(dir, process.execPath, ['--import', './user-hook.mjs', path.join(dir, 'node_modules/spawning-launcher/cli.js'), 'app.js']);
+  const launcher = report(out, 'LAUNCHER');
+  const app = report(out, 'APP');
+  assert.equal(launcher.started, false, 'the launcher has no probe');
+  assert.equal(app.started, true, 'the app it spawned has one');
   assert.deepEqual(app.discovered, [app.pid]);
 });
 

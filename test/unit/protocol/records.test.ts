@@ -182,6 +182,24 @@ test('unknown record codes, reasons and undefined ids are precise errors', () =>
     /site id 3/,
   );
   expectCode(batchBody((w) => w.stringDef(3, 'gap')), 'malformed', /string id 3 defined before id 1/);
+  // A gap of exactly one (id 2 lost between 1 and 3) is the smallest loss a stream can have.
+  expectCode(
+    batchBody((w) => {
+      w.stringDef(1, 'a');
+      w.stringDef(3, 'c');
+    }),
+    'malformed',
+    /string id 3 defined before id 2/,
+  );
+  expectCode(
+    batchBody((w) => {
+      w.stringDef(1, 'file.ts');
+      w.siteDef(1, 1, 1, 1, 0);
+      w.siteDef(3, 1, 2, 1, 0);
+    }),
+    'malformed',
+    /site id 3 defined before id 2/,
+  );
   expectCode(new Uint8Array([1, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]), 'malformed', /varint longer/);
   expectCode(new Uint8Array([1, 1, 2, 0xc3, 0x28]), 'malformed', /invalid UTF-8/);
 });

@@ -22,6 +22,8 @@ interface HarnessApi {
   fromWebview: WebviewToHost[];
   fromHost: HostToWebview[];
   opened: { file: string; line: number; column: number }[];
+  /** What the host put on the clipboard (HostEffects.copyText: vscode.env.clipboard in the extension). */
+  copied: string[];
   savedState: PersistedViewState | null;
   /** Generates `count` more dispatches (the pump sends a delta within ~33 ms). */
   run(count: number): void;
@@ -50,6 +52,8 @@ const fixtures: Record<string, FixtureOptions> = {
   nosites: { subscribeSites: false },
   // Interpolated starts (protocol v2): every dispatch start within ±38 µs.
   bounds: { startBound: 0.038 },
+  // busscope-probe/otel active in the app: every dispatch record carries a trace id.
+  otel: { traceIds: true },
   big: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 200_000, intervalMs: 0.5, feed: { snapshotDispatches: 200_000 } },
   graph: { types: 500, subscriptions: 5000, extraBuses: 6, dispatches: 2_000, intervalMs: 10 },
 };
@@ -93,6 +97,7 @@ const source: InspectorSource = {
 
 const fromHost: HostToWebview[] = [];
 const opened: HarnessApi['opened'] = [];
+const copied: string[] = [];
 const effects: HostEffects = {
   post(msg) {
     fromHost.push(msg);
@@ -100,6 +105,7 @@ const effects: HostEffects = {
   },
   openSource: (file, line, column) => void opened.push({ file, line, column }),
   runCommand: () => undefined,
+  copyText: (text) => void copied.push(text),
   exportRangeStats: async (stats) => `Saved ${stats.dispatches} dispatches`,
   showError: (m) => console.error(m),
 };
@@ -113,6 +119,7 @@ const harness: HarnessApi = {
   fromWebview,
   fromHost,
   opened,
+  copied,
   focused,
   get savedState() {
     return saved;

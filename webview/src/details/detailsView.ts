@@ -13,6 +13,8 @@ export interface DetailsEvents {
   open(site: SiteInfo): void;
   /** Add or remove the event breakpoint on this type (every bus). */
   toggleBreakpoint(type: string): void;
+  /** Put a dispatch's OpenTelemetry trace id on the clipboard (through the host). */
+  copyTraceId(traceId: string): void;
 }
 
 export interface DetailsInput {
@@ -112,6 +114,13 @@ export class DetailsView {
     );
     b.addEventListener('click', () => this.events.open(site));
     return b;
+  }
+
+  /** The OpenTelemetry trace id, to look the trace up in a tracing backend, and its copy button. */
+  private traceIdFact(traceId: string): HTMLElement {
+    const copy = h(this.doc, 'button', { type: 'button', class: 'copy-trace-id', 'data-testid': 'copy-trace-id', title: 'Copy the trace id, to find this dispatch in your tracing backend' }, 'Copy trace id');
+    copy.addEventListener('click', () => this.events.copyTraceId(traceId));
+    return h(this.doc, 'span', { class: 'trace-id' }, h(this.doc, 'code', { 'data-testid': 'trace-id' }, traceId), ' ', copy);
   }
 
   private selectLink(text: string, ref: SelectionRef): HTMLElement {
@@ -333,6 +342,7 @@ export class DetailsView {
       ['Consumed by', consumedBy ? this.selectLink(store.subscriptionLabel(consumedBy), { kind: 'subscription', id: consumedBy }) : 'nobody'],
       ['Notes', notes || null],
       ['Site', site ? this.sourceLink(site) : null],
+      ['Trace id', remote?.traceId ? this.traceIdFact(remote.traceId) : null],
     ]);
     // Handlers in the order they ran: the host's list when it answered, else the local slices.
     const handlers: { sub: number; duration: number; consumed: boolean; threw: boolean; error: string | null }[] = [];

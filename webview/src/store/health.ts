@@ -22,6 +22,7 @@ export function healthOfWarning(w: Warning): SubscriptionHealth | null {
     case 'unheard-dispatch':
     case 'subscription-churn':
     case 'depth-limit-storm':
+    case 'queue-growth':
       return null;
     default: {
       const never: never = w;

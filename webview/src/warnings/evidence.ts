@@ -15,6 +15,7 @@ export const KIND_TITLES: Record<WarningKind, string> = {
   'throwing-handler': 'Throwing handlers',
   'depth-limit-storm': 'Recursion hit the depth limit',
   'starved-subscriber': 'Starved subscribers',
+  'queue-growth': 'Queues growing',
 };
 
 function at(site: { file: string; line: number } | null): string {
@@ -87,6 +88,15 @@ export function evidenceLines(w: Warning): string[] {
       return [
         `priority ${e.priority}: ${fmtInt(e.consumedAhead)} of ${fmtInt(e.dispatchesSinceSubscribed)} dispatches consumed before its turn`,
         ...e.consumers.slice(0, 3).map((c) => `consumed by ${c.label ?? `#${c.subscriptionId}`} (priority ${c.priority}) ${fmtInt(c.consumed)}×`),
+      ];
+    }
+    case 'queue-growth': {
+      const e = w.evidence;
+      return [
+        e.pattern === 'never-flushed'
+          ? `${fmtInt(e.queueLength)} events waiting for ${fmtMs(e.waitingMs)}, ${fmtInt(e.flushes)} flushes so far`
+          : `latest flushes dispatched ${e.recentFlushSizes.map(fmtInt).join(' → ')} events`,
+        `most queued: ${e.topTypes.slice(0, 3).map((t) => `${t.type} (${fmtInt(t.enqueued)})`).join(', ')}`,
       ];
     }
     default: {

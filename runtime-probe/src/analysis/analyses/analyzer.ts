@@ -19,6 +19,7 @@ import { analyzeNeverDispatched } from './neverDispatched';
 import { resolveAnalysisOptions, type AnalysisOptions, type AnalysisOptionsInput } from './options';
 import { analyzeOwnerGone } from './ownerGone';
 import { analyzeSlowHandlers } from './slowHandlers';
+import { analyzeQueueGrowth } from './queueGrowth';
 import { analyzeStarved } from './starved';
 import { analyzeThrowingHandlers } from './throwingHandlers';
 import { DEFAULT_FAMILY_BUDGET } from './typeGroups';
@@ -37,6 +38,7 @@ export const ANALYSES: Readonly<Record<WarningKind, Analysis>> = {
   'throwing-handler': analyzeThrowingHandlers,
   'depth-limit-storm': analyzeDepthLimit,
   'starved-subscriber': analyzeStarved,
+  'queue-growth': analyzeQueueGrowth,
 };
 
 export interface AnalysisUpdate {

@@ -67,6 +67,12 @@ export interface AnalysisOptions {
     /** Dispatches since it subscribed, every one consumed before its turn. */
     readonly minDispatches: number;
   };
+  readonly queueGrowth: {
+    /** Events waiting to flush (now, or dispatched by the latest flush) before the queue is a concern. */
+    readonly minLength: number;
+    /** Waiting this long with no flush: the consumer never flushes. */
+    readonly staleMs: number;
+  };
 }
 
 export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = {
@@ -80,6 +86,7 @@ export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = {
   throwingHandler: { minErrors: 1 },
   depthLimit: { minHits: 1 },
   starved: { minDispatches: 5 },
+  queueGrowth: { minLength: 1000, staleMs: 2000 },
 };
 
 export type AnalysisOptionsInput = { readonly [K in keyof AnalysisOptions]?: Partial<AnalysisOptions[K]> };

@@ -176,6 +176,21 @@ export interface DepthLimitEvidence {
   readonly handlers: readonly { readonly subscriptionId: number; readonly label: string | null; readonly depthErrors: number }[];
 }
 
+export interface QueueGrowthEvidence {
+  /** `never-flushed`: events wait and nothing flushes; `outrun`: flushes run, each with more to do. */
+  readonly pattern: 'never-flushed' | 'outrun';
+  /** Events waiting to flush now, and the most ever seen waiting. */
+  readonly queueLength: number;
+  readonly maxQueueLength: number;
+  readonly flushes: number;
+  /** Since the queue was last empty, ms. */
+  readonly waitingMs: number;
+  /** Events dispatched by the latest flushes, oldest first. */
+  readonly recentFlushSizes: readonly number[];
+  /** The types with the most enqueued events on this bus. */
+  readonly topTypes: readonly { readonly type: string; readonly enqueued: number }[];
+}
+
 export interface StarvedEvidence {
   readonly priority: number;
   readonly dispatchesSinceSubscribed: number;
@@ -193,6 +208,7 @@ export type SlowHandlerWarning = WarningOf<'slow-handler', SlowHandlerEvidence>;
 export type ThrowingHandlerWarning = WarningOf<'throwing-handler', ThrowingHandlerEvidence>;
 export type DepthLimitWarning = WarningOf<'depth-limit-storm', DepthLimitEvidence>;
 export type StarvedWarning = WarningOf<'starved-subscriber', StarvedEvidence>;
+export type QueueGrowthWarning = WarningOf<'queue-growth', QueueGrowthEvidence>;
 
 export type Warning =
   | ListenerGrowthWarning
@@ -204,7 +220,8 @@ export type Warning =
   | SlowHandlerWarning
   | ThrowingHandlerWarning
   | DepthLimitWarning
-  | StarvedWarning;
+  | StarvedWarning
+  | QueueGrowthWarning;
 
 export type WarningKind = Warning['kind'];
 
@@ -219,6 +236,7 @@ export const WARNING_KINDS: readonly WarningKind[] = [
   'throwing-handler',
   'depth-limit-storm',
   'starved-subscriber',
+  'queue-growth',
 ];
 
 /** A warning as an analysis produces it; the analyzer stamps `since`. */

@@ -47,6 +47,8 @@ export class DispatchRing {
   readonly siteIndex: Int32Array;
   /** Error bound of the start, ms (float32: µs precision is all a bound needs). */
   readonly startBound: Float32Array;
+  /** Trace ids by column index (rows of dispatches that carried one; at most `capacity`). */
+  private readonly traceIds = new Map<number, string>();
 
   /** Rows currently held (≤ capacity). */
   size = 0;
@@ -97,8 +99,12 @@ export class DispatchRing {
     parentSeq: number,
     siteIndex: number,
     startBound = 0,
+    traceId?: string,
   ): void {
     const i = this.next;
+    // Sparse: only dispatches traced by OpenTelemetry carry one; an overwritten row loses its own.
+    if (traceId !== undefined) this.traceIds.set(i, traceId);
+    else if (this.traceIds.size !== 0) this.traceIds.delete(i);
     this.startBound[i] = startBound;
     this.seq[i] = seq;
     this.bus[i] = bus;
@@ -118,6 +124,11 @@ export class DispatchRing {
     this.next = i + 1 === this.capacity ? 0 : i + 1;
     if (this.size < this.capacity) this.size++;
     this.written++;
+  }
+
+  /** The distributed-tracing trace id of the row at column index `i`, or null. */
+  traceIdAt(i: number): string | null {
+    return this.traceIds.get(i) ?? null;
   }
 
   /** Column index of logical row `k` (0 = oldest retained). */
@@ -176,5 +187,6 @@ export class DispatchRing {
     this.runningMaxEnd = -Infinity;
     this.runningMaxStart = -Infinity;
     this.maxSkew = 0;
+    this.traceIds.clear();
   }
 }

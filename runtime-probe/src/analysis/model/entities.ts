@@ -60,6 +60,14 @@ export class BusState {
   dispatches = 0;
   flushes = 0;
   enqueued = 0;
+  /** The deferred queue as the latest enqueue/flush record left it: events waiting to flush. */
+  queueLength = 0;
+  maxQueueLength = 0;
+  /** When the queue last went from empty to non-empty (null while empty). */
+  queueWaitingSince: number | null = null;
+  lastFlushAt: number | null = null;
+  /** Events each of the latest flushes dispatched (at most 8, oldest first): rising means the producers outrun the consumer. */
+  readonly recentFlushSizes: number[] = [];
   depthLimitHits = 0;
   ownersCollected = 0;
   /**

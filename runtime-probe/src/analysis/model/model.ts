@@ -204,14 +204,14 @@ export class Model {
    * object each. The batch's message (with `applied`) must still be `apply`ed: it notifies.
    */
   readonly recordSink: RecordSink = {
-    dispatch: (seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site) => {
+    dispatch: (seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, _durationBound, traceId) => {
       this.version++;
       let t = this.typesByNameId[typeId];
       if (t === undefined || t.busState.id !== bus || t.name !== type) {
         t = this.typeFor(bus, type);
         if (typeId < 65_536) this.typesByNameId[typeId] = t;
       }
-      this.ingestDispatch(t, seq, bus, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site);
+      this.ingestDispatch(t, seq, bus, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, traceId);
     },
     record: (record) => this.applyRecordQuietly(record),
   };
@@ -498,13 +498,26 @@ export class Model {
         if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
         t.enqueued++;
         if (r.queueLength > t.maxQueueLength) t.maxQueueLength = r.queueLength;
-        this.busFor(r.bus).enqueued++;
+        const b = this.busFor(r.bus);
+        b.enqueued++;
+        if (b.queueWaitingSince === null) b.queueWaitingSince = r.time;
+        b.queueLength = r.queueLength;
+        if (r.queueLength > b.maxQueueLength) b.maxQueueLength = r.queueLength;
         return;
       }
-      case 'flush':
+      case 'flush': {
         this.touch(r.time);
-        this.busFor(r.bus).flushes++;
+        const b = this.busFor(r.bus);
+        b.flushes++;
+        b.lastFlushAt = r.time;
+        // A flush dispatches until the queue is empty (events enqueued meanwhile included).
+        b.queueLength = 0;
+        b.queueWaitingSince = null;
+        const sizes = b.recentFlushSizes;
+        if (sizes.length === 8) sizes.shift();
+        sizes.push(r.dispatched);
         return;
+      }
       case 'depth-limit': {
         this.touch(r.time);
         const t = this.typeFor(r.bus, r.type);
@@ -579,7 +592,7 @@ export class Model {
 
   private applyDispatch(r: DispatchRecord): void {
     const t = this.typeFor(r.bus, r.type);
-    this.ingestDispatch(t, r.seq, r.bus, r.start, r.startBound ?? 0, r.duration, r.delivered, r.consumedBy, r.depth, r.parentSeq, r.site);
+    this.ingestDispatch(t, r.seq, r.bus, r.start, r.startBound ?? 0, r.duration, r.delivered, r.consumedBy, r.depth, r.parentSeq, r.site, r.traceId);
   }
 
   private ingestDispatch(
@@ -594,6 +607,7 @@ export class Model {
     depth: number,
     parentSeq: number,
     site: SiteInfo | null,
+    traceId?: string,
   ): void {
     if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
     this.typeChanged(t);
@@ -638,7 +652,7 @@ export class Model {
     this.totalDispatches++;
     const end = start + duration;
     if (end > this.now) this.now = end;
-    this.timeline.push(seq, bus, t.index, start, duration, delivered, consumedBy, depth, parentSeq, siteIdx, startBound);
+    this.timeline.push(seq, bus, t.index, start, duration, delivered, consumedBy, depth, parentSeq, siteIdx, startBound, traceId);
   }
 
   private applyHandler(r: HandlerRecord): void {

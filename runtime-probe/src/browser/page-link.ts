@@ -1,0 +1,222 @@
+// One WebSocket to Busscope, seen from the page: the page proves the token in its first message
+// (`hello`, as a client does to a Node probe — here the page dials), then plays the probe's part of
+// the protocol unchanged: it waits for the extension's `hello`, answers `welcome`, attaches to the
+// recorder (definitions, snapshot, then record batches) and serves the control messages.
+// Records reach the socket only from the recorder's drain (a timer, off the dispatch path); when the
+// socket's `bufferedAmount` passes the cap, batches are skipped and counted (`drops` records follow),
+// so the page never blocks and its memory stays bounded. No Node built-ins here.
+
+import {
+  FrameDecoder,
+  FrameKind,
+  MAX_CLIENT_FRAME_BYTES,
+  PROBE_PROTOCOL_VERSIONS,
+  ProtocolError,
+  encodeControlFrame,
+  negotiateProtocolVersion,
+  parseClientMessage,
+  type AppInfo,
+  type ClientMessage,
+  type ErrorCode,
+  type ProbeMessage,
+  type WelcomeMessage,
+} from '../protocol/index';
+import { PROBE_VERSION } from '../probe/version';
+import type { RecorderCore } from '../recorder/recorder-core';
+import { RecordSink } from '../recorder/sink';
+import { buildSnapshot } from '../recorder/snapshot';
+import { encodeSnapshotFrame } from '../server/snapshot-frame';
+
+/** What the link reports to its owner (connect.ts). */
+export interface LinkEvents {
+  /** The extension accepted the page (welcome sent): the stream is live. */
+  opened(): void;
+  /** The socket closed; `refused` when the extension refused the page (wrong token, version). */
+  closed(refused: { code: ErrorCode | string; message: string } | undefined): void;
+}
+
+/** The socket's part the link uses (a WebSocket fits; tests may pass their own). */
+export interface PageSocket {
+  binaryType: 'arraybuffer' | 'blob';
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  send(data: Uint8Array): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((this: never, ev: Event) => unknown) | null;
+  onmessage: ((this: never, ev: MessageEvent) => unknown) | null;
+  onclose: ((this: never, ev: Event) => unknown) | null;
+  onerror: ((this: never, ev: Event) => unknown) | null;
+}
+
+const OPEN = 1;
+
+export interface PageLinkOptions {
+  readonly token: string;
+  readonly app: AppInfo;
+  /** Record batches are skipped while more than this is queued in the socket. */
+  readonly maxBufferedBytes: number;
+}
+
+export class PageLink extends RecordSink {
+  private state: 'connecting' | 'hello-sent' | 'open' | 'closed' = 'connecting';
+  private readonly decoder = new FrameDecoder(MAX_CLIENT_FRAME_BYTES, 4096);
+  private refused: { code: ErrorCode | string; message: string } | undefined;
+
+  constructor(
+    private readonly socket: PageSocket,
+    private readonly recorder: RecorderCore,
+    private readonly options: PageLinkOptions,
+    private readonly events: LinkEvents,
+  ) {
+    super();
+    socket.binaryType = 'arraybuffer';
+    socket.onopen = () => this.onOpen();
+    socket.onmessage = (ev) => this.onMessage(ev.data);
+    socket.onclose = () => this.onClosed();
+    socket.onerror = () => undefined; // a close event follows
+  }
+
+  /** A method, so TypeScript does not narrow `state` across the calls that change it. */
+  private isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  // RecordSink
+  canAccept(bytes: number): boolean {
+    return this.state === 'open' && this.socket.readyState === OPEN && this.socket.bufferedAmount + bytes <= this.options.maxBufferedBytes;
+  }
+
+  write(frame: Uint8Array): void {
+    if (this.state === 'closed' || this.socket.readyState !== OPEN) return;
+    try {
+      this.socket.send(frame);
+    } catch {
+      this.close();
+    }
+  }
+
+  /** Closes the socket (the extension sees the page leave). */
+  close(): void {
+    if (this.state === 'closed') return;
+    try {
+      this.socket.close(1000, 'closed by the page');
+    } catch {
+      // already closing
+    }
+    this.onClosed();
+  }
+
+  private send(message: ProbeMessage | ClientMessage): void {
+    this.write(encodeControlFrame(message));
+  }
+
+  private onOpen(): void {
+    if (this.state !== 'connecting') return;
+    this.state = 'hello-sent';
+    // The page dials, so it proves the token first (the extension drops it otherwise within 3 s).
+    this.send({ type: 'hello', token: this.options.token, protocolVersions: [...PROBE_PROTOCOL_VERSIONS], clientName: this.options.app.name.slice(0, 256) });
+  }
+
+  private onMessage(data: unknown): void {
+    if (this.state === 'closed') return;
+    try {
+      if (!(data instanceof ArrayBuffer)) throw new ProtocolError('malformed', 'text message on the Busscope socket (frames are binary)');
+      this.decoder.push(new Uint8Array(data));
+      for (let f = this.decoder.next(); f !== undefined; f = this.decoder.next()) {
+        if (this.isClosed()) return;
+        if (f.kind !== FrameKind.Control) throw new ProtocolError('unknown-kind', 'the extension may only send control frames');
+        const body = f.body;
+        // The extension's refusal (bad token, version) arrives as a probe-side error message.
+        if (this.state === 'hello-sent' && isErrorFrame(body)) {
+          this.refused = readRefusal(body);
+          this.close();
+          return;
+        }
+        this.handle(parseClientMessage(body));
+      }
+    } catch (error) {
+      const code: ErrorCode = error instanceof ProtocolError && error.code === 'frame-too-large' ? 'frame-too-large' : 'malformed';
+      this.fail(code, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private handle(message: ClientMessage): void {
+    const r = this.recorder;
+    if (this.state === 'hello-sent') {
+      if (message.type !== 'hello') return this.fail('handshake-required', `the first message must be hello (got ${message.type})`);
+      if (message.token !== this.options.token) return this.fail('bad-token', 'the extension answered with another token');
+      const version = negotiateProtocolVersion(message.protocolVersions, PROBE_PROTOCOL_VERSIONS);
+      if (version === undefined) return this.fail('unsupported-version', `no common protocol version (page: ${PROBE_PROTOCOL_VERSIONS.join(', ')})`);
+      this.state = 'open';
+      const welcome: WelcomeMessage = { type: 'welcome', protocolVersion: version, probeVersion: PROBE_VERSION, app: this.options.app, timeOrigin: r.timeOrigin, config: r.config };
+      r.attach(this, [encodeControlFrame(welcome)], () => encodeSnapshotFrame(buildSnapshot(r), null));
+      this.events.opened();
+      return;
+    }
+    switch (message.type) {
+      case 'hello':
+        return this.fail('malformed', 'hello was already received');
+      case 'snapshot-request':
+        r.flushTo(this);
+        this.write(encodeSnapshotFrame(buildSnapshot(r), message.requestId));
+        return;
+      case 'configure': {
+        const config = r.configure(message.config);
+        this.send({ type: 'configured', requestId: message.requestId, config });
+        return;
+      }
+      case 'break-on':
+        // A page has no debugger the extension drives: breakpoints are stored, not hit.
+        this.send({ type: 'breakpoints', requestId: message.requestId, types: [...new Set(message.types)] });
+        return;
+      case 'focus':
+        r.setFocus(new Set(message.buses));
+        this.send({ type: 'configured', requestId: message.requestId, config: r.config });
+        return;
+      case 'ping':
+        r.flushTo(this);
+        this.send({ type: 'pong', requestId: message.requestId });
+        return;
+      default: {
+        const never: never = message;
+        throw new ProtocolError('unknown-kind', `unhandled message ${String(never)}`);
+      }
+    }
+  }
+
+  private fail(code: ErrorCode, message: string): void {
+    this.send({ type: 'error', code, message, supportedVersions: PROBE_PROTOCOL_VERSIONS });
+    this.close();
+  }
+
+  private onClosed(): void {
+    if (this.state === 'closed') return;
+    const wasOpen = this.state === 'open';
+    this.state = 'closed';
+    this.decoder.release();
+    if (wasOpen) this.recorder.detach(this, false);
+    this.events.closed(this.refused);
+  }
+}
+
+/** A refusal is an `error` message (the shape the Node probe sends), read without the full probe-side parser. */
+function isErrorFrame(body: Uint8Array): boolean {
+  // `{"type":"error"` as JSON.stringify writes it.
+  const prefix = '{"type":"error"';
+  if (body.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (body[i] !== prefix.charCodeAt(i)) return false;
+  return true;
+}
+
+function readRefusal(body: Uint8Array): { code: string; message: string } {
+  try {
+    const o = JSON.parse(new TextDecoder().decode(body)) as { code?: unknown; message?: unknown };
+    return { code: typeof o.code === 'string' ? o.code : 'refused', message: typeof o.message === 'string' ? o.message : 'refused' };
+  } catch {
+    return { code: 'refused', message: 'the extension refused the page' };
+  }
+}

@@ -1,0 +1,51 @@
+// The page's (or worker's) one recorder: the recorder core with the browser's host — `performance`
+// as the clock, no Proxy check (payloads are described without one), sites as the browser prints
+// them. Installed as the bus tracer while a connection records, as the Node probe does.
+// No Node built-ins here.
+
+import { primaryBusTracer, setBusTracer } from '../bus/tracer';
+import { DEFAULT_MAX_BUFFERED_RECORDS, DEFAULT_RECORDING_CONFIG, RecorderCore, type RecorderHost } from '../recorder/recorder-core';
+import { addProbeFile, parseStackLine } from '../recorder/frames';
+
+const BROWSER_HOST: RecorderHost = Object.freeze({
+  clock: globalThis.performance,
+  isProxy: undefined,
+});
+
+let recorder: RecorderCore | undefined;
+
+/** The recorder of this page, created on first use. */
+export function pageRecorder(): RecorderCore {
+  recorder ??= new RecorderCore({ maxBufferedRecords: DEFAULT_MAX_BUFFERED_RECORDS, config: DEFAULT_RECORDING_CONFIG, sanitize: undefined, host: BROWSER_HOST });
+  return recorder;
+}
+
+/** Installs the recorder as the bus tracer (a connection is about to attach). */
+export function startTracing(r: RecorderCore): void {
+  if (primaryBusTracer() === r) return;
+  r.tracingStarted();
+  setBusTracer(r);
+}
+
+/** Takes the recorder out once nothing records (every connection closed). */
+export function stopTracing(r: RecorderCore): void {
+  if (primaryBusTracer() !== r) return;
+  setBusTracer(undefined);
+  r.shutdown();
+}
+
+/**
+ * This module's own script URL as stacks show it: its frames are the probe's, never a site. (When an
+ * app's bundler puts the probe and the app in one file, sites fall back to the bus's function names.)
+ */
+function markOwnFile(): void {
+  const lines = (new Error().stack ?? '').split('\n');
+  for (const line of lines) {
+    const frame = parseStackLine(line);
+    if (frame !== undefined) {
+      addProbeFile(frame.file);
+      return;
+    }
+  }
+}
+markOwnFile();

@@ -1,0 +1,146 @@
+// The consumer side of cross-thread queues: the ports a bus opened with `openProducerPort()`, and
+// what arrives on them. Each port is a dedicated MessageChannel (never the app's `parentPort`), so
+// the app's own messages and ours never mix. A port keeps its thread alive, as any MessagePort with
+// a listener does, until the producer closes it (its thread ended, or `producer.close()`) or the
+// bus is disposed: so everything a worker posted before it exited is received, even when its
+// 'exit' event comes first. No Node built-ins: Node's MessagePort is used through its EventEmitter
+// side when it has one (no MessageEvent per message), the web one through `onmessage`.
+import { PRODUCER_CLOSE, PRODUCER_EVENT, PRODUCER_HELLO, type ProducerDropPolicy, type ProducerStats } from './cross-thread';
+
+/** What the inbox needs of its bus. */
+export interface ProducerConsumer {
+  readonly name: string;
+  /** Queues (or drops, at the cap) one event that arrived from a producer. */
+  acceptProduced(type: string, payload: unknown, producer: ConnectedProducer): void;
+}
+
+/** The consumer end of one channel. */
+interface ConsumerPort {
+  postMessage(message: unknown): void;
+  close(): void;
+  start?(): void;
+  on?(event: string, listener: (value: unknown) => void): unknown;
+  addEventListener?(event: string, listener: (event: { data?: unknown }) => void): unknown;
+  onmessage?: ((event: { data: unknown }) => void) | null;
+}
+
+interface ChannelLike {
+  readonly port1: ConsumerPort;
+  readonly port2: unknown;
+}
+
+/** A producer port as connected: where its producer connected from, for warnings and the inspector. */
+export interface ConnectedProducer {
+  /** The producer's `connectProducer` call as its stack showed it ('' before it connected or when unknown). */
+  site: string;
+}
+
+export class ProducerInbox implements ProducerStats {
+  openPorts = 0;
+  received = 0;
+  dropped = 0;
+  discarded = 0;
+  private readonly ports = new Set<ConsumerPort>();
+  private warned = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly bus: ProducerConsumer) {}
+
+  /** Opens a channel; returns the end to transfer to the producer's thread. */
+  open(): unknown {
+    const Channel = (globalThis as { MessageChannel?: new () => ChannelLike }).MessageChannel;
+    if (typeof Channel !== 'function') {
+      throw new TypeError(`EventBus.openProducerPort: this runtime has no MessageChannel (bus "${this.bus.name}")`);
+    }
+    const channel = new Channel();
+    const port = channel.port1;
+    const producer: ConnectedProducer = { site: '' };
+    const receive = (message: unknown): void => this.receive(port, producer, message);
+    const closed = (): void => this.closed(port);
+    if (typeof port.on === 'function') {
+      port.on('message', receive);
+      port.on('close', closed);
+    } else {
+      port.onmessage = (event) => receive(event.data);
+      port.addEventListener?.('close', closed);
+      port.start?.();
+    }
+    this.ports.add(port);
+    this.openPorts++;
+    return channel.port2;
+  }
+
+  private receive(port: ConsumerPort, producer: ConnectedProducer, message: unknown): void {
+    // Same process, but another thread's code: anything that is not our message is discarded, counted.
+    if (!Array.isArray(message)) {
+      this.discarded++;
+      return;
+    }
+    switch (message[0]) {
+      case PRODUCER_EVENT: {
+        const type = message[1];
+        if (typeof type !== 'string' || type.length === 0 || type === '*') {
+          this.discarded++;
+          return;
+        }
+        this.received++;
+        this.bus.acceptProduced(type, message[2], producer);
+        return;
+      }
+      case PRODUCER_HELLO:
+        producer.site = typeof message[1] === 'string' ? message[1].slice(0, 1024) : '';
+        return;
+      case PRODUCER_CLOSE:
+        port.close();
+        // Node reports the close as an event too; web ports may not: closed() is idempotent per port.
+        this.closed(port);
+        return;
+      default:
+        this.discarded++;
+    }
+  }
+
+  private closed(port: ConsumerPort): void {
+    if (!this.ports.delete(port)) return;
+    this.openPorts--;
+    if (this.openPorts === 0 && this.waiters.length > 0) {
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  /** Resolves once every port opened so far has closed (everything posted on them has been received). */
+  whenClosed(): Promise<void> {
+    if (this.openPorts === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** An event was dropped at the cap: counted, and said once per bus (the inspector gets a record). */
+  noteDropped(cap: number, policy: ProducerDropPolicy, producer: ConnectedProducer): void {
+    this.dropped++;
+    if (this.warned) return;
+    this.warned = true;
+    try {
+      const from = producer.site === '' ? '' : ` (the first from the producer connected ${producer.site})`;
+      console.warn(
+        `[busscope] bus "${this.bus.name}": ${cap} events are waiting to flush, the producer queue's cap; dropping the ${policy} ` +
+          `events from producer threads${from}, counted in bus.producerStats.dropped. Flush more often, or raise producerQueue.cap. (Said once per bus.)`,
+      );
+    } catch {
+      // a warning must never break the app
+    }
+  }
+
+  /** The bus is disposed: every port closes (what was still in flight is not received). */
+  closeAll(): void {
+    for (const port of [...this.ports]) {
+      try {
+        port.close();
+      } catch {
+        // already closed
+      }
+      this.closed(port);
+    }
+  }
+}
