@@ -952,7 +952,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             countsBus = busId;
           }
           // Runs of dispatch records (the bulk) go as dispatch blocks; what cannot start one, alone.
-          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts);
+          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA);
           if (n === 0) {
             counts[typeId]++;
             encodeSlot(ring, b, pos, side, w, clock);

@@ -48,7 +48,8 @@ function swapBytes(bytes: Uint8Array, length: number): void {
  * The drain's bulk: a run of dispatch slots from slot `pos` (at most `size`) as one dispatch block
  * (protocol/dispatch-block.ts) — per record a few loads and u32 stores, the ticks shipped as they are
  * with the clock reads around them (the reader interpolates). The run ends at the first slot that
- * is not a dispatch of bus `countsBus` with a type below `counts.length`, has a time already known
+ * is not a dispatch of bus `countsBus` with a type below `counts.length`, carries a trace id (in
+ * `traceIds`, the dispatch layout's side string: blocks have no room for it), has a time already known
  * (a start resolved at an earlier drain, handler-detail exact times), a tick outside the kept reads
  * or a field beyond u32; or once the batch would pass `stopBytes`. Adds each record to `counts`.
  * Returns the slots written; 0 when the slot at `pos` cannot start a block (the caller encodes it
@@ -64,6 +65,7 @@ export function encodeDispatchBlock(
   stopBytes: number,
   countsBus: number,
   counts: Float64Array,
+  traceIds: readonly (string | null)[],
 ): number {
   const W = SLOT_STRIDE;
   const code = DISPATCH.code;
@@ -97,7 +99,7 @@ export function encodeDispatchBlock(
   let maxTick = 0;
   while (n < max) {
     const b = p * W;
-    if (ring[b] !== code || ring[b + oBus] !== countsBus) break;
+    if (ring[b] !== code || ring[b + oBus] !== countsBus || traceIds[p] !== null) break;
     const startTick = ring[b + oStartTick];
     const endTick = ring[b + oEndTick];
     // 0: that time is known already (NaN-free `start`/`end`), not a tick
