@@ -78,6 +78,11 @@ export class ByteWriter {
     this.length = 0;
   }
 
+  /** The buffer as a DataView (valid until the buffer grows: take it after `reserve`). */
+  get dataView(): DataView {
+    return this.view;
+  }
+
   /** Make room for `n` more bytes. */
   ensure(n: number): void {
     const need = this.length + n;
@@ -211,7 +216,8 @@ export class ByteWriter {
 export class ByteReader {
   pos: number;
   readonly end: number;
-  private readonly view: DataView;
+  /** The bytes as a DataView (fixed-width fields, e.g. dispatch blocks). */
+  readonly view: DataView;
 
   constructor(
     readonly buf: Uint8Array,

@@ -6,6 +6,7 @@
 // to none (PROTOCOL.md, "String table caps").
 
 import { ByteReader } from './bytes';
+import { BLOCK_AT, BLOCK_ENTRY_BYTES, BlockClock, DURATION_BOUND_STATED_NS } from './dispatch-block';
 import { ProtocolError } from './errors';
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from './limits';
 import { PROTOCOL_VERSION } from './version';
@@ -40,6 +41,7 @@ const FLUSH = RecordCode.Flush;
 const DEPTH_LIMIT = RecordCode.DepthLimit;
 const OWNER_COLLECTED = RecordCode.OwnerCollected;
 const DROPS = RecordCode.Drops;
+const DISPATCH_BLOCK = RecordCode.DispatchBlock;
 const EXT_DURATION_BOUND = DISPATCH_EXTENSION.durationBound;
 const EXT_THREAD_ID = DISPATCH_EXTENSION.threadId;
 const EXT_TRACE_ID = DISPATCH_EXTENSION.traceId;
@@ -107,10 +109,75 @@ export class RecordDecoder {
    * 1 dispatch records have no bound and no extension block.
    */
   version: number = PROTOCOL_VERSION;
+  /** The reads of the dispatch block being decoded (reused). */
+  private readonly blockClock = new BlockClock();
 
   constructor(limits: RecordDecoderLimits = { maxEntries: MAX_STRING_TABLE_ENTRIES, maxStringBytes: MAX_STRING_TABLE_BYTES }) {
     this.maxEntries = limits.maxEntries;
     this.maxStringChars = Math.floor(limits.maxStringBytes / 2);
+  }
+
+  /**
+   * One dispatch block (dispatch-block.ts), from after its code: each entry as a dispatch record, to
+   * `sink` or `list`. Returns the entries. Touches neither cursor of the batch.
+   */
+  private decodeBlock(r: ByteReader, list: BusRecord[] | null, sink: RecordSink | null): number {
+    const count = r.uvarint();
+    const seqBase = r.uvarint();
+    const reads = r.uvarint();
+    if (count === 0 || reads === 0) throw new ProtocolError('malformed', `dispatch block of ${count} entries and ${reads} clock reads`);
+    if (reads > r.remaining) throw new ProtocolError('truncated', `dispatch block of ${reads} clock reads past the batch's end`);
+    const clock = this.blockClock;
+    clock.reset(reads);
+    const ticks = clock.ticks;
+    const times = clock.times;
+    // Reads' ticks relative to the first read (as entries hold them), times in ns.
+    r.uvarint(); // the first read's absolute tick: entries are relative to it
+    let tick = 0;
+    let time = r.svarint();
+    ticks[0] = 0;
+    times[0] = time;
+    for (let i = 1; i < reads; i++) {
+      tick += r.uvarint();
+      time += r.svarint();
+      ticks[i] = tick;
+      times[i] = time;
+    }
+    if (count * BLOCK_ENTRY_BYTES > r.remaining) throw new ProtocolError('truncated', `dispatch block of ${count} entries past the batch's end`);
+    const view = r.view;
+    let e = r.pos;
+    r.pos += count * BLOCK_ENTRY_BYTES;
+    for (let i = 0; i < count; i++, e += BLOCK_ENTRY_BYTES) {
+      const seq = seqBase + view.getUint32(e + BLOCK_AT.seq, true);
+      clock.resolve(view.getUint32(e + BLOCK_AT.startTick, true));
+      const startNs = Math.round(clock.time);
+      const startBoundNs = Math.round(clock.bound);
+      clock.resolve(view.getUint32(e + BLOCK_AT.endTick, true));
+      const endNs = Math.round(clock.time);
+      const boundsNs = startBoundNs + Math.round(clock.bound);
+      const bus = view.getUint32(e + BLOCK_AT.bus, true);
+      const typeId = view.getUint32(e + BLOCK_AT.type, true);
+      const type = this.str(typeId);
+      const delivered = view.getUint32(e + BLOCK_AT.delivered, true);
+      const consumedBy = view.getUint32(e + BLOCK_AT.consumedBy, true);
+      const depth = view.getUint32(e + BLOCK_AT.depth, true);
+      const parentDelta = view.getUint32(e + BLOCK_AT.parentDelta, true);
+      const site = this.optSite(view.getUint32(e + BLOCK_AT.site, true));
+      const parentSeq = parentDelta === 0 ? 0 : seq - parentDelta;
+      const start = startNs * MS_PER_NS;
+      const startBound = startBoundNs * MS_PER_NS;
+      const duration = (endNs > startNs ? endNs - startNs : 0) * MS_PER_NS;
+      // Stated only when an end fell in a long window, as the varint form does.
+      const durationBound = boundsNs > DURATION_BOUND_STATED_NS ? boundsNs * MS_PER_NS : 0;
+      if (sink !== null) {
+        sink.dispatch(seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound);
+      } else if (durationBound === 0) {
+        (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
+      } else {
+        (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound });
+      }
+    }
+    return count;
   }
 
   /** Number of strings defined so far (ids 1 … n are valid when defined densely). */
@@ -322,6 +389,11 @@ export class RecordDecoder {
           if (threadId !== undefined) record.threadId = threadId;
           if (traceId !== undefined) record.traceId = traceId;
           list_.push(record);
+          break;
+        }
+        case DISPATCH_BLOCK: {
+          if (this.version < 4) throw new ProtocolError('unknown-kind', `unknown record code ${code} at byte ${r.pos - 1} of a batch`);
+          n += this.decodeBlock(r, list, sink) - 1;
           break;
         }
         case HANDLER: {

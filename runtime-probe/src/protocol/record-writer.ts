@@ -12,7 +12,8 @@
 //   x  extension block (dispatch: version 2; bus-created: version 3): unsigned varint count, then per
 //      field: u key, u byte length, that many bytes. Readers skip keys they do not know
 //      (DISPATCH_EXTENSION, BUS_EXTENSION).
-// This writer writes protocol version 3 (PROTOCOL_VERSION); RecordDecoder reads 1, 2 and 3.
+// Dispatch blocks (version 4, dispatch-block.ts) are written raw by the probe's drain.
+// This writer writes protocol version 4 (PROTOCOL_VERSION); RecordDecoder reads 1 to 4.
 
 import { ByteWriter, putSvarint, putUvarint, utf8Encode } from './bytes';
 import { FRAME_HEADER_BYTES, FrameKind } from './framing';
@@ -23,7 +24,7 @@ const NS_PER_MS = 1e6;
 const MAX_SAMPLE_EVERY_SENT = 2 ** 40;
 const MAX_NS = Number.MAX_SAFE_INTEGER;
 
-function toNs(ms: number): number {
+export function toNs(ms: number): number {
   const ns = Math.round(ms * NS_PER_MS);
   return ns > MAX_NS ? MAX_NS : ns < -MAX_NS ? -MAX_NS : ns;
 }
@@ -49,6 +50,7 @@ function ownerFlag(ownerId: number): number {
 
 export class RecordWriter {
   private readonly w: ByteWriter;
+  /** Time (ns) and sequence the next `t`/`q` field is relative to (see the header). */
   private timeCursor = 0;
   private seqCursor = 0;
   /** Records in the current batch, `drops` records excluded. */
@@ -87,6 +89,31 @@ export class RecordWriter {
     const frame = this.w.toBytes();
     this.begin();
     return frame;
+  }
+
+  /**
+   * Raw access for an encoder specialised to one record kind (the probe's drain writes runs of
+   * dispatch records straight from its ring): room for `n` more bytes, written from `position` on,
+   * then `commitRaw` stores the position and the counts. What is written in between must not use
+   * the time or sequence cursors (dispatch blocks do not).
+   */
+  reserveRaw(n: number): Uint8Array {
+    return this.w.reserve(n);
+  }
+
+  get position(): number {
+    return this.w.length;
+  }
+
+  /** The buffer `reserveRaw` returned, as a DataView (fixed-width fields). */
+  get rawView(): DataView {
+    return this.w.dataView;
+  }
+
+  commitRaw(position: number, records: number, dispatches: number): void {
+    this.w.length = position;
+    this.records += records;
+    this.dispatches += dispatches;
   }
 
   private time(ms: number): void {

@@ -51,6 +51,8 @@ export const RecordCode = {
   DepthLimit: 13,
   OwnerCollected: 14,
   Drops: 15,
+  /** Version 4: a run of dispatch records in fixed-width entries (dispatch-block.ts); decodes to `dispatch` records. */
+  DispatchBlock: 16,
 } as const;
 export type RecordCode = (typeof RecordCode)[keyof typeof RecordCode];
 

@@ -6,15 +6,17 @@
 /**
  * The version the probe writes. Version 2: dispatch records carry the start's error bound and an
  * extension block (PROTOCOL.md, "Version 2"). Version 3: `bus-created` records carry an extension
- * block too (the bus's kind and class name), which a version-2 reader could not skip.
+ * block too (the bus's kind and class name), which a version-2 reader could not skip. Version 4:
+ * dispatch blocks (dispatch-block.ts: runs of dispatch records in fixed-width entries with the clock
+ * reads their times are interpolated from, so the probe's drain does no per-record encoding).
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /**
  * Every version a reader (client, trace reader, extension) can read, highest first: clients offer
  * them all, so a newer client still talks to an older probe, and old traces stay readable.
  */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION, 2, 1]);
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION, 3, 2, 1]);
 
 /**
  * The versions the probe writes. Batches are encoded once for every sink, so a probe writes one

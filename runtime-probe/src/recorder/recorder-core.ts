@@ -67,7 +67,7 @@ import {
   SUBSCRIBE,
   UNSUBSCRIBE,
 } from './layouts';
-import { encodeSlot, type SideStrings } from './ring-encoder';
+import { encodeDispatchBlock, encodeSlot, type SideStrings } from './ring-encoder';
 import { WindowClock } from './window-clock';
 import { HandlerSampler } from './handler-sampler';
 
@@ -150,6 +150,10 @@ export const DEFAULT_RECORDING_CONFIG: RecordingConfig = Object.freeze({
   payloadSizeCap: 1024,
   dispatchSiteEvery: 1000,
 });
+
+function highWaterOf(capacity: number): number {
+  return Math.max(1, Math.floor(capacity * 0.75));
+}
 
 function detailCode(d: DetailLevel): number {
   return DETAIL_LEVELS.indexOf(d);
@@ -258,7 +262,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.sites = new SiteTable(this.strings, host.resolveFrame);
     this.watchDebugger = host.watchDebugger ?? (() => undefined);
     this.capacity = this.nextCapacity = options.maxBufferedRecords;
-    this.highWater = Math.max(1, Math.floor(options.maxBufferedRecords * 0.75));
+    this.highWater = highWaterOf(options.maxBufferedRecords);
     this.sanitize = options.sanitize;
     this.isProxy = options.isProxy ?? host.isProxy;
     this.capture = host.capturePayload;
@@ -373,7 +377,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   private startRecording(): void {
     this.capacity = this.nextCapacity;
-    this.highWater = Math.max(1, Math.floor(this.capacity * 0.75));
+    this.highWater = highWaterOf(this.capacity);
     this.ring = new Float64Array(this.capacity * W);
     this.sideA = new Array<string | null>(this.capacity).fill(null);
     this.sideB = new Array<string | null>(this.capacity).fill(null);
@@ -902,6 +906,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       this.discardAfterFailure();
       reportProbeFailure('encoding records', error);
     } finally {
+      // Empty: the next record goes to slot 0 again, so a busy app keeps writing (and the drain
+      // reading) the same front of the ring instead of sweeping all of it (7 MB at the default
+      // capacity) through the caches.
+      if (this.size === 0) this.readPos = 0;
       // Every tick so far is resolved (in a record or on the stack): only the newest read is needed.
       clock.trim();
       this.draining = false;
@@ -949,6 +957,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const busAt = DISPATCH.at.bus;
     const typeAt = DISPATCH.at.type;
     const dispatchCode = DISPATCH.code;
+    const clock = this.windowClock;
     // Most records of a drain come from one bus: its counters are looked up once per change of bus.
     let countsBus = -1;
     let counts = this.typeDispatches.get(countsBus) ?? new Float64Array(0);
@@ -965,14 +974,25 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             counts = this.countsFor(busId, typeId);
             countsBus = busId;
           }
-          counts[typeId]++;
-        } else if (code === ENQUEUE.code) {
-          this.typeEnqueued.add(ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type]);
+          // Runs of dispatch records (the bulk) go as dispatch blocks; what cannot start one, alone.
+          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA);
+          if (n === 0) {
+            counts[typeId]++;
+            encodeSlot(ring, b, pos, side, w, clock);
+            if (++pos === cap) pos = 0;
+            size--;
+          } else {
+            pos += n;
+            if (pos >= cap) pos -= cap;
+            size -= n;
+          }
+        } else {
+          if (code === ENQUEUE.code) this.typeEnqueued.add(ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type]);
+          encodeSlot(ring, b, pos, side, w, clock);
+          pos++;
+          if (pos === cap) pos = 0;
+          size--;
         }
-        encodeSlot(ring, b, pos, side, w, this.windowClock);
-        pos++;
-        if (pos === cap) pos = 0;
-        size--;
         if (w.byteLength >= TARGET_BATCH_BYTES) {
           this.readPos = pos;
           this.size = size;

@@ -29,19 +29,25 @@ export class WindowClock {
   tick = 0;
   /** Ticks left in this window; at 0 the next tick reads the clock. */
   countdown = 0;
-  /** Clock reads since the last drain: tick number and time, in tick order. */
-  private readonly sampleTicks = new Float64Array(SAMPLE_CAPACITY);
-  private readonly sampleTimes = new Float64Array(SAMPLE_CAPACITY);
+  /** Clock reads since the last drain: tick number and time, in tick order (the drain ships them in dispatch blocks). */
+  readonly sampleTicks = new Float64Array(SAMPLE_CAPACITY);
+  readonly sampleTimes = new Float64Array(SAMPLE_CAPACITY);
   private samples = 0;
-  /** Time of the newest read no longer kept (a lower bound for any tick after it). */
-  private floorTime = 0;
+  /**
+   * Time of the newest read no longer kept (a lower bound for any tick after it); NaN: none. NaN
+   * rather than 0 so the field holds a double from the start: a field that turns from a small
+   * integer into a double changes the object's shape, which deoptimizes every function using it —
+   * on the hot path, in the middle of the first recorded dispatches.
+   */
+  private floorTime = NaN;
   private ticksPerWindow = INITIAL_TICKS_PER_WINDOW;
   private taskEndPending = false;
   /** The next read starts a task: the gap since the last read was idle time, not a rate. */
   private taskStart = true;
   /** Clock reads made (for tests and the bench). */
   reads = 0;
-  private readonly result: TickTime = { time: 0, bound: 0 };
+  /** NaN, not 0: doubles from the start (see `floorTime`). */
+  private readonly result: TickTime = { time: NaN, bound: NaN };
   /** Index of the read `resolve` found last (where the next search starts). */
   private hint = 0;
   private readonly endOfTask = (): void => {
@@ -56,6 +62,11 @@ export class WindowClock {
     /** Called when the sample buffer is full (the recorder drains, which resolves and trims). */
     private readonly onFull: () => void,
   ) {}
+
+  /** Reads kept (`sampleTicks`/`sampleTimes` 0 … keptReads-1). */
+  get keptReads(): number {
+    return this.samples;
+  }
 
   /** Hot path: takes a tick; reads the clock when the window is over. Inline-able. */
   next(): number {
@@ -136,7 +147,8 @@ export class WindowClock {
     }
     if (lo === n) {
       // after every read (close() not called): the last read is a lower bound only
-      const last = n === 0 ? this.floorTime : times[n - 1];
+      const floor = this.floorTime;
+      const last = n !== 0 ? times[n - 1] : floor === floor ? floor : 0;
       out.time = last;
       out.bound = MIN_BOUND_MS;
       return out;
@@ -149,7 +161,7 @@ export class WindowClock {
     }
     if (lo === 0) {
       // before every kept read: somewhere after the last read dropped
-      const floor = this.floorTime === 0 ? tHi : this.floorTime;
+      const floor = this.floorTime === this.floorTime ? this.floorTime : tHi;
       out.time = tHi;
       out.bound = Math.max(MIN_BOUND_MS, tHi - floor);
       return out;
@@ -185,7 +197,7 @@ export class WindowClock {
   /** Recording stopped: forget every read (ticks keep counting). */
   reset(): void {
     this.samples = 0;
-    this.floorTime = 0;
+    this.floorTime = NaN;
     this.countdown = 0;
     this.taskStart = true;
   }

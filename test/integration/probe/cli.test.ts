@@ -41,7 +41,7 @@ test('help, version and usage errors', () => {
   assert.equal(cli(['tail'], env).status, 2);
   assert.equal(cli(['record', '123'], env).status, 2, 'record needs -o');
   assert.equal(cli(['tail', 'abc'], env).status, 2);
-  assert.match(cli(['--version'], env).stdout, /^0\.1\.0 \(protocol 3\)/);
+  assert.match(cli(['--version'], env).stdout, /^0\.1\.0 \(protocol 4\)/);
   const none = cli(['list'], env);
   assert.equal(none.status, 0);
   assert.match(none.stderr, /no apps with the Busscope probe are running/);

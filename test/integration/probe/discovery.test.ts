@@ -30,7 +30,7 @@ test('BUSSCOPE=1 writes a private discovery file that is enough to attach', asyn
   assert.equal(entry.name, 'disco');
   assert.equal(entry.port, app.info.port);
   assert.equal(entry.token, app.info.token);
-  assert.equal(entry.protocolVersion, 3);
+  assert.equal(entry.protocolVersion, 4);
   assert.equal(entry.host, '127.0.0.1');
   assert.equal(typeof entry.cwd, 'string');
   assert.ok(Math.abs(entry.startTime - Date.now()) < 60_000);

@@ -25,7 +25,7 @@ import { Session } from '../../../extension/src/sessions/session';
 
 const welcome: WelcomeMessage = {
   type: 'welcome',
-  protocolVersion: 3, // the version RecordWriter writes
+  protocolVersion: 4, // the version RecordWriter writes
   probeVersion: 'hostile',
   app: { pid: 1, name: 'hostile', cwd: '/', startTime: 1_700_000_000_000, runtime: 'node v20' },
   timeOrigin: 1_700_000_000_000,

@@ -48,7 +48,7 @@ test('late attach: welcome, then a snapshot equal to the app\'s subscriptions(),
   await withTimeout(c.client.ping(), 5000, 'ping');
   assert.equal(c.messages[0].type, 'welcome');
   const welcome = c.client.welcome;
-  assert.equal(welcome.protocolVersion, 3);
+  assert.equal(welcome.protocolVersion, 4);
   assert.equal(welcome.app.pid, app.pid);
   assert.equal(welcome.app.name, 'probe-app');
   const snap = c.messages.find((m): m is SnapshotMessage => m.type === 'snapshot');

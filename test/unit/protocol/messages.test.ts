@@ -133,14 +133,15 @@ test('probe messages with the wrong shape are rejected', () => {
 });
 
 test('version negotiation picks the highest common version', () => {
-  assert.equal(PROTOCOL_VERSION, 3);
-  // A reader reads 3, 2 and 1 (old traces, old probes); the probe writes 3 only.
+  assert.equal(PROTOCOL_VERSION, 4);
+  // A reader reads 4, 3, 2 and 1 (old traces, old probes); the probe writes 4 only.
   assert.equal(negotiateProtocolVersion([1]), 1);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 7]), 2);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 7]), 3);
-  assert.equal(negotiateProtocolVersion([4, 5]), undefined);
-  assert.equal(negotiateProtocolVersion([1, 2], PROBE_PROTOCOL_VERSIONS), undefined);
-  assert.equal(negotiateProtocolVersion([1, 2, 3], PROBE_PROTOCOL_VERSIONS), 3);
+  assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 4, 7]), 4);
+  assert.equal(negotiateProtocolVersion([5, 6]), undefined);
+  assert.equal(negotiateProtocolVersion([1, 2, 3], PROBE_PROTOCOL_VERSIONS), undefined);
+  assert.equal(negotiateProtocolVersion([1, 2, 3, 4], PROBE_PROTOCOL_VERSIONS), 4);
   assert.equal(negotiateProtocolVersion([1, 2, 3], [3, 2]), 3);
   assert.equal(negotiateProtocolVersion([]), undefined);
 });
