@@ -4,6 +4,7 @@ import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
 import type { LeakMonitor } from './leakMonitor';
 import type { AnalysisOptions } from './options';
+import type { RunDeadline } from './runDeadline';
 import { NearMissSearch, POOL_ACCEPTS, type NearMissMatch, type NearMissPoolKind } from './nearMissSearch';
 import type { NeverDispatchedFinding } from './neverDispatched';
 import { TypeFamilies } from './typeGroups';
@@ -49,6 +50,8 @@ export interface AnalysisContext {
   readonly changes: TypeChanges;
   /** Types each per-type analysis may examine in this run. */
   readonly typeBudget: number;
+  /** When the budgeted parts of this run must stop (after a minimum of work each). */
+  readonly deadline: RunDeadline;
 }
 
 export type Analysis = (ctx: AnalysisContext) => WarningDraft[];

@@ -42,7 +42,7 @@ export function analyzeUnheardDispatch(ctx: AnalysisContext): WarningDraft[] {
       break;
     }
   }
-  const { singles, groups } = scan.run(types, ctx.changes, ctx.now, ctx.typeBudget, options, search.poolSize('listened'), () => search.exhausted, state.families, (t) => examine(ctx, t, o.minUnheard, o.reportWithoutNearMiss, library));
+  const { singles, groups } = scan.run(types, ctx.changes, ctx.now, ctx.typeBudget, ctx.deadline, options, search.poolSize('listened'), () => search.exhausted, state.families, (t) => examine(ctx, t, o.minUnheard, o.reportWithoutNearMiss, library));
   const out: WarningDraft[] = [];
   for (const f of singles) {
     const w = singleWarning(ctx, f, library);
