@@ -26,6 +26,8 @@ export interface AnalysisState {
   /** The per-type analyses' findings, kept between runs and updated for what changed (typeScan.ts). */
   readonly unheardScan: TypeScan<UnheardFinding>;
   readonly neverDispatchedScan: TypeScan<NeverDispatchedFinding>;
+  /** Whether a bus is a library's (its live listeners' sites), kept until one of its types changes. */
+  readonly libraryBuses: Map<number, boolean>;
 }
 
 export function emptyAnalysisState(): AnalysisState {
@@ -37,6 +39,7 @@ export function emptyAnalysisState(): AnalysisState {
     families: new TypeFamilies(),
     unheardScan: new TypeScan(),
     neverDispatchedScan: new TypeScan(),
+    libraryBuses: new Map(),
   };
 }
 
