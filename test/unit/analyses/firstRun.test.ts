@@ -20,7 +20,7 @@ function familiesOf(analyzer: Analyzer): { progress: { computed: number; pending
 test('the first run over a 100,000-type snapshot examines at most the type budget and works out at most the family budget, and says it is partial until all are placed', { timeout: 600_000 }, () => {
   const n = 100_000;
   const model = manyTypesModel('never-dispatched-snapshot', n);
-  const analyzer = new Analyzer(model);
+  const analyzer = new Analyzer(model, { timeBudgetMs: Infinity });
   const first = analyzer.run();
   const families = familiesOf(analyzer);
   assert.ok(families.progress.computed <= DEFAULT_FAMILY_BUDGET, `families worked out in the first run: ${families.progress.computed}`);
@@ -57,7 +57,7 @@ test('the first run over a 100,000-type snapshot examines at most the type budge
 
 test('100,000 user.<id>.updated types: budgeted runs find every near miss within 61 runs (600,034 work units at 10,000 a run) and equal the uncapped answer', { timeout: 900_000 }, () => {
   const model = manyTypesModel('user-updates', 100_000);
-  const analyzer = new Analyzer(model);
+  const analyzer = new Analyzer(model, { timeBudgetMs: Infinity });
   let update = analyzer.run();
   let runs = 1;
   while (update.progress.partial) {
@@ -69,8 +69,7 @@ test('100,000 user.<id>.updated types: budgeted runs find every near miss within
   }
   assert.equal(update.progress.typesChecked, update.progress.typesToCheck);
   assert.deepEqual(summary(update.warnings), summary(analyze(model)));
-  // The typo and user.0–9.updated → user.updated are all there.
+  // The typo is there (user.<id>.updated are instances, not typos of user.updated: their id parts differ).
   const unheard = update.warnings.filter((w) => w.kind === 'unheard-dispatch').map((w) => w.id);
-  assert.equal(unheard.length, 11);
-  assert.ok(unheard.includes('unheard-dispatch:1:enemy.kiled'));
+  assert.deepEqual(unheard, ['unheard-dispatch:1:enemy.kiled']);
 });

@@ -6,6 +6,7 @@
 // library bus (listeners all from Node's internals or node_modules) never.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/index';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, site } from '../model/streamBuilder';
 import { warningsOf } from './helpers';
@@ -74,4 +75,21 @@ test("still reported on emitters: a misspelt name on the app's own emitter, or o
     '"visti" is dispatched but nobody listens — did you mean "visit"?',
   ]);
   assert.ok(titles(model, { unheardDispatch: { reportWithoutNearMiss: true } }).includes('"shipped" is dispatched but nobody listens'));
+});
+
+test("a library bus's verdict, kept between runs, is judged again once the app subscribes to it", () => {
+  const model = new Model();
+  const s = new StreamBuilder().welcome();
+  s.busCreated(2, 'Client#1', 0).subscribe({ id: 3, bus: 2, type: 'notice', site: LIB, time: 0 });
+  s.dispatch({ bus: 2, type: 'notices', start: 6 });
+  s.into(model);
+  const analyzer = new Analyzer(model, { kinds: ['unheard-dispatch'] });
+  assert.deepEqual(analyzer.run().warnings, []);
+  assert.deepEqual(analyzer.run().warnings, []);
+  // The app's own listener on the same emitter: no longer a library's, so the typo counts now.
+  const more = new StreamBuilder();
+  more.clock = 10;
+  more.subscribe({ id: 4, bus: 2, type: 'notice', site: APP, time: 10 }).dispatch({ bus: 2, type: 'notices', start: 11 });
+  more.into(model);
+  assert.deepEqual(analyzer.run().warnings.map((w) => w.id), ['unheard-dispatch:2:notices']);
 });

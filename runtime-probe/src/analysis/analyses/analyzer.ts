@@ -3,8 +3,9 @@
 // enough to run on every throttled model change: the per-type analyses (nobody listens, never
 // dispatched) keep their findings between runs and examine only the types the model journaled as
 // changed, plus a budgeted slice of the backlog (typeScan.ts); the near-miss name search (the one
-// part that compares types with each other) has a work budget per run too; the rest carries over
-// and `progress` says so until it has caught up. The other analyses are linear in what they judge
+// part that compares types with each other) has a work budget per run too, and all of these stop
+// when the run's time budget is spent (runDeadline.ts); the rest carries over and `progress` says
+// so until it has caught up. The other analyses are linear in what they judge
 // and cheap per type, never in dispatches. However many types there are, a run says a bounded number of
 // warnings: the per-type analyses group families of look-alike names and cap the rest (typeGroups.ts),
 // so building, fingerprinting and sorting warnings stays small too.
@@ -23,6 +24,7 @@ import { analyzeQueueGrowth } from './queueGrowth';
 import { analyzeStarved } from './starved';
 import { analyzeThrowingHandlers } from './throwingHandlers';
 import { DEFAULT_FAMILY_BUDGET } from './typeGroups';
+import { DEFAULT_TIME_BUDGET_MS, RunDeadline } from './runDeadline';
 import { DEFAULT_TYPE_BUDGET, type TypeChanges } from './typeScan';
 import { analyzeUnheardDispatch } from './unheardDispatch';
 import { WARNING_KINDS, type Severity, type Warning, type WarningDraft, type WarningKind } from './warning';
@@ -111,6 +113,15 @@ export interface AnalyzerOptions {
    * waits for the next run. Default DEFAULT_TYPE_BUDGET; Infinity for no cap.
    */
   readonly typeBudget?: number;
+  /**
+   * Wall-clock milliseconds the budgeted parts of a run (examining types, the near-miss search,
+   * working out families) may take; past it they stop after a minimum of work each, and the rest
+   * carries over like work beyond the budgets above. Default DEFAULT_TIME_BUDGET_MS; Infinity for
+   * no deadline (then only the work budgets bound a run).
+   */
+  readonly timeBudgetMs?: number;
+  /** The clock the time budget is read from, in ms (default `performance.now`). */
+  readonly clock?: () => number;
 }
 
 export class Analyzer {
@@ -123,6 +134,8 @@ export class Analyzer {
   private nearMissBudget: number;
   private familyBudget: number;
   private typeBudget: number;
+  private timeBudgetMs: number;
+  private readonly deadline: RunDeadline;
   /** Where this analyzer is in the model's type-change journal. */
   private journalCursor: number;
   private readonly changedTypes: number[] = [];
@@ -137,6 +150,10 @@ export class Analyzer {
     this.nearMissBudget = checkBudget('nearMissBudget', options.nearMissBudget ?? DEFAULT_NEAR_MISS_BUDGET);
     this.familyBudget = checkBudget('familyBudget', options.familyBudget ?? DEFAULT_FAMILY_BUDGET);
     this.typeBudget = checkBudget('typeBudget', options.typeBudget ?? DEFAULT_TYPE_BUDGET);
+    this.timeBudgetMs = checkTimeBudget(options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS);
+    const clock = options.clock ?? (() => performance.now());
+    if (typeof clock !== 'function') throw new TypeError(`Analyzer: clock must be a function, got ${typeof clock}`);
+    this.deadline = new RunDeadline(clock);
     this.generation = model.generation;
     // A fresh state examines every type anyway: only changes from now on matter.
     this.journalCursor = model.typeChangeCursor;
@@ -162,6 +179,7 @@ export class Analyzer {
     if (options.nearMissBudget !== undefined) this.nearMissBudget = checkBudget('nearMissBudget', options.nearMissBudget);
     if (options.familyBudget !== undefined) this.familyBudget = checkBudget('familyBudget', options.familyBudget);
     if (options.typeBudget !== undefined) this.typeBudget = checkBudget('typeBudget', options.typeBudget);
+    if (options.timeBudgetMs !== undefined) this.timeBudgetMs = checkTimeBudget(options.timeBudgetMs);
   }
 
   /** Forgets every warning and all re-arming state (`run` also resets the state by itself after `model.clear()`). */
@@ -180,11 +198,13 @@ export class Analyzer {
       this.generation = this.model.generation;
       this.state = emptyAnalysisState();
     }
+    // Everything from here counts against the time budget, including the unbudgeted setup.
+    this.deadline.start(this.timeBudgetMs);
     const now = this.model.now;
     const changes = this.readChanges();
-    this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes);
-    this.state.families.beginRun(this.familyBudget);
-    const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget };
+    this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline);
+    this.state.families.beginRun(this.familyBudget, this.deadline);
+    const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget, deadline: this.deadline };
     const next = new Map<string, { warning: Warning; fingerprint: string }>();
     const added: Warning[] = [];
     const changed: Warning[] = [];
@@ -258,6 +278,11 @@ function checkKinds(kinds: readonly WarningKind[]): readonly WarningKind[] {
   return [...kinds];
 }
 
+function checkTimeBudget(ms: number): number {
+  if (typeof ms !== 'number' || !(ms > 0)) throw new TypeError(`Analyzer: timeBudgetMs must be a number > 0 (or Infinity), got ${String(ms)}`);
+  return ms;
+}
+
 function checkBudget(name: string, budget: number): number {
   if (typeof budget !== 'number' || !(budget >= 1)) throw new TypeError(`Analyzer: ${name} must be a number ≥ 1 (or Infinity), got ${String(budget)}`);
   return budget;
@@ -265,5 +290,5 @@ function checkBudget(name: string, budget: number): number {
 
 /** One-shot: the warnings that hold for `model` now (complete: no work budget unless one is given). */
 export function analyze(model: Model, options: AnalyzerOptions = {}): readonly Warning[] {
-  return new Analyzer(model, { nearMissBudget: Infinity, familyBudget: Infinity, typeBudget: Infinity, ...options }).run().warnings;
+  return new Analyzer(model, { nearMissBudget: Infinity, familyBudget: Infinity, typeBudget: Infinity, timeBudgetMs: Infinity, ...options }).run().warnings;
 }

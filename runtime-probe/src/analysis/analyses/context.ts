@@ -4,6 +4,7 @@ import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
 import type { LeakMonitor } from './leakMonitor';
 import type { AnalysisOptions } from './options';
+import type { RunDeadline } from './runDeadline';
 import { NearMissSearch, POOL_ACCEPTS, type NearMissMatch, type NearMissPoolKind } from './nearMissSearch';
 import type { NeverDispatchedFinding } from './neverDispatched';
 import { TypeFamilies } from './typeGroups';
@@ -25,6 +26,8 @@ export interface AnalysisState {
   /** The per-type analyses' findings, kept between runs and updated for what changed (typeScan.ts). */
   readonly unheardScan: TypeScan<UnheardFinding>;
   readonly neverDispatchedScan: TypeScan<NeverDispatchedFinding>;
+  /** Whether a bus is a library's (its live listeners' sites), kept until one of its types changes. */
+  readonly libraryBuses: Map<number, boolean>;
 }
 
 export function emptyAnalysisState(): AnalysisState {
@@ -36,6 +39,7 @@ export function emptyAnalysisState(): AnalysisState {
     families: new TypeFamilies(),
     unheardScan: new TypeScan(),
     neverDispatchedScan: new TypeScan(),
+    libraryBuses: new Map(),
   };
 }
 
@@ -49,6 +53,8 @@ export interface AnalysisContext {
   readonly changes: TypeChanges;
   /** Types each per-type analysis may examine in this run. */
   readonly typeBudget: number;
+  /** When the budgeted parts of this run must stop (after a minimum of work each). */
+  readonly deadline: RunDeadline;
 }
 
 export type Analysis = (ctx: AnalysisContext) => WarningDraft[];

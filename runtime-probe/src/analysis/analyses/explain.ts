@@ -6,6 +6,7 @@ import { runsBefore, type EndReason } from '../model/entities';
 import type { Model } from '../model/model';
 import { emptyAnalysisState, findNearMisses, ms, nearMissText, plural, subName, type AnalysisContext } from './context';
 import { resolveAnalysisOptions, type AnalysisOptionsInput } from './options';
+import { NO_DEADLINE } from './runDeadline';
 import type { NearMissEvidence } from './warning';
 
 export type WhyReason =
@@ -62,7 +63,7 @@ export function explainSubscription(model: Model, id: number, options: AnalysisO
     const text = `Subscription #${id} is not known: it was never seen, or it ended long enough ago to be forgotten.`;
     return { subscriptionId: id, found: false, summary: text, reasons: [{ kind: 'unknown-subscription', text }] };
   }
-  const ctx: AnalysisContext = { model, options: resolveAnalysisOptions(options), now: model.now, state: emptyAnalysisState(), changes: { indices: [], all: true }, typeBudget: Infinity };
+  const ctx: AnalysisContext = { model, options: resolveAnalysisOptions(options), now: model.now, state: emptyAnalysisState(), changes: { indices: [], all: true }, typeBudget: Infinity, deadline: NO_DEADLINE };
   const t = s.type;
   const name = subName(s);
   const reasons: WhyReason[] = [];

@@ -9,11 +9,15 @@
 //   dispatched (membership only grows, so what was checked stays checked) — indexed by exact name,
 //   by words, by sorted words and by name length, so a type is compared only with the pool
 //   members those buckets name (same name, same words, or a length within the edit distance);
+// - names are near misses only when their id-like parts are equal (similarity.ts), so every bucket
+//   but the exact-name one is per id parts: `user.17.updatd` looks only among the names with id
+//   `17`, and thousands of `user.<id>.updated` are not each other's candidates;
 // - each run has a work budget (comparisons plus names indexed); when it runs out the rest
 //   carries over to the next run and the run says it was partial (`progress`).
 import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
 import { nameKey, nearMissOfKeys, type NameKey } from './similarity';
+import { NO_DEADLINE, type RunDeadline } from './runDeadline';
 import type { TypeChanges } from './typeScan';
 import type { NearMissEvidence } from './warning';
 
@@ -32,7 +36,28 @@ export const POOL_ACCEPTS: Readonly<Record<NearMissPoolKind, (t: EventTypeState)
  */
 export const DEFAULT_NEAR_MISS_BUDGET = 10_000;
 
+/**
+ * Work units a run spends even when its deadline has passed: every run moves on, and a small
+ * app's search (a few hundred names) completes in one run however slow that run is.
+ */
+export const MIN_NEAR_MISS_WORK = 2_000;
+
 const NO_MATCHES: readonly NearMissMatch[] = [];
+
+/**
+ * Unchecked members with a name's id parts that are compared outright rather than looked up by
+ * piece (up to (2K + 1)² · (2K + 1) look-ups for K edits: a few dozen comparisons are cheaper).
+ */
+const SMALL_ID_BUCKET = 64;
+
+/**
+ * Pool members one name is compared with per search step. Names that share their words with
+ * thousands of others (`user.alice.updated`, `user.bob.updated`, … with no digits, so no id parts)
+ * meet thousands of candidates in the piece buckets of those words; beyond this many they are
+ * taken from the smallest buckets first (the pieces that are the name's own), and the rest are not
+ * compared. A typo keeps most of its name's own pieces, so it is still found.
+ */
+export const MAX_CANDIDATES = 64;
 
 /**
  * Matches kept per searched type, best scores first: only the top few are shown, and a name with
@@ -72,13 +97,18 @@ class Pool {
   readonly byName = new Map<string, number[]>();
   readonly byWords = new Map<string, number[]>();
   readonly bySortedWords = new Map<string, number[]>();
-  /** Lower-cased names too short to cut into `pieces` pieces, by length. */
-  readonly shortByLength = new Map<number, number[]>();
-  /** `length:piece:text` → positions (see `pieceBounds`). */
+  /** Names with id-like parts, by those parts (a small bucket is compared outright). */
+  readonly byIds = new Map<string, number[]>();
+  /** Lower-cased names too short to cut into `pieces` pieces, by id parts and length. */
+  readonly shortByLength = new Map<string, number[]>();
+  /** `ids|length:piece:text` → positions (see `pieceBounds`). */
   readonly byPiece = new Map<string, number[]>();
   /** By type index (an array: a hundred thousand Map look-ups per run cost more than the search's budget). */
   readonly subjects: (SubjectProgress | undefined)[] = [];
   syncedRun = -1;
+  /** Marks of `rarestFirst` (a member taken once per search step), by position. */
+  stamps = new Int32Array(0);
+  private stamp = 0;
   /** The run in which this pool was last indexed, and the work level its indexing stops at in it. */
   indexRun = -1;
   indexLimit = 0;
@@ -117,6 +147,16 @@ class Pool {
     if (t === undefined || t.isWildcard || !POOL_ACCEPTS[this.kind](t)) return;
     this.joinedFlags[i] = 1;
     this.members.push(i);
+  }
+
+  /** A fresh mark for `stamps`, sized to the members. */
+  nextStamp(): number {
+    if (this.stamps.length < this.members.length) {
+      const grown = new Int32Array(Math.max(this.members.length, this.stamps.length * 2));
+      grown.set(this.stamps);
+      this.stamps = grown;
+    }
+    return ++this.stamp;
   }
 
   isMember(index: number): boolean {
@@ -163,14 +203,16 @@ export class NearMissSearch {
   private complete = 0;
 
   private changes: TypeChanges = { indices: [], all: true };
+  private deadline: RunDeadline = NO_DEADLINE;
 
   /**
    * Starts a run with `budget` work units (Infinity: complete every search now): the pools take in
    * the types that changed (`changes`) and start to qualify.
    */
-  beginRun(model: Model, budget: number, changes: TypeChanges): void {
+  beginRun(model: Model, budget: number, changes: TypeChanges, deadline: RunDeadline = NO_DEADLINE): void {
     this.run++;
     this.budget = budget;
+    this.deadline = deadline;
     this.work = 0;
     this.searched = 0;
     this.complete = 0;
@@ -191,9 +233,9 @@ export class NearMissSearch {
     return this.pools[kind].isMember(index);
   }
 
-  /** This run's budget is spent: further searches only return what they found before. */
+  /** This run's budget or time is spent: further searches only return what they found before. */
   get exhausted(): boolean {
-    return this.work >= this.budget;
+    return this.work >= this.budget || (this.work >= MIN_NEAR_MISS_WORK && this.deadline.expired);
   }
 
   /** Whether `t`'s search in `kind` has compared every pool member (after `search` in this run). */
@@ -242,11 +284,11 @@ export class NearMissSearch {
     let subject = pool.subjects[t.index];
     if (subject === undefined) {
       // Out of budget: not even tokenised; a later run starts it.
-      if (this.work >= this.budget) return NO_MATCHES;
+      if (this.exhausted) return NO_MATCHES;
       subject = { checkedUpTo: 0, matches: [] };
       pool.subjects[t.index] = subject;
     }
-    if (subject.checkedUpTo < pool.indexed && this.work < this.budget) this.compare(pool, subject, t, types, maxDistance, minScore);
+    if (subject.checkedUpTo < pool.indexed && !this.exhausted) this.compare(pool, subject, t, types, maxDistance, minScore);
     if (subject.checkedUpTo === pool.members.length) this.complete++;
     return subject.matches;
   }
@@ -271,7 +313,7 @@ export class NearMissSearch {
       pool.indexLimit = this.work + this.budget / 2;
     }
     const limit = Math.min(this.budget, pool.indexLimit);
-    while (pool.indexed < pool.members.length && this.work < limit) {
+    while (pool.indexed < pool.members.length && this.work < limit && !this.exhausted) {
       const position = pool.indexed++;
       const t = types[pool.members[position]];
       push(pool.byName, t.name, position);
@@ -280,42 +322,55 @@ export class NearMissSearch {
       // growth): one unit, plus one per piece below.
       this.work++;
       if (!key.comparable) continue;
-      if (key.words !== '') push(pool.byWords, key.words, position);
-      if (key.sortedWords !== null) push(pool.bySortedWords, key.sortedWords, position);
+      const ids = key.ids;
+      if (ids !== '') push(pool.byIds, ids, position);
+      if (key.words !== '') push(pool.byWords, `${ids}|${key.words}`, position);
+      if (key.sortedWords !== null) push(pool.bySortedWords, `${ids}|${key.sortedWords}`, position);
       if (pool.maxEdits === 0) continue;
       const length = key.lower.length;
       if (length < pool.pieces) {
-        push(pool.shortByLength, length, position);
+        push(pool.shortByLength, `${ids}|${length}`, position);
         continue;
       }
       for (let i = 0; i < pool.pieces; i++) {
         const [start, end] = pieceBounds(length, pool.pieces, i);
-        push(pool.byPiece, `${length}:${i}:${key.lower.slice(start, end)}`, position);
+        push(pool.byPiece, `${ids}|${length}:${i}:${key.lower.slice(start, end)}`, position);
       }
       this.work += pool.pieces;
     }
   }
 
-  /** The buckets that can hold a match of `t`: same name, same words, sorted words, and pieces within K edits. */
-  private gather(pool: Pool, t: EventTypeState, key: NameKey, collect: (list: readonly number[] | undefined) => void): void {
+  /**
+   * The buckets that can hold a match of `t`: same name, then among the names with the same id
+   * parts: all of them when they are few, else same words, sorted words, and pieces within K edits.
+   */
+  private gather(pool: Pool, t: EventTypeState, key: NameKey, from: number, collect: (list: readonly number[] | undefined) => void): void {
     collect(pool.byName.get(t.name));
     if (!key.comparable) return;
-    if (key.words !== '') collect(pool.byWords.get(key.words));
-    if (key.sortedWords !== null) collect(pool.bySortedWords.get(key.sortedWords));
+    const ids = key.ids;
+    if (ids !== '') {
+      const same = pool.byIds.get(ids);
+      if (same === undefined || same.length - lowerBound(same, from) <= SMALL_ID_BUCKET) {
+        collect(same);
+        return;
+      }
+    }
+    if (key.words !== '') collect(pool.byWords.get(`${ids}|${key.words}`));
+    if (key.sortedWords !== null) collect(pool.bySortedWords.get(`${ids}|${key.sortedWords}`));
     const k = pool.maxEdits;
     const a = key.lower;
     // Edit distance needs the longer name to have at least 4 characters (one edit per four).
     const shortest = Math.max(1, a.length >= 4 ? a.length - k : 4);
     for (let length = shortest; k > 0 && length <= a.length + k; length++) {
       if (length < pool.pieces) {
-        collect(pool.shortByLength.get(length));
+        collect(pool.shortByLength.get(`${ids}|${length}`));
         continue;
       }
       for (let i = 0; i < pool.pieces; i++) {
         const [start, end] = pieceBounds(length, pool.pieces, i);
         for (let shift = -k; shift <= k; shift++) {
           if (start + shift < 0 || end + shift > a.length) continue;
-          collect(pool.byPiece.get(`${length}:${i}:${a.slice(start + shift, end + shift)}`));
+          collect(pool.byPiece.get(`${ids}|${length}:${i}:${a.slice(start + shift, end + shift)}`));
         }
       }
     }
@@ -329,19 +384,25 @@ export class NearMissSearch {
     const key = this.keyOf(t);
     const from = subject.checkedUpTo;
     const to = pool.indexed;
-    const candidates: number[] = [];
+    let candidates: number[] = [];
     let lookups = 0;
-    const collect = (list: readonly number[] | undefined): void => {
-      lookups++;
-      if (list === undefined || list[list.length - 1] < from) return;
-      for (let i = lowerBound(list, from); i < list.length && list[i] < to; i++) candidates.push(list[i]);
-    };
     // A few unchecked members (a small pool, or the ones new since the last run) are cheaper to
     // compare outright than to look up in (2K + 1)³ piece buckets.
     if (to - from <= (2 * pool.maxEdits + 1) ** 3) {
       for (let position = from; position < to; position++) candidates.push(position);
     } else {
-      this.gather(pool, t, key, collect);
+      const buckets: Bucket[] = [];
+      let total = 0;
+      this.gather(pool, t, key, from, (list) => {
+        lookups++;
+        if (list === undefined || list[list.length - 1] < from) return;
+        const start = lowerBound(list, from);
+        const end = lowerBound(list, to);
+        if (end <= start) return;
+        buckets.push({ list, start, end });
+        total += end - start;
+      });
+      candidates = total <= MAX_CANDIDATES ? allOf(buckets, total) : rarestFirst(pool, buckets);
     }
     // Looking up and gathering cost too (about an eighth of a comparison each).
     this.work += Math.ceil((lookups + candidates.length) / 8);
@@ -351,7 +412,7 @@ export class NearMissSearch {
       const position = candidates[c];
       if (position === previous) continue;
       previous = position;
-      if (this.work >= this.budget && c > 0) {
+      if (c > 0 && this.exhausted) {
         subject.checkedUpTo = position;
         return;
       }
@@ -368,6 +429,40 @@ export class NearMissSearch {
     }
     subject.checkedUpTo = to;
   }
+}
+
+/** Positions [start, end) of a bucket's list: the members in the search window. */
+interface Bucket {
+  readonly list: readonly number[];
+  readonly start: number;
+  readonly end: number;
+}
+
+function allOf(buckets: readonly Bucket[], total: number): number[] {
+  const out = new Array<number>(total);
+  let k = 0;
+  for (const { list, start, end } of buckets) for (let i = start; i < end; i++) out[k++] = list[i];
+  return out;
+}
+
+/**
+ * At most MAX_CANDIDATES distinct members, from the smallest buckets first: a bucket of a piece of
+ * the name's own (an id, a rare word) before one of a word every other name shares.
+ */
+function rarestFirst(pool: Pool, buckets: Bucket[]): number[] {
+  buckets.sort((a, b) => a.end - a.start - (b.end - b.start));
+  const stamp = pool.nextStamp();
+  const out: number[] = [];
+  for (const { list, start, end } of buckets) {
+    for (let i = start; i < end; i++) {
+      const position = list[i];
+      if (pool.stamps[position] === stamp) continue;
+      pool.stamps[position] = stamp;
+      out.push(position);
+      if (out.length === MAX_CANDIDATES) return out;
+    }
+  }
+  return out;
 }
 
 /** Adds `m`, keeping at most MAX_MATCHES_KEPT, best scores first (the earlier-found wins a tie). */

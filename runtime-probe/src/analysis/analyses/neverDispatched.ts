@@ -27,6 +27,7 @@ export function analyzeNeverDispatched(ctx: AnalysisContext): WarningDraft[] {
     ctx.changes,
     now,
     ctx.typeBudget,
+    ctx.deadline,
     options,
     search.poolSize('dispatched'),
     () => search.exhausted,

@@ -2,8 +2,13 @@
 // dispatched". Three signals, strongest first: the same words spelled differently (case and
 // separators: `enemyKilled` / `enemy.killed`), the same words in another order (`killed.enemy`),
 // and a small edit distance (`enemy.kiled`, `enmey.killed`: transpositions count as one edit).
+// Only names with the same id-like parts (those a name family replaces by `#`: typeGroups.ts) are
+// compared: `user.17.updated` / `user.17.updatd` may be a typo, but `user.17.updated` /
+// `user.18.updated` or `user.17.updated` / `user.updated` name different instances. That is also
+// what keeps the search selective when thousands of names share their words and differ in ids.
 // Everything here is linear in the name (or in name × allowed distance): an app's names are not
 // trusted to be short, so only the first MAX_COMPARED_NAME_LENGTH characters are ever considered.
+import { typeIdParts } from './typeGroups';
 
 /**
  * Names longer than this are tokenised on their first this-many characters and are never near
@@ -142,6 +147,8 @@ export interface NameKey {
   readonly sortedWords: string | null;
   /** False for names longer than MAX_COMPARED_NAME_LENGTH: never near misses. */
   readonly comparable: boolean;
+  /** The id-like parts (`typeIdParts`, '' when none): only names with equal ones are compared. */
+  readonly ids: string;
 }
 
 export function nameKey(name: string): NameKey {
@@ -152,12 +159,13 @@ export function nameKey(name: string): NameKey {
     words: tokens.join(' '),
     sortedWords: tokens.length > 1 ? [...tokens].sort().join(' ') : null,
     comparable: name.length <= MAX_COMPARED_NAME_LENGTH,
+    ids: typeIdParts(name),
   };
 }
 
 /** `nearMiss` on precomputed keys, without the `distance` of word matches (callers that rank need only reason and score). */
 export function nearMissOfKeys(a: NameKey, b: NameKey, maxDistance: number, minScore: number): { readonly reason: NearMissReason; readonly score: number; readonly distance: number } | undefined {
-  if (a.name === b.name || !a.comparable || !b.comparable) return undefined;
+  if (a.name === b.name || !a.comparable || !b.comparable || a.ids !== b.ids) return undefined;
   if (a.words !== '' && a.words === b.words) return { reason: 'same-words', score: 1, distance: -1 };
   if (a.sortedWords !== null && a.sortedWords === b.sortedWords) return { reason: 'reordered-words', score: 0.95, distance: -1 };
   const longer = Math.max(a.lower.length, b.lower.length);
@@ -172,7 +180,8 @@ export function nearMissOfKeys(a: NameKey, b: NameKey, maxDistance: number, minS
 
 /**
  * Whether `candidate` looks like a misspelling of `name` (or the other way round); undefined when
- * not, when the names are identical, or when either is longer than MAX_COMPARED_NAME_LENGTH. Short
+ * not, when the names are identical, when their id-like parts differ (`user.17.updated` /
+ * `user.18.updated`), or when either is longer than MAX_COMPARED_NAME_LENGTH. Short
  * names need to be closer: one edit per four characters, so `tick` / `tock` (4 chars, 1 edit) is a
  * near miss but `a.b` / `c.d` is not.
  */

@@ -8,6 +8,7 @@
 //   rest become one "N more" warning.
 // A typo (a finding with a near miss) is shown before the rest, in singles and as a group's example.
 import type { EventTypeState } from '../model/entities';
+import { NO_DEADLINE, type RunDeadline } from './runDeadline';
 import type { TypeGroupEvidence } from './warning';
 
 /** Findings of one kind in one family (on one bus) from which they are one warning. */
@@ -34,16 +35,36 @@ function isAlnum(c: number): boolean {
  * only its digit runs become `#` (`player2Joined` → `player#Joined`). One pass, linear.
  */
 export function typeFamily(name: string): string | null {
+  return scanFamily(name, false);
+}
+
+/**
+ * The id-like parts of a name — what `typeFamily` replaces by `#` — joined by `#` in order ('' when
+ * none, or when the name is too long to have a family): `user.17.updated` → `17`,
+ * `player2Joined` → `2`, `a.k3j9.b.7` → `k3j9#7`. Two names with different id parts name
+ * different instances (`user.17.updated`, `user.18.updated`), never a typo of each other.
+ */
+export function typeIdParts(name: string): string {
+  return scanFamily(name, true) ?? '';
+}
+
+/** One pass for both: the family (`ids` false) or the id parts (`ids` true). */
+function scanFamily(name: string, ids: boolean): string | null {
   if (name.length > MAX_FAMILY_NAME_LENGTH) return null;
   let out = '';
   let changed = false;
   let i = 0;
+  const idPart = (part: string): void => {
+    if (ids) out += changed ? `#${part}` : part;
+    else out += '#';
+    changed = true;
+  };
   while (i < name.length) {
     const c = name.charCodeAt(i);
     if (!isAlnum(c)) {
       let j = i + 1;
       while (j < name.length && !isAlnum(name.charCodeAt(j))) j++;
-      out += name.slice(i, j);
+      if (!ids) out += name.slice(i, j);
       i = j;
       continue;
     }
@@ -59,11 +80,11 @@ export function typeFamily(name: string): string | null {
       else lower = true;
     }
     const part = name.slice(i, j);
-    if (!digits) out += part;
-    else if (!(upper && lower)) {
-      out += '#';
-      changed = true;
-    } else {
+    if (!digits) {
+      if (!ids) out += part;
+    } else if (!(upper && lower)) idPart(part);
+    else if (ids) for (const run of part.match(/[0-9]+/g) ?? []) idPart(run);
+    else {
       out += part.replace(/[0-9]+/g, '#');
       changed = true;
     }
@@ -81,6 +102,9 @@ export const FAMILY_PENDING = -2;
  * run; the rest are worked out in the following runs and, until then, counted as partial.
  */
 export const DEFAULT_FAMILY_BUDGET = 10_000;
+
+/** Families a run works out even when its deadline has passed, so that every run moves on. */
+export const MIN_FAMILIES_PER_RUN = 500;
 
 /** How far this run's family look-ups got. */
 export interface FamilyRunProgress {
@@ -103,12 +127,14 @@ export class TypeFamilies {
   private readonly idByKey = new Map<string, number>();
   private readonly patterns: string[] = [];
   private budget = Infinity;
+  private deadline: RunDeadline = NO_DEADLINE;
   private computed = 0;
   private pending = 0;
 
   /** Starts a run that may work out `budget` families (Infinity: all of them). */
-  beginRun(budget: number): void {
+  beginRun(budget: number, deadline: RunDeadline = NO_DEADLINE): void {
     this.budget = budget;
+    this.deadline = deadline;
     this.computed = 0;
     this.pending = 0;
   }
@@ -122,7 +148,7 @@ export class TypeFamilies {
     const i = t.index;
     if (i >= this.known.length) this.grow(i + 1);
     if (this.known[i] === 1) return this.ids[i];
-    if (this.computed >= this.budget) return FAMILY_PENDING;
+    if (this.computed >= this.budget || (this.computed >= MIN_FAMILIES_PER_RUN && this.deadline.expired)) return FAMILY_PENDING;
     this.computed++;
     const family = typeFamily(t.name);
     let id = -1;

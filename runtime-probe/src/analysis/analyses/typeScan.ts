@@ -11,6 +11,7 @@
 // findings into warnings is redone only when a finding changed (or a family was still pending),
 // so an unchanged model's next run examines nothing and regroups nothing.
 import type { EventTypeState } from '../model/entities';
+import type { RunDeadline } from './runDeadline';
 import { groupFindings, type GroupedFindings, type TypeFamilies, type TypeFinding } from './typeGroups';
 
 /**
@@ -18,6 +19,12 @@ import { groupFindings, type GroupedFindings, type TypeFamilies, type TypeFindin
  * its near-miss matches, one finding record). The rest carries over to the next run.
  */
 export const DEFAULT_TYPE_BUDGET = 10_000;
+
+/**
+ * Types each scan examines per run even when the run's deadline has passed: every run moves on,
+ * and a small app's types are all examined in one run however slow that run is.
+ */
+export const MIN_TYPES_PER_RUN = 500;
 
 /** What the analyzer read from the model's type-change journal for this run. */
 export interface TypeChanges {
@@ -94,7 +101,8 @@ export class TypeScan<F extends TypeFinding> {
   }
 
   /**
-   * One run: takes in the changes, examines at most `budget` types with `examine`, and returns the
+   * One run: takes in the changes, examines at most `budget` types with `examine` (fewer once the
+   * run's `deadline` has passed, but at least MIN_TYPES_PER_RUN of those owed), and returns the
    * findings grouped (the previous grouping when no finding changed). `optionsKey` is the object
    * the verdicts depend on (thresholds): a new one means every type is examined again. `poolSize`
    * is the size of the near-miss pool the searches compare with: when it grew, every finished
@@ -105,6 +113,7 @@ export class TypeScan<F extends TypeFinding> {
     changes: TypeChanges,
     now: number,
     budget: number,
+    deadline: RunDeadline,
     optionsKey: unknown,
     poolSize: number,
     searchExhausted: () => boolean,
@@ -125,21 +134,23 @@ export class TypeScan<F extends TypeFinding> {
     this.poolSize = poolSize;
     this.takeDue(now);
     this.examined = 0;
+    // Within the budget, and within the run's time after the first few.
+    const more = (): boolean => this.examined < budget && (this.examined < MIN_TYPES_PER_RUN || !deadline.expired);
     const visit = (i: number): void => {
       this.examined++;
       this.apply(i, examine(types[i]), now);
     };
     // Changed and due types first, then the never-examined ones, then unfinished searches.
-    while (this.examined < budget && this.head < this.queue.length) {
+    while (this.head < this.queue.length && more()) {
       const i = this.queue[this.head++];
       this.queued[i] = 0;
       if (i < types.length) visit(i);
     }
-    while (this.examined < budget && this.scannedUpTo < types.length) visit(this.scannedUpTo++);
+    while (this.scannedUpTo < types.length && more()) visit(this.scannedUpTo++);
     const retry = this.retry;
     this.retry = [];
     let r = 0;
-    for (; r < retry.length && this.examined < budget && !searchExhausted(); r++) {
+    for (; r < retry.length && more() && !searchExhausted(); r++) {
       const i = retry[r];
       this.inRetry[i] = 0;
       if (this.search[i] === INCOMPLETE) visit(i);

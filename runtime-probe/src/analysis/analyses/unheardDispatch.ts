@@ -32,17 +32,22 @@ export function analyzeUnheardDispatch(ctx: AnalysisContext): WarningDraft[] {
   const library = new LibraryBuses(ctx);
   const search = state.nearMisses;
   const scan = state.unheardScan;
-  // A listened-to type that lost its listeners no longer counts as a near miss: the typos that
-  // may name it are examined again (only then: it needs no pass over the findings per run).
   const types = model.allTypes();
+  // A bus's verdict holds until one of its types changes (a subscription made or ended is one).
+  if (ctx.changes.all) state.libraryBuses.clear();
+  let requeued = false;
   for (const i of ctx.changes.indices) {
     const t = types[i];
-    if (t !== undefined && !POOL_ACCEPTS.listened(t) && search.isPoolMember('listened', i)) {
+    if (t === undefined) continue;
+    state.libraryBuses.delete(t.bus);
+    // A listened-to type that lost its listeners no longer counts as a near miss: the typos that
+    // may name it are examined again (only then: it needs no pass over the findings per run).
+    if (!requeued && !POOL_ACCEPTS.listened(t) && search.isPoolMember('listened', i)) {
       scan.requeueTypos();
-      break;
+      requeued = true;
     }
   }
-  const { singles, groups } = scan.run(types, ctx.changes, ctx.now, ctx.typeBudget, options, search.poolSize('listened'), () => search.exhausted, state.families, (t) => examine(ctx, t, o.minUnheard, o.reportWithoutNearMiss, library));
+  const { singles, groups } = scan.run(types, ctx.changes, ctx.now, ctx.typeBudget, ctx.deadline, options, search.poolSize('listened'), () => search.exhausted, state.families, (t) => examine(ctx, t, o.minUnheard, o.reportWithoutNearMiss, library));
   const out: WarningDraft[] = [];
   for (const f of singles) {
     const w = singleWarning(ctx, f, library);
@@ -67,10 +72,16 @@ function examine(ctx: AnalysisContext, t: EventTypeState, minUnheard: number, re
   return { finding: { t, typo: nearMisses.length > 0, nearMisses }, search, recheckAt: Infinity };
 }
 
-/** Which buses are libraries' (`isLibraryBus` over their live listeners' sites), each judged once per run. */
+/**
+ * Which buses are libraries' (`isLibraryBus` over their live listeners' sites). Judging a bus is a
+ * pass over its types (100,000 of them in an app with an id per event name), so verdicts are kept
+ * between runs (`AnalysisState.libraryBuses`) until a type of the bus changes.
+ */
 class LibraryBuses {
-  private readonly verdicts = new Map<number, boolean>();
-  constructor(private readonly ctx: AnalysisContext) {}
+  private readonly verdicts: Map<number, boolean>;
+  constructor(private readonly ctx: AnalysisContext) {
+    this.verdicts = ctx.state.libraryBuses;
+  }
 
   has(busId: number): boolean {
     let verdict = this.verdicts.get(busId);
