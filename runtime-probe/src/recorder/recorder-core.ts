@@ -31,6 +31,7 @@ import {
   type UnsubscribeReason,
 } from '../protocol/index';
 import { BUS_KINDS } from '../protocol/records';
+import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';
 import type { FrameResolver } from './frames';
 import { capturePayload, type PayloadSanitizer, type ProxyCheck } from './payload';
@@ -694,6 +695,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     r[b + at.once] = sub.once ? 1 : 0;
     r[b + at.site] = site === undefined ? 0 : site.id;
     r[b + at.ownerId] = sub.ownerId ?? 0;
+    r[b + at.origin] = sub.origin === undefined ? 0 : SITE_ORIGINS.indexOf(sub.origin) + 1;
     this.sideA[b / W] = sub.ownerDescription ?? null;
   }
 

@@ -1,4 +1,5 @@
 // What every analysis receives, and small helpers they share (names, sites, near-miss lookup).
+import { LibraryClassifier } from '../busGroups';
 import type { SiteInfo } from '../../protocol/index';
 import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
@@ -25,6 +26,8 @@ export interface AnalysisState {
   /** The per-type analyses' findings, kept between runs and updated for what changed (typeScan.ts). */
   readonly unheardScan: TypeScan<UnheardFinding>;
   readonly neverDispatchedScan: TypeScan<NeverDispatchedFinding>;
+  /** Library emitters (the views' verdict: a bus between two listeners keeps its last one). */
+  readonly libraries: LibraryClassifier;
 }
 
 export function emptyAnalysisState(): AnalysisState {
@@ -36,6 +39,7 @@ export function emptyAnalysisState(): AnalysisState {
     families: new TypeFamilies(),
     unheardScan: new TypeScan(),
     neverDispatchedScan: new TypeScan(),
+    libraries: new LibraryClassifier(),
   };
 }
 

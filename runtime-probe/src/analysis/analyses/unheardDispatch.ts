@@ -11,8 +11,7 @@
 // listen to — whatever `reportWithoutNearMiss` says. Library buses (listeners all from Node's
 // internals or node_modules) are never reported, and their listeners are no one's near miss.
 import type { SiteInfo } from '../../protocol/index';
-import { isLibraryBus } from '../../protocol/site-origin';
-import type { BusState, EventTypeState } from '../model/entities';
+import type { EventTypeState } from '../model/entities';
 import type { AnalysisContext } from './context';
 import { busName, currentNearMisses, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
 import { instanceClass, META_EVENTS, withoutSiblingInstances } from './emitterEvents';
@@ -67,7 +66,7 @@ function examine(ctx: AnalysisContext, t: EventTypeState, minUnheard: number, re
   return { finding: { t, typo: nearMisses.length > 0, nearMisses }, search, recheckAt: Infinity };
 }
 
-/** Which buses are libraries' (`isLibraryBus` over their live listeners' sites), each judged once per run. */
+/** Which buses are libraries' (the views' `LibraryClassifier`), each judged once per run. */
 class LibraryBuses {
   private readonly verdicts = new Map<number, boolean>();
   constructor(private readonly ctx: AnalysisContext) {}
@@ -76,15 +75,11 @@ class LibraryBuses {
     let verdict = this.verdicts.get(busId);
     if (verdict === undefined) {
       const bus = this.ctx.model.buses.get(busId);
-      verdict = bus !== undefined && isLibraryBus(liveSiteFiles(bus));
+      verdict = bus !== undefined && this.ctx.state.libraries.isLibrary(bus);
       this.verdicts.set(busId, verdict);
     }
     return verdict;
   }
-}
-
-function* liveSiteFiles(bus: BusState): Iterable<string | undefined> {
-  for (const t of bus.types.values()) for (const s of t.live) yield s.site?.file;
 }
 
 /** The subscribe sites of the best near miss (where the listeners are). */
