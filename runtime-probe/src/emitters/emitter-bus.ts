@@ -140,6 +140,8 @@ export class EmitterBus implements TracedBus {
   onTiming: ((on: boolean) => void) | undefined = undefined;
   /** `origin` given to the subscriptions `sync` creates next (process-wide instrumentation). */
   nextOrigin: SiteOrigin | undefined = undefined;
+  /** When set, decides each new subscription's origin from its entry instead (listeners found already there). */
+  originOfEntry: ((entry: unknown) => SiteOrigin | undefined) | undefined = undefined;
   /** Set whenever the shadow gains or loses a subscription (read and cleared by whoever caches on it). */
   listenersChanged = false;
   /** Cached by process-wide instrumentation: every listener comes from a library or Node (siteOrigin). */
@@ -236,7 +238,7 @@ export class EmitterBus implements TracedBus {
     for (let i = head; i < addedEnd; i++) {
       const entry = current[i];
       const sub = new ListenerSubscription(takeSubscriptionId(), name, this.kind.label(entry), this.kind.once(entry), Date.now(), entry);
-      sub.origin = this.nextOrigin;
+      sub.origin = this.originOfEntry !== undefined ? this.originOfEntry(entry) : this.nextOrigin;
       added.push(sub);
       next.push(sub);
     }

@@ -35,7 +35,7 @@ import {
 } from './emitter-bus';
 import { EventTargetBus } from './event-target';
 import { canReplicateEmit, NODE_ENTRY_KIND, nodeKey, syncNodeAll, syncNodeKey, tracedNodeEmit } from './node-emitter';
-import { siteOrigin } from '../protocol/site-origin';
+import { siteOrigin, type SiteOrigin } from '../protocol/site-origin';
 
 /** `all`: every emitter; `app`: emitters with a listener from the app's own code. */
 export type InstrumentedEmitters = 'all' | 'app';
@@ -196,9 +196,23 @@ function nodeBus(state: Installed, target: NodeEmitterLike, origin: string, fram
   bus.nextOrigin = siteOrigin(origin);
   adopt(state, target, bus);
   bus.register();
-  // Listeners added before this one was seen: subscriptions from now on, with this call's origin.
-  syncWithFrames(frames, () => syncNodeAll(bus, target, 'dispose'));
+  // Listeners added before this one was seen: subscriptions from now on. They are not this call's:
+  // Node's when Node added them while instrumented (`nodeListeners`), else unknown (added before).
+  bus.originOfEntry = foundOrigin;
+  try {
+    syncWithFrames(frames, () => syncNodeAll(bus, target, 'dispose'));
+  } finally {
+    bus.originOfEntry = undefined;
+  }
   return bus;
+}
+
+/** Origin of a listener an emitter had before it got a bus (a `once` wrapper stands for its `listener`). */
+function foundOrigin(entry: unknown): SiteOrigin | undefined {
+  if ((typeof entry !== 'function' && typeof entry !== 'object') || entry === null) return undefined;
+  if (nodeListeners.has(entry)) return 'node';
+  const inner = typeof entry === 'function' ? (entry as { listener?: unknown }).listener : undefined;
+  return (typeof inner === 'function' || typeof inner === 'object') && inner !== null && nodeListeners.has(inner) ? 'node' : undefined;
 }
 
 const ADDERS = ['on', 'addListener', 'prependListener', 'once', 'prependOnceListener'] as const;

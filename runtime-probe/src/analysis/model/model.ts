@@ -487,7 +487,10 @@ export class Model {
       }
       case 'bus-disposed': {
         this.touch(r.time);
-        const b = this.busFor(r.bus);
+        // A bus this stream never defined (an emitter collected between the snapshot and its
+        // finalizer): nothing to show, and a nameless "bus N" with no types would be all it made.
+        const b = this.buses.get(r.bus);
+        if (b === undefined) return;
         b.disposedAt = r.time;
         this.settleClear(b, true);
         return;
