@@ -2,10 +2,12 @@
 // `vscode`. With every EventEmitter instrumented a busy server has hundreds of thousands of buses
 // named `ClassName#n` (`Socket#12`): a class with at least two instances becomes one node
 // ("Socket ×500") whose children are its instances, a page at a time. Buses whose listeners all come
-// from Node's internals or node_modules (`isLibraryBus` / `siteOrigin`, the one definition in the protocol) go into
-// one collapsed "libraries" group; the app's own buses, and buses with user-given names, show as before.
-import { siteOrigin } from '../protocol/site-origin';
-import type { BusState } from './model/entities';
+// from Node's internals or node_modules (`isLibraryBus`, the one definition in the protocol: the bus's kind
+// and each listener's origin as the probe judged it, else its site) go into one collapsed "libraries"
+// group; the app's own buses, and buses with user-given names, show as before. The analyses use the
+// same classifier (no dispatch-dependent findings on library emitters: they record lifecycle only).
+import { isLibraryBus } from '../protocol/site-origin';
+import type { BusState, SubscriptionState } from './model/entities';
 
 /** Buses (or classes) a level lists at once; "N more…" opens the next page. */
 export const BUS_PAGE_SIZE = 500;
@@ -40,34 +42,27 @@ export interface BusGrouping {
   isLibrary(busId: number): boolean;
 }
 
+/** A bus's live subscriptions, every type's (no list built: 200,000 buses per refresh). */
+function* liveListeners(bus: BusState): IterableIterator<SubscriptionState> {
+  for (const t of bus.types.values()) if (t.live.size !== 0) yield* t.live;
+}
+
+function hasLiveListener(bus: BusState): boolean {
+  for (const t of bus.types.values()) if (t.live.size !== 0) return true;
+  return false;
+}
+
 /**
- * Decides library buses from their live subscriptions' sites. A bus that has no live listener now
- * keeps its last verdict, so a socket between requests does not jump out of the libraries group.
+ * Decides library buses (`isLibraryBus` over the bus's kind and its live subscriptions). A bus that
+ * has no live listener now keeps its last verdict, so a socket between requests does not jump out
+ * of the libraries group.
  */
 export class LibraryClassifier {
   private readonly verdicts = new WeakMap<BusState, boolean>();
 
   isLibrary(bus: BusState): boolean {
-    // `isLibraryBus` over the live listeners' site files, without building the list (200,000 buses per refresh).
-    let live = 0;
-    let known = 0;
-    let app = false;
-    for (const t of bus.types.values()) {
-      if (t.live.size === 0) continue;
-      for (const s of t.live) {
-        live++;
-        const file = s.site?.file;
-        if (file === undefined) continue;
-        if (siteOrigin(file) === 'app') {
-          app = true;
-          break;
-        }
-        known++;
-      }
-      if (app) break;
-    }
-    if (live === 0) return this.verdicts.get(bus) ?? false;
-    const verdict = !app && known > 0;
+    if (!hasLiveListener(bus)) return this.verdicts.get(bus) ?? false;
+    const verdict = isLibraryBus(bus.kind, liveListeners(bus));
     if (this.verdicts.get(bus) !== verdict) this.verdicts.set(bus, verdict);
     return verdict;
   }

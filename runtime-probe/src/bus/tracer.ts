@@ -10,6 +10,7 @@
 // Every copy of the package in a process shares these (runtime.ts): bump RUNTIME_VERSION when an
 // interface here changes incompatibly.
 
+import type { SiteOrigin } from '../protocol/site-origin';
 import { installTracers, runtime, setTracers } from './runtime';
 import type { BusKind } from '../protocol/records';
 
@@ -57,6 +58,11 @@ export interface TracedSubscription {
   readonly calls: number;
   /** Set by the tracer at subscribe time (it owns site capture); undefined when no probe ran. */
   site: SourceSite | undefined;
+  /**
+   * Whose code subscribed, when the bus read it (process-wide emitters); sent with the subscription
+   * so the views judge library buses as the probe does (protocol/site-origin.ts).
+   */
+  readonly origin?: SiteOrigin;
 }
 
 export interface BusTracer {

@@ -2,7 +2,9 @@
 // node split (protocol/site-origin.ts). The recorder's subscribe site skips Node's frames (a site is
 // the app's line), which cannot tell a socket's internal `end` listener (all frames Node's) from the
 // app's; so process-wide instrumentation reads the stack itself: the first frame that is neither the
-// probe's nor Node's decides; a stack of Node's frames only is Node's.
+// probe's nor Node's decides; a stack of Node's frames only is Node's, and so is one that reaches
+// Node's module loader first (a built-in module subscribing while it loads — `http`'s global Agent —
+// under the app's `require` line).
 //
 // Cost: reading the stack is the one real cost of an instrumented subscribe, so it is read once per
 // subscribe and the same frames serve the recorder's subscribe site (`presetSubscribeFrames`). A
@@ -70,10 +72,17 @@ function fileOf(cs: CallSiteLike): string | undefined {
   }
 }
 
-function firstOutside(frames: readonly CallSiteLike[]): string | undefined {
+/** Node's module loader and bootstrap: a subscribe below them (before any outside frame) is a built-in module's. */
+const LOADER = /^node:internal\/(?:modules|bootstrap)\//;
+
+/** The first outside frame's file; undefined when there is none, null when Node's loader comes first. */
+function firstOutside(frames: readonly CallSiteLike[]): string | null | undefined {
   for (const cs of frames) {
     const file = fileOf(cs);
-    if (file !== undefined && fileKind(file) === OTHER) return file;
+    if (file === undefined) continue;
+    const kind = fileKind(file);
+    if (kind === OTHER) return file;
+    if (kind === NODE && LOADER.test(file)) return null;
   }
   return undefined;
 }

@@ -10,6 +10,7 @@
 
 import { describeValue } from '../delegates/disposable';
 import type { BusKind } from '../protocol/records';
+import type { SiteOrigin } from '../protocol/site-origin';
 import { eventBreakWanted } from '../debug/event-breaks';
 import { runtime, takeBusId } from '../bus/runtime';
 import { takeSubscriptionId } from '../bus/subscription';
@@ -46,10 +47,10 @@ export class ListenerSubscription implements TracedSubscription {
   /** The adapter's per-entry data (the EventTarget adapter keeps the callback it replaced). */
   patch: unknown = undefined;
   /**
-   * File of the code that subscribed (process-wide instrumentation: the first frame outside the
-   * probe that is not Node's, else Node's own frame), for `isLibraryBus`; undefined for `watch`.
+   * Whose code subscribed (process-wide instrumentation: the first frame outside the probe that is
+   * not Node's, else Node's own frame), for `isLibraryBus`; undefined for `watch`.
    */
-  origin: string | undefined = undefined;
+  origin: SiteOrigin | undefined = undefined;
   constructor(
     readonly id: number,
     readonly type: string,
@@ -150,7 +151,9 @@ export class EmitterBus implements TracedBus {
   /** Set by the adapter: puts its timing code in (`true`) or takes it out. */
   onTiming: ((on: boolean) => void) | undefined = undefined;
   /** `origin` given to the subscriptions `sync` creates next (process-wide instrumentation). */
-  nextOrigin: string | undefined = undefined;
+  nextOrigin: SiteOrigin | undefined = undefined;
+  /** When set, decides each new subscription's origin from its entry instead (listeners found already there). */
+  originOfEntry: ((entry: unknown) => SiteOrigin | undefined) | undefined = undefined;
   /** Set whenever the shadow gains or loses a subscription (read and cleared by whoever caches on it). */
   listenersChanged = false;
   /** Cached by process-wide instrumentation: every listener comes from a library or Node (siteOrigin). */
@@ -248,7 +251,7 @@ export class EmitterBus implements TracedBus {
     for (let i = head; i < addedEnd; i++) {
       const entry = current[i];
       const sub = new ListenerSubscription(takeSubscriptionId(), name, this.kind.label(entry), this.kind.once(entry), Date.now(), entry);
-      sub.origin = this.nextOrigin;
+      sub.origin = this.originOfEntry !== undefined ? this.originOfEntry(entry) : this.nextOrigin;
       added.push(sub);
       next.push(sub);
     }

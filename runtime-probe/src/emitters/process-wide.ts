@@ -32,11 +32,10 @@ import {
   dispatchStart,
   EmitterBus,
   payloadOf,
-  type ListenerSubscription,
 } from './emitter-bus';
 import { EventTargetBus } from './event-target';
 import { canReplicateEmit, NODE_ENTRY_KIND, nodeKey, syncNodeAll, syncNodeKey, tracedNodeEmit } from './node-emitter';
-import { siteOrigin } from '../protocol/site-origin';
+import { siteOrigin, type SiteOrigin } from '../protocol/site-origin';
 
 /** `all`: every emitter; `app`: emitters with a listener from the app's own code. */
 export type InstrumentedEmitters = 'all' | 'app';
@@ -161,9 +160,7 @@ function wantsBus(mode: InstrumentedEmitters, origin: string): boolean {
 function quiet(bus: EmitterBus, state: Installed): boolean {
   if (bus.listenersChanged) {
     bus.listenersChanged = false;
-    const origins: (string | undefined)[] = [];
-    for (const sub of bus.tracedSubscriptions()) origins.push((sub as ListenerSubscription).origin);
-    bus.library = isLibraryBus(origins);
+    bus.library = isLibraryBus(bus.busKind, bus.tracedSubscriptions());
   }
   return bus.library && !state.options.focus().has(bus.busId);
 }
@@ -196,12 +193,26 @@ function nodeBus(state: Installed, target: NodeEmitterLike, origin: string, fram
   const className = admissible(state, target, 'EventEmitter');
   if (className === undefined) return undefined;
   const bus = new EmitterBus(defaultBusName(className), NODE_ENTRY_KIND, 'node-emitter', className);
-  bus.nextOrigin = origin;
+  bus.nextOrigin = siteOrigin(origin);
   adopt(state, target, bus);
   bus.register();
-  // Listeners added before this one was seen: subscriptions from now on, with this call's origin.
-  syncWithFrames(frames, () => syncNodeAll(bus, target, 'dispose'));
+  // Listeners added before this one was seen: subscriptions from now on. They are not this call's:
+  // Node's when Node added them while instrumented (`nodeListeners`), else unknown (added before).
+  bus.originOfEntry = foundOrigin;
+  try {
+    syncWithFrames(frames, () => syncNodeAll(bus, target, 'dispose'));
+  } finally {
+    bus.originOfEntry = undefined;
+  }
   return bus;
+}
+
+/** Origin of a listener an emitter had before it got a bus (a `once` wrapper stands for its `listener`). */
+function foundOrigin(entry: unknown): SiteOrigin | undefined {
+  if ((typeof entry !== 'function' && typeof entry !== 'object') || entry === null) return undefined;
+  if (nodeListeners.has(entry)) return 'node';
+  const inner = typeof entry === 'function' ? (entry as { listener?: unknown }).listener : undefined;
+  return (typeof inner === 'function' || typeof inner === 'object') && inner !== null && nodeListeners.has(inner) ? 'node' : undefined;
 }
 
 const ADDERS = ['on', 'addListener', 'prependListener', 'once', 'prependOnceListener'] as const;
@@ -231,7 +242,7 @@ function nodeAdder(name: string, original: Function): Function {
         return Reflect.apply(original, this, arguments);
       } finally {
         if (top) outerOrigin = undefined;
-        bus.nextOrigin = origin;
+        bus.nextOrigin = siteOrigin(origin);
         syncWithFrames(frames, () => syncNodeKey(bus, target, type, prepend, 'dispose'));
       }
     },
@@ -319,7 +330,7 @@ function targetBus(state: Installed, target: EventTarget, origin: string, frames
     return undefined;
   }
   const bus = new EventTargetBus(defaultBusName(className), table, className);
-  bus.nextOrigin = origin;
+  bus.nextOrigin = siteOrigin(origin);
   adopt(state, target, bus);
   bus.register();
   syncWithFrames(frames, () => bus.syncAll());
@@ -352,7 +363,7 @@ function targetAdder(original: Function): Function {
       return Reflect.apply(original, this, arguments);
     } finally {
       if (top) outerOrigin = undefined;
-      bus.nextOrigin = origin;
+      bus.nextOrigin = siteOrigin(origin);
       // Only for a string can the shadow be keyed without calling the app's toString a second time.
       syncWithFrames(frames, () => (typeof type === 'string' ? bus.syncType(type, 'dispose') : bus.syncAll()));
     }

@@ -10,6 +10,7 @@ import { arr, bad, bool, checkJsonDepth, int, obj, parseJsonObject, str, type Js
 import { encodeFrame, FrameKind } from './framing';
 import { MAX_BREAK_ON_TYPES, MAX_CLIENT_JSON_DEPTH, MAX_FOCUS_BUSES, MAX_PAYLOAD_CAP_BYTES, MAX_TYPE_NAME_LENGTH } from './limits';
 import type { BusKind, SiteInfo } from './records';
+import type { SiteOrigin } from './site-origin';
 
 // ---------------------------------------------------------------------------------------------
 // Shared shapes
@@ -94,6 +95,8 @@ export interface SubscriptionSnapshot {
    * whatever `captureStacks` says). Absent otherwise, and from probes that predate it.
    */
   readonly beforeProbe?: boolean;
+  /** Whose code subscribed, as the probe judged it (`SubscribeRecord.origin`). Absent when not said. */
+  readonly origin?: SiteOrigin;
 }
 
 /** A dispatch in progress (outermost first in `ProbeSnapshot.dispatching`). */

@@ -40,7 +40,8 @@ import {
   type SubscriptionSnapshot,
   type TypeSnapshot,
 } from './messages';
-import type { SiteInfo } from './records';
+import { BUS_KINDS, type BusKind, type SiteInfo } from './records';
+import { SITE_ORIGINS, type SiteOrigin } from './site-origin';
 
 const U32 = 0xffffffff;
 const NAME = MAX_SNAPSHOT_NAME_LENGTH;
@@ -108,7 +109,12 @@ function snapshot(s: JsonObject): ProbeSnapshot {
   for (let i = 0; i < busItems.length; i++) {
     const b = objAt(busItems, w, 'buses', i);
     const wb = `${w}.buses[${i}]`;
-    buses[i] = { id: int(b, wb, 'id'), name: str(b, wb, 'name', NAME), createdAt: num(b, wb, 'createdAt'), subscriptions: int(b, wb, 'subscriptions') };
+    const bus: BusSnapshot = { id: int(b, wb, 'id'), name: str(b, wb, 'name', NAME), createdAt: num(b, wb, 'createdAt'), subscriptions: int(b, wb, 'subscriptions') };
+    // Optional (protocol 3): what the bus is and its class; a kind from a newer probe is not said.
+    const kind = 'kind' in b ? str(b, wb, 'kind', NAME) : undefined;
+    const className = 'className' in b ? str(b, wb, 'className', NAME) : undefined;
+    const known = kind !== undefined && (BUS_KINDS as readonly string[]).includes(kind) ? (kind as BusKind) : undefined;
+    buses[i] = known === undefined && className === undefined ? bus : { ...bus, ...(known !== undefined ? { kind: known } : {}), ...(className !== undefined ? { className } : {}) };
   }
   const typeItems = arr(s, w, 'types', ANY);
   const types: TypeSnapshot[] = new Array<TypeSnapshot>(typeItems.length);
@@ -133,8 +139,10 @@ function snapshot(s: JsonObject): ProbeSnapshot {
     const rest = { once: bool(o, ws, 'once'), site: site(o, ws), calls: int(o, ws, 'calls'), createdAt: num(o, ws, 'createdAt') };
     // `ownerId` is absent from probes that predate it: keep it absent rather than invent a null.
     const sub: SubscriptionSnapshot = 'ownerId' in o ? { ...base, ownerId: optInt(o, ws, 'ownerId', 1), ...rest } : { ...base, ...rest };
-    // `beforeProbe` (made before the probe started) is present only when true.
-    subscriptions[i] = 'beforeProbe' in o ? { ...sub, beforeProbe: bool(o, ws, 'beforeProbe') } : sub;
+    // `beforeProbe` (made before the probe started) is present only when true; `origin` only when the probe said.
+    const said = 'beforeProbe' in o ? { ...sub, beforeProbe: bool(o, ws, 'beforeProbe') } : sub;
+    const origin = 'origin' in o ? str(o, ws, 'origin', NAME) : undefined;
+    subscriptions[i] = origin !== undefined && (SITE_ORIGINS as readonly string[]).includes(origin) ? { ...said, origin: origin as SiteOrigin } : said;
   }
   const frameItems = arr(s, w, 'dispatching', ANY);
   const dispatching: DispatchFrameSnapshot[] = new Array<DispatchFrameSnapshot>(frameItems.length);

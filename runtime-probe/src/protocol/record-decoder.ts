@@ -22,6 +22,7 @@ import {
   type DispatchRecord,
   type SiteInfo,
 } from './records';
+import { SITE_ORIGINS } from './site-origin';
 
 const MS_PER_NS = 1e-6;
 // Wire codes as module-local constants: the decode loop's `case`s then compare against literals
@@ -302,10 +303,15 @@ export class RecordDecoder {
           const once = (flags & 1) === 1;
           const owner = (flags & 2) === 2 ? r.string() : null;
           const site = this.optSite(r.uvarint());
-          // Above bits 0–1: the owner's id (0 = not sent). Arithmetic: flags may exceed 32 bits.
-          const ownerId = owner === null ? 0 : Math.floor(flags / 4);
-          if (ownerId === 0) out.push({ kind: 'subscribe', time: timeNs * MS_PER_NS, subscriptionId, bus, type, priority, label, owner, once, site });
-          else out.push({ kind: 'subscribe', time: timeNs * MS_PER_NS, subscriptionId, bus, type, priority, label, owner, once, site, ownerId });
+          // Above bits 0–1: the owner's id (0 = not sent), or without an owner the subscriber's origin
+          // (SITE_ORIGINS index + 1; 0, or a code from a newer probe: not said). Arithmetic: flags may exceed 32 bits.
+          const upper = Math.floor(flags / 4);
+          const ownerId = owner === null ? 0 : upper;
+          const origin = owner === null && upper >= 1 && upper <= SITE_ORIGINS.length ? SITE_ORIGINS[upper - 1] : undefined;
+          const time = timeNs * MS_PER_NS;
+          if (ownerId !== 0) out.push({ kind: 'subscribe', time, subscriptionId, bus, type, priority, label, owner, once, site, ownerId });
+          else if (origin !== undefined) out.push({ kind: 'subscribe', time, subscriptionId, bus, type, priority, label, owner, once, site, origin });
+          else out.push({ kind: 'subscribe', time, subscriptionId, bus, type, priority, label, owner, once, site });
           break;
         }
         case UNSUBSCRIBE: {

@@ -4,6 +4,7 @@
 
 import { RecordWriter } from './record-writer';
 import { BUS_KINDS, DROP_REASONS, UNSUBSCRIBE_REASONS, assertNever, type BusRecord, type SiteInfo } from './records';
+import { SITE_ORIGINS } from './site-origin';
 
 export class RecordEncoder {
   private readonly stringIds = new Map<string, number>();
@@ -64,7 +65,7 @@ export class RecordEncoder {
         const type = this.string(r.type);
         const label = this.optString(r.label);
         const site = this.site(r.site);
-        return w.subscribe(r.time, r.subscriptionId, r.bus, type, r.priority, label, r.owner, r.once, site, r.ownerId ?? 0);
+        return w.subscribe(r.time, r.subscriptionId, r.bus, type, r.priority, label, r.owner, r.once, site, r.ownerId ?? 0, r.origin === undefined ? 0 : SITE_ORIGINS.indexOf(r.origin) + 1);
       }
       case 'unsubscribe':
         return w.unsubscribe(r.time, r.subscriptionId, UNSUBSCRIBE_REASONS.indexOf(r.reason), r.calls);

@@ -18,6 +18,7 @@
 import { ByteWriter, putSvarint, putUvarint, utf8Encode } from './bytes';
 import { FRAME_HEADER_BYTES, FrameKind } from './framing';
 import { BUS_EXTENSION, DISPATCH_EXTENSION, RecordCode } from './records';
+import { SITE_ORIGINS } from './site-origin';
 
 const NS_PER_MS = 1e6;
 /** Largest `sampleEvery` a handler record carries (the flags stay a safe varint). */
@@ -46,6 +47,10 @@ function uvarintSize(value: number): number {
 /** An owner id as the flags carry it: a positive integer below 2^50 (so the flags stay a safe varint), else 0. */
 function ownerFlag(ownerId: number): number {
   return Number.isInteger(ownerId) && ownerId > 0 && ownerId < 2 ** 50 ? ownerId : 0;
+}
+
+function originFlag(code: number): number {
+  return code >= 1 && code <= SITE_ORIGINS.length ? code : 0;
 }
 
 export class RecordWriter {
@@ -180,7 +185,8 @@ export class RecordWriter {
   /**
    * `owner` is written inline (descriptions like `Widget#17` are per instance: interning them would
    * grow the table with every leak). `ownerId` (0: unknown) rides in the flags above bits 0–1, where
-   * readers that predate it do not look.
+   * readers that predate it do not look. Without an owner those bits carry `originCode` instead
+   * (SITE_ORIGINS index + 1, 0: not said), which readers that predate it ignore as well.
    */
   subscribe(
     time: number,
@@ -193,6 +199,7 @@ export class RecordWriter {
     once: boolean,
     siteId: number,
     ownerId = 0,
+    originCode = 0,
   ): void {
     const w = this.w;
     w.u8(RecordCode.Subscribe);
@@ -202,7 +209,7 @@ export class RecordWriter {
     w.uvarint(typeId);
     w.f64(priority);
     w.uvarint(labelId);
-    w.uvarint((once ? 1 : 0) + (owner !== null ? 2 + ownerFlag(ownerId) * 4 : 0));
+    w.uvarint((once ? 1 : 0) + (owner !== null ? 2 + ownerFlag(ownerId) * 4 : originFlag(originCode) * 4));
     if (owner !== null) w.string(owner);
     w.uvarint(siteId);
     this.records++;

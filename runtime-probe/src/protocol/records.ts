@@ -1,3 +1,5 @@
+import type { SiteOrigin } from './site-origin';
+
 // Records: the high-volume stream, carried in binary record batches (FrameKind.Records).
 // This file defines the decoded form — a discriminated union on `kind` — and the wire codes.
 // Wire layouts are in record-writer.ts / record-decoder.ts and PROTOCOL.md ("Records").
@@ -115,6 +117,13 @@ export interface SubscribeRecord {
   readonly ownerId?: number;
   readonly once: boolean;
   readonly site: SiteInfo | null;
+  /**
+   * Whose code subscribed, as the probe judged it (process-wide emitters read the subscribing stack
+   * themselves: Node's own listeners have no `site`, which skips Node's frames). Absent when the
+   * probe did not say (an EventBus, a watched emitter, older probes), and always for a subscription
+   * with an owner (the flags' upper bits carry the owner id then).
+   */
+  readonly origin?: SiteOrigin;
 }
 export interface UnsubscribeRecord {
   readonly kind: 'unsubscribe';

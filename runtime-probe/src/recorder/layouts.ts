@@ -66,7 +66,7 @@ export const BUS_CREATED = layout(RecordCode.BusCreated, ['time', 'bus', 'name',
 export const BUS_DISPOSED = layout(RecordCode.BusDisposed, ['time', 'bus'] as const);
 export const SUBSCRIBE = layout(
   RecordCode.Subscribe,
-  ['time', 'subscription', 'bus', 'type', 'priority', 'label', 'once', 'site', 'ownerId'] as const,
+  ['time', 'subscription', 'bus', 'type', 'priority', 'label', 'once', 'site', 'ownerId', 'origin'] as const,
   { sideA: 'owner' },
 );
 export const UNSUBSCRIBE = layout(RecordCode.Unsubscribe, ['time', 'subscription', 'reason', 'calls'] as const);

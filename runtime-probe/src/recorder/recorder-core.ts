@@ -46,6 +46,7 @@ import {
   type UnsubscribeReason,
 } from '../protocol/index';
 import { BUS_KINDS } from '../protocol/records';
+import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';
 import type { FrameResolver } from './frames';
 import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
@@ -749,6 +750,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     r[b + at.once] = sub.once ? 1 : 0;
     r[b + at.site] = site === undefined ? 0 : site.id;
     r[b + at.ownerId] = sub.ownerId ?? 0;
+    r[b + at.origin] = sub.origin === undefined ? 0 : SITE_ORIGINS.indexOf(sub.origin) + 1;
     this.sideA[b / W] = sub.ownerDescription ?? null;
   }
 

@@ -273,6 +273,7 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
         ring[b + at.once] === 1,
         ring[b + at.site],
         ring[b + at.ownerId],
+        ring[b + at.origin],
       );
       side.sideA[pos] = null;
       return;

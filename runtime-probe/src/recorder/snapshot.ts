@@ -39,6 +39,7 @@ export function buildSnapshot(recorder: Recorder | undefined): ProbeSnapshot {
         createdAt: sub.createdAt,
         // No probe saw it subscribe (made before probe.start()): why it has no site.
         ...(sub.site === undefined && (firstTraced === 0 || sub.id < firstTraced) ? { beforeProbe: true } : {}),
+        ...(sub.origin !== undefined ? { origin: sub.origin } : {}),
       });
     }
     buses.push({

@@ -11,10 +11,19 @@ test('a site is the app, a dependency or Node itself', () => {
   assert.equal(siteOrigin('node:internal/streams/readable'), 'node');
 });
 
+const at = (file: string | undefined) => ({ site: file === undefined ? null : { file } });
+
 test('a bus is a library bus only when every known listener site is outside the app', () => {
-  assert.equal(isLibraryBus(['node:net', '/a/node_modules/ws/x.js']), true);
-  assert.equal(isLibraryBus(['node:net', '/a/src/leak.js']), false);
-  assert.equal(isLibraryBus([undefined, 'node:net']), true);
-  assert.equal(isLibraryBus([undefined, undefined]), false, 'no known site: not called a library');
-  assert.equal(isLibraryBus([]), false);
+  assert.equal(isLibraryBus(null, [at('node:net'), at('/a/node_modules/ws/x.js')]), true);
+  assert.equal(isLibraryBus(null, [at('node:net'), at('/a/src/leak.js')]), false);
+  assert.equal(isLibraryBus(null, [at(undefined), at('node:net')]), true);
+  assert.equal(isLibraryBus(null, [at(undefined), at(undefined)]), false, 'no known site: not called a library');
+  assert.equal(isLibraryBus(null, []), false);
+});
+
+test('the probe’s origin verdict decides before the site (Node’s own listeners have none); an EventBus is never a library’s', () => {
+  assert.equal(isLibraryBus('node-emitter', [{ origin: 'node', site: null }, { origin: 'node' }]), true, 'site-less Node listeners');
+  assert.equal(isLibraryBus('node-emitter', [{ origin: 'node', site: null }, { origin: 'app', site: null }]), false, 'one app listener');
+  assert.equal(isLibraryBus('node-emitter', [{ origin: 'app', site: { file: '/a/node_modules/x.js' } }]), false, 'the verdict wins over the site');
+  assert.equal(isLibraryBus('bus', [at('/a/node_modules/x.js')]), false);
 });

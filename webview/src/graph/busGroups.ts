@@ -2,11 +2,13 @@
 // instrumented, buses named `ClassName#n` with two or more instances become one node
 // ("Socket ×500") in the graph and one lane per event type in the timeline, and emitters whose
 // listeners all come from Node's internals or node_modules gather under one collapsed "libraries"
-// node. Both definitions are shared: `busClassOf` with the Subscriptions tree, `isLibraryBus` with the
-// probe. Groups are collapsed until the user expands them (their key then sits in `expandedBuses`).
+// node. Both definitions are shared: `busClassOf` with the Subscriptions tree, `isLibraryBus` (the
+// bus's kind and each listener's origin as the probe judged it, else its site) with the probe, the
+// tree and the analyses. Groups are collapsed until the user expands them (their key then sits in `expandedBuses`).
 import { isLibraryBus } from '../../../runtime-probe/src/protocol/site-origin';
 import { busClassOf } from '../../../runtime-probe/src/analysis/busGroups';
 import type { BusGroupView, SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
+import type { BusKind } from '../../../runtime-probe/src/protocol/records';
 
 /** The libraries group's key (a bus name no `Class#n` parse and no probe name can produce: it starts with NUL). */
 export const LIBRARIES_GROUP = '\u0000libraries';
@@ -38,6 +40,8 @@ export interface BusRef {
   readonly name: string;
   /** The host's group of this bus (`InspectorBusView.group`), when it sends groups. */
   readonly group?: string;
+  /** What the bus is, when the probe said (an EventBus is never a library's). */
+  readonly kind?: BusKind;
 }
 
 export type BusEntry =
@@ -81,12 +85,12 @@ function entries(buses: readonly Parsed[], library: boolean): BusEntry[] {
 
 /** Groups buses by class, and library buses (judged by their live subscriptions' sites) apart. */
 export function groupBuses(buses: readonly BusRef[], subscriptions: Iterable<SubscriptionView>): BusGrouping {
-  const files = new Map<number, (string | undefined)[]>();
+  const listeners = new Map<number, SubscriptionView[]>();
   for (const s of subscriptions) {
     if (!s.active) continue;
-    let list = files.get(s.bus);
-    if (list === undefined) files.set(s.bus, (list = []));
-    list.push(s.site?.file);
+    let list = listeners.get(s.bus);
+    if (list === undefined) listeners.set(s.bus, (list = []));
+    list.push(s);
   }
   // The host sends the subscriptions of the types it sends (it caps them): an instance whose
   // listeners did not come along takes its class's verdict when the instances that did agree.
@@ -97,9 +101,9 @@ export function groupBuses(buses: readonly BusRef[], subscriptions: Iterable<Sub
     const c = busClassOf(bus.name);
     const p: Parsed = { bus, className: c?.className ?? null, instance: c?.instance ?? 0 };
     parsed.push(p);
-    const sites = files.get(bus.id);
-    if (sites === undefined) continue;
-    const v = isLibraryBus(sites);
+    const live = listeners.get(bus.id);
+    if (live === undefined) continue;
+    const v = isLibraryBus(bus.kind, live);
     verdict.set(bus.id, v);
     if (p.className !== null) classVerdict.set(p.className, (classVerdict.get(p.className) ?? true) && v);
   }

@@ -6,6 +6,7 @@
 // so 100,000 event types still make a graph of a few hundred nodes. Pure: no DOM, so jsdom and
 // Node tests check it directly.
 
+import type { BusKind } from '../../../runtime-probe/src/protocol/records';
 import type { BusGroupView, SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
 import { classLabel, groupBuses, groupFromHost, LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN, type BusEntry } from './busGroups';
@@ -261,7 +262,13 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     sn.dispatches += e.dispatches;
   };
 
-  const buses: { id: number; name: string; group?: string }[] = [...store.buses.values()].map((b) => (b.group === undefined ? { id: b.id, name: b.name } : { id: b.id, name: b.name, group: b.group }));
+  const buses: { id: number; name: string; group?: string; kind?: BusKind }[] = [];
+  for (const b of store.buses.values()) {
+    const ref: { id: number; name: string; group?: string; kind?: BusKind } = { id: b.id, name: b.name };
+    if (b.group !== undefined) ref.group = b.group;
+    if (b.kind !== undefined) ref.kind = b.kind;
+    buses.push(ref);
+  }
   const typesByBus = new Map<number, { index: number; name: string }[]>();
   for (const t of store.types.values()) {
     let list = typesByBus.get(t.bus);

@@ -1,4 +1,5 @@
 // What every analysis receives, and small helpers they share (names, sites, near-miss lookup).
+import { LibraryClassifier } from '../busGroups';
 import type { SiteInfo } from '../../protocol/index';
 import type { EventTypeState } from '../model/entities';
 import type { Model } from '../model/model';
@@ -26,8 +27,10 @@ export interface AnalysisState {
   /** The per-type analyses' findings, kept between runs and updated for what changed (typeScan.ts). */
   readonly unheardScan: TypeScan<UnheardFinding>;
   readonly neverDispatchedScan: TypeScan<NeverDispatchedFinding>;
-  /** Whether a bus is a library's (its live listeners' sites), kept until one of its types changes. */
+  /** Whether a bus is a library's (`libraries`' verdict), kept until one of its types changes. */
   readonly libraryBuses: Map<number, boolean>;
+  /** Library emitters (the views' verdict: a bus between two listeners keeps its last one). */
+  readonly libraries: LibraryClassifier;
 }
 
 export function emptyAnalysisState(): AnalysisState {
@@ -40,6 +43,7 @@ export function emptyAnalysisState(): AnalysisState {
     unheardScan: new TypeScan(),
     neverDispatchedScan: new TypeScan(),
     libraryBuses: new Map(),
+    libraries: new LibraryClassifier(),
   };
 }
 

@@ -2,8 +2,10 @@
 // whose type saw no dispatch since they subscribed (nor before attach, as far as the probe
 // counted). One warning per type — or per family of many types (`user.#.updated`), and one for
 // the types beyond the per-bus cap (typeGroups.ts); a near-miss name that *is* dispatched is the
-// likely cause.
-import type { SiteInfo } from '../../protocol/index';
+// likely cause. Never said where dispatches are not recorded: at `lifecycle` detail, and on library
+// emitters (they record lifecycle only unless focused: site-origin.ts); nor, on an emitter, of
+// Node's or a library's own listeners (not the app's to fix).
+import { listenerOrigin, type SiteInfo } from '../../protocol/index';
 import type { EventTypeState, SubscriptionState } from '../model/entities';
 import { busName, currentNearMisses, findNearMisses, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import { META_EVENTS, SAFETY_NET_EVENTS, withoutSiblingInstances } from './emitterEvents';
@@ -43,6 +45,9 @@ const NOT_A_FINDING: Examined<NeverDispatchedFinding> = { finding: null, search:
 
 function examine(ctx: AnalysisContext, t: EventTypeState, grace: number): Examined<NeverDispatchedFinding> {
   if (t.isWildcard || t.registeredCount === 0 || META_EVENTS.has(t.name) || SAFETY_NET_EVENTS.has(t.name)) return NOT_A_FINDING;
+  // Not knowable below dispatch detail: the probe records no dispatches at `lifecycle`, nor of a
+  // library emitter (listeners all Node's or node_modules') unless a client focuses it.
+  if (ctx.model.detail === 'lifecycle' || ctx.state.libraries.isLibrary(t.busState)) return NOT_A_FINDING;
   const now = ctx.now;
   recheckAt = Infinity;
   let waiting = collectWaiting(t, t.live, now, grace, null);
@@ -62,8 +67,11 @@ let recheckAt = Infinity;
 
 /** Subscriptions of `t` in `subs` past the grace period that no dispatch of `t` can have reached. */
 function collectWaiting(t: EventTypeState, subs: ReadonlySet<SubscriptionState>, now: number, grace: number, into: SubscriptionState[] | null): SubscriptionState[] | null {
+  const emitter = t.busState.kind !== 'bus';
   for (const s of subs) {
     if (s.calls > 0) continue;
+    // On an emitter, Node's own listeners (an http server's `listening`) and a library's are theirs to wait.
+    if (emitter && notTheApps(s)) continue;
     if ((s.endedAt ?? now) - s.observedFrom < grace) {
       // Still live: it may wait long enough later, with no record about its type in between.
       if (s.endedAt === null && s.observedFrom + grace < recheckAt) recheckAt = s.observedFrom + grace;
@@ -75,6 +83,11 @@ function collectWaiting(t: EventTypeState, subs: ReadonlySet<SubscriptionState>,
     (into ??= []).push(s);
   }
   return into;
+}
+
+function notTheApps(s: SubscriptionState): boolean {
+  const origin = listenerOrigin(s);
+  return origin === 'node' || origin === 'library';
 }
 
 function waitedOf(s: SubscriptionState, now: number): number {

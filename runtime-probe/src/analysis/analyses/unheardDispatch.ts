@@ -11,8 +11,7 @@
 // listen to — whatever `reportWithoutNearMiss` says. Library buses (listeners all from Node's
 // internals or node_modules) are never reported, and their listeners are no one's near miss.
 import type { SiteInfo } from '../../protocol/index';
-import { isLibraryBus } from '../../protocol/site-origin';
-import type { BusState, EventTypeState } from '../model/entities';
+import type { EventTypeState } from '../model/entities';
 import type { AnalysisContext } from './context';
 import { busName, currentNearMisses, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
 import { instanceClass, META_EVENTS, withoutSiblingInstances } from './emitterEvents';
@@ -73,9 +72,9 @@ function examine(ctx: AnalysisContext, t: EventTypeState, minUnheard: number, re
 }
 
 /**
- * Which buses are libraries' (`isLibraryBus` over their live listeners' sites). Judging a bus is a
- * pass over its types (100,000 of them in an app with an id per event name), so verdicts are kept
- * between runs (`AnalysisState.libraryBuses`) until a type of the bus changes.
+ * Which buses are libraries' (the views' `LibraryClassifier`). Judging a bus is a pass over its
+ * listeners (100,000 types in an app with an id per event name), so verdicts are kept between runs
+ * (`AnalysisState.libraryBuses`) until a type of the bus changes.
  */
 class LibraryBuses {
   private readonly verdicts: Map<number, boolean>;
@@ -87,15 +86,11 @@ class LibraryBuses {
     let verdict = this.verdicts.get(busId);
     if (verdict === undefined) {
       const bus = this.ctx.model.buses.get(busId);
-      verdict = bus !== undefined && isLibraryBus(liveSiteFiles(bus));
+      verdict = bus !== undefined && this.ctx.state.libraries.isLibrary(bus);
       this.verdicts.set(busId, verdict);
     }
     return verdict;
   }
-}
-
-function* liveSiteFiles(bus: BusState): Iterable<string | undefined> {
-  for (const t of bus.types.values()) for (const s of t.live) yield s.site?.file;
 }
 
 /** The subscribe sites of the best near miss (where the listeners are). */

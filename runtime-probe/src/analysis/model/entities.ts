@@ -1,7 +1,7 @@
 // The model's live state: buses, event types, subscriptions and owners, as mutable records the
 // model updates in place (no allocation per dispatch). Everything outside the model reads them
 // through the `Readonly…` views and `ModelSnapshot`.
-import type { BusKind, SiteInfo, UnsubscribeReason } from '../../protocol/index';
+import type { BusKind, SiteInfo, SiteOrigin, UnsubscribeReason } from '../../protocol/index';
 import { DurationHistogram, WindowedCounter } from './stats';
 
 /** Why the model considers a subscription ended: a probe reason, or gone from a later snapshot. */
@@ -319,6 +319,8 @@ export class SubscriptionState {
   consumedAheadAtStart = 0;
   /** Made before the probe started (the snapshot says so): why it has no site, with capture on. */
   beforeProbe = false;
+  /** Whose code subscribed, when the probe said (process-wide emitters): see protocol/site-origin.ts. */
+  origin: SiteOrigin | null = null;
 
   constructor(
     readonly id: number,

@@ -324,7 +324,7 @@ export class Model {
       for (const b of keptBuses) {
         if (b.disposedAt === null) this.buses.set(b.id, describedBus(new BusState(b.id, b.name, b.createdAt), b.kind ?? undefined, b.className ?? undefined));
       }
-      for (const s of keptSubs) this.addSubscription(s.id, s.bus, s.type.name, s.priority, s.label, s.owner, s.once, s.site, s.createdAt, this.now, true, 0, s.ownerId);
+      for (const s of keptSubs) this.addSubscription(s.id, s.bus, s.type.name, s.priority, s.label, s.owner, s.once, s.site, s.createdAt, this.now, true, 0, s.ownerId).origin = s.origin;
     }
     this.version++;
     this.notify();
@@ -487,7 +487,10 @@ export class Model {
       }
       case 'bus-disposed': {
         this.touch(r.time);
-        const b = this.busFor(r.bus);
+        // A bus this stream never defined (an emitter collected between the snapshot and its
+        // finalizer): nothing to show, and a nameless "bus N" with no types would be all it made.
+        const b = this.buses.get(r.bus);
+        if (b === undefined) return;
         b.disposedAt = r.time;
         this.settleClear(b, true);
         return;
@@ -707,7 +710,8 @@ export class Model {
 
   private applySubscribe(r: SubscribeRecord): void {
     this.touch(r.time);
-    this.addSubscription(r.subscriptionId, r.bus, r.type, r.priority, r.label, r.owner, r.once, r.site, r.time, r.time, false, 0, r.ownerId ?? null);
+    const sub = this.addSubscription(r.subscriptionId, r.bus, r.type, r.priority, r.label, r.owner, r.once, r.site, r.time, r.time, false, 0, r.ownerId ?? null);
+    if (r.origin !== undefined) sub.origin = r.origin;
   }
 
   private addSubscription(
@@ -918,6 +922,7 @@ export class Model {
       }
       const sub = this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls, ss.ownerId ?? null);
       if (ss.beforeProbe === true && ss.site === null) sub.beforeProbe = true;
+      if (ss.origin !== undefined) sub.origin = ss.origin;
     }
     // A complete snapshot is the truth at its point in the stream: subscriptions it lacks ended
     // while records were dropped.

@@ -1,6 +1,6 @@
 // Plain, JSON-safe views of the model's entities (no Infinity, no Maps, no class instances): what
 // trees, the webview and analyses' evidence carry. Times are record times (ms since the origin).
-import type { SiteInfo } from '../../protocol/index';
+import type { BusKind, SiteInfo, SiteOrigin } from '../../protocol/index';
 import type { BusState, EndReason, EventTypeState, OwnerState, SubscriptionState } from './entities';
 
 export interface SubscriptionView {
@@ -19,6 +19,8 @@ export interface SubscriptionView {
   readonly fromSnapshot: boolean;
   /** Made before the probe started: no site could be captured. Absent when false. */
   readonly beforeProbe?: boolean;
+  /** Whose code subscribed, when the probe said (protocol/site-origin.ts). Absent otherwise. */
+  readonly origin?: SiteOrigin;
   readonly active: boolean;
   readonly endedAt: number | null;
   readonly endReason: EndReason | null;
@@ -83,6 +85,8 @@ export interface BusView {
   readonly types: readonly string[];
   /** How many types the bus has (`types` may be cut short). */
   readonly typeCount?: number;
+  /** What the bus is, when the probe said (protocol 3): an EventBus or an emitter's kind. */
+  readonly kind?: BusKind;
 }
 
 export interface OwnerView {
@@ -127,6 +131,7 @@ export function subscriptionView(s: SubscriptionState): SubscriptionView {
     observedFrom: s.observedFrom,
     fromSnapshot: s.fromSnapshot,
     ...(s.beforeProbe ? { beforeProbe: true } : {}),
+    ...(s.origin !== null ? { origin: s.origin } : {}),
     active: s.active,
     endedAt: s.endedAt,
     endReason: s.endReason,
@@ -186,6 +191,7 @@ export function busView(b: BusState, maxTypeNames = Infinity): BusView {
     ownersCollected: b.ownersCollected,
     types: names,
     typeCount: b.types.size,
+    ...(b.kind !== null ? { kind: b.kind } : {}),
   };
 }
 
