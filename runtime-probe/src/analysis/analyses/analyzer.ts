@@ -10,7 +10,7 @@
 // warnings: the per-type analyses group families of look-alike names and cap the rest (typeGroups.ts),
 // so building, fingerprinting and sorting warnings stays small too.
 import type { Model } from '../model/model';
-import { emptyAnalysisState, type Analysis, type AnalysisContext, type AnalysisState } from './context';
+import { emptyAnalysisState, forgetChangedLibraryVerdicts, type Analysis, type AnalysisContext, type AnalysisState } from './context';
 import { analyzeChurn } from './churn';
 import { analyzeDeadOwners } from './deadOwners';
 import { analyzeDepthLimit } from './depthLimit';
@@ -202,6 +202,7 @@ export class Analyzer {
     this.deadline.start(this.timeBudgetMs);
     const now = this.model.now;
     const changes = this.readChanges();
+    forgetChangedLibraryVerdicts(this.model, this.state, changes);
     this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline);
     this.state.families.beginRun(this.familyBudget, this.deadline);
     const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget, deadline: this.deadline };

@@ -7,7 +7,7 @@
 // Node's or a library's own listeners (not the app's to fix).
 import { listenerOrigin, type SiteInfo } from '../../protocol/index';
 import type { EventTypeState, SubscriptionState } from '../model/entities';
-import { busName, currentNearMisses, findNearMisses, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
+import { busName, currentNearMisses, findNearMisses, isLibraryBusOf, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import { META_EVENTS, SAFETY_NET_EVENTS, withoutSiblingInstances } from './emitterEvents';
 import { groupEvidence, groupExamples, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
 import type { Examined } from './typeScan';
@@ -47,7 +47,7 @@ function examine(ctx: AnalysisContext, t: EventTypeState, grace: number): Examin
   if (t.isWildcard || t.registeredCount === 0 || META_EVENTS.has(t.name) || SAFETY_NET_EVENTS.has(t.name)) return NOT_A_FINDING;
   // Not knowable below dispatch detail: the probe records no dispatches at `lifecycle`, nor of a
   // library emitter (listeners all Node's or node_modules') unless a client focuses it.
-  if (ctx.model.detail === 'lifecycle' || ctx.state.libraries.isLibrary(t.busState)) return NOT_A_FINDING;
+  if (ctx.model.detail === 'lifecycle' || isLibraryBusOf(ctx, t.bus)) return NOT_A_FINDING;
   const now = ctx.now;
   recheckAt = Infinity;
   let waiting = collectWaiting(t, t.live, now, grace, null);
