@@ -24,7 +24,7 @@ import { analyzeQueueGrowth } from './queueGrowth';
 import { analyzeStarved } from './starved';
 import { analyzeThrowingHandlers } from './throwingHandlers';
 import { DEFAULT_FAMILY_BUDGET } from './typeGroups';
-import { DEFAULT_TIME_BUDGET_MS, RunDeadline } from './runDeadline';
+import { DEFAULT_TIME_BUDGET_MS, monotonicClock, RunDeadline } from './runDeadline';
 import { DEFAULT_TYPE_BUDGET, type TypeChanges } from './typeScan';
 import { analyzeUnheardDispatch } from './unheardDispatch';
 import { WARNING_KINDS, type Severity, type Warning, type WarningDraft, type WarningKind } from './warning';
@@ -151,7 +151,7 @@ export class Analyzer {
     this.familyBudget = checkBudget('familyBudget', options.familyBudget ?? DEFAULT_FAMILY_BUDGET);
     this.typeBudget = checkBudget('typeBudget', options.typeBudget ?? DEFAULT_TYPE_BUDGET);
     this.timeBudgetMs = checkTimeBudget(options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS);
-    const clock = options.clock ?? (() => performance.now());
+    const clock = options.clock ?? monotonicClock();
     if (typeof clock !== 'function') throw new TypeError(`Analyzer: clock must be a function, got ${typeof clock}`);
     this.deadline = new RunDeadline(clock);
     this.generation = model.generation;

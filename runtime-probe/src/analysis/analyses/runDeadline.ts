@@ -37,3 +37,12 @@ export class RunDeadline {
 
 /** A deadline that never passes (a one-shot `analyze`, or state built outside an analyzer). */
 export const NO_DEADLINE: RunDeadline = new RunDeadline(() => 0);
+
+/**
+ * `performance.now` where the host has it (Node, browsers, workers), else `Date.now`. Read through
+ * `globalThis`: the analyses are typed against the ES library alone, which declares no `performance`.
+ */
+export function monotonicClock(): () => number {
+  const perf = (globalThis as { performance?: { now?: () => number } }).performance;
+  return perf !== undefined && typeof perf.now === 'function' ? () => perf.now!() : () => Date.now();
+}
