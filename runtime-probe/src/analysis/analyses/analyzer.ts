@@ -15,6 +15,7 @@ import { analyzeChurn } from './churn';
 import { analyzeDeadOwners } from './deadOwners';
 import { analyzeDepthLimit } from './depthLimit';
 import { analyzeListenerGrowth } from './listenerGrowth';
+import { forgetChangedBuses } from './libraryBuses';
 import { DEFAULT_NEAR_MISS_BUDGET } from './nearMissSearch';
 import { analyzeNeverDispatched } from './neverDispatched';
 import { resolveAnalysisOptions, type AnalysisOptions, type AnalysisOptionsInput } from './options';
@@ -202,6 +203,8 @@ export class Analyzer {
     this.deadline.start(this.timeBudgetMs);
     const now = this.model.now;
     const changes = this.readChanges();
+    // Before any analysis reads a kept library-bus verdict, whichever kinds run.
+    forgetChangedBuses(this.state, this.model, changes);
     this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline);
     this.state.families.beginRun(this.familyBudget, this.deadline);
     const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget, deadline: this.deadline };

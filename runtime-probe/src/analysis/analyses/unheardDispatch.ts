@@ -15,6 +15,7 @@ import type { EventTypeState } from '../model/entities';
 import type { AnalysisContext } from './context';
 import { busName, currentNearMisses, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
 import { instanceClass, META_EVENTS, withoutSiblingInstances } from './emitterEvents';
+import { LibraryBuses } from './libraryBuses';
 import { POOL_ACCEPTS } from './nearMissSearch';
 import { groupEvidence, groupExamples, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
 import type { Examined } from './typeScan';
@@ -32,13 +33,10 @@ export function analyzeUnheardDispatch(ctx: AnalysisContext): WarningDraft[] {
   const search = state.nearMisses;
   const scan = state.unheardScan;
   const types = model.allTypes();
-  // A bus's verdict holds until one of its types changes (a subscription made or ended is one).
-  if (ctx.changes.all) state.libraryBuses.clear();
   let requeued = false;
   for (const i of ctx.changes.indices) {
     const t = types[i];
     if (t === undefined) continue;
-    state.libraryBuses.delete(t.bus);
     // A listened-to type that lost its listeners no longer counts as a near miss: the typos that
     // may name it are examined again (only then: it needs no pass over the findings per run).
     if (!requeued && !POOL_ACCEPTS.listened(t) && search.isPoolMember('listened', i)) {
@@ -69,28 +67,6 @@ function examine(ctx: AnalysisContext, t: EventTypeState, minUnheard: number, re
   const search = ctx.state.nearMisses.isComplete(t, 'listened') ? 'complete' : 'incomplete';
   if (nearMisses.length === 0 && (emitterClass !== null || !reportWithoutNearMiss)) return { finding: null, search, recheckAt: Infinity };
   return { finding: { t, typo: nearMisses.length > 0, nearMisses }, search, recheckAt: Infinity };
-}
-
-/**
- * Which buses are libraries' (the views' `LibraryClassifier`). Judging a bus is a pass over its
- * listeners (100,000 types in an app with an id per event name), so verdicts are kept between runs
- * (`AnalysisState.libraryBuses`) until a type of the bus changes.
- */
-class LibraryBuses {
-  private readonly verdicts: Map<number, boolean>;
-  constructor(private readonly ctx: AnalysisContext) {
-    this.verdicts = ctx.state.libraryBuses;
-  }
-
-  has(busId: number): boolean {
-    let verdict = this.verdicts.get(busId);
-    if (verdict === undefined) {
-      const bus = this.ctx.model.buses.get(busId);
-      verdict = bus !== undefined && this.ctx.state.libraries.isLibrary(bus);
-      this.verdicts.set(busId, verdict);
-    }
-    return verdict;
-  }
 }
 
 /** The subscribe sites of the best near miss (where the listeners are). */
