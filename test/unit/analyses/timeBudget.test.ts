@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Analyzer, analyze, type AnalysisUpdate, type Warning } from '../../../runtime-probe/src/analysis/analyses/index';
-import { DEFAULT_NEAR_MISS_BUDGET } from '../../../runtime-probe/src/analysis/analyses/nearMissSearch';
+import { DEFAULT_NEAR_MISS_BUDGET, MIN_POOL_OFFERS } from '../../../runtime-probe/src/analysis/analyses/nearMissSearch';
 import { DEFAULT_TYPE_BUDGET, MIN_TYPES_PER_RUN } from '../../../runtime-probe/src/analysis/analyses/typeScan';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, site } from '../model/streamBuilder';
@@ -85,6 +85,26 @@ test("a run judges whether a bus is a library's once, not once per type examined
     assert.ok(updates.length > 2);
     assert.deepEqual(summary(updates[updates.length - 1].warnings), summary(analyze(model)));
   }
+});
+
+test('the near-miss pools take in the types up to the deadline (after a minimum) and the rest in later runs, reaching the uncapped answer', { timeout: 600_000 }, () => {
+  // Offering every type to the pools was a pass over the whole model in the first run, outside any budget.
+  const model = manyTypesModel('random-names', 20_000);
+  const listened = model.allTypes().filter((t) => !t.isWildcard && t.registeredCount > 0).length;
+  const analyzer = new Analyzer(model, { timeBudgetMs: 20, clock: tickingClock() });
+  const search = (analyzer as unknown as { state: { nearMisses: { poolSize(kind: 'listened'): number } } }).state;
+  const sizes: number[] = [];
+  let update = analyzer.run();
+  sizes.push(search.nearMisses.poolSize('listened'));
+  assert.ok(sizes[0] >= MIN_POOL_OFFERS / 4 && sizes[0] < listened, `pool of ${sizes[0]} of ${listened} after the first run`);
+  assert.equal(update.progress.partial, true);
+  while (update.progress.partial) {
+    update = analyzer.run();
+    sizes.push(search.nearMisses.poolSize('listened'));
+    assert.ok(sizes.length <= 400, `still partial after ${sizes.length} runs`);
+  }
+  assert.equal(sizes[sizes.length - 1], listened);
+  assert.deepEqual(summary(update.warnings), summary(analyze(model)));
 });
 
 test('a kept library verdict is judged again when the bus changes, whichever kinds run', () => {
