@@ -6,9 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Analyzer, analyze, type AnalysisUpdate, type Warning } from '../../../runtime-probe/src/analysis/analyses/index';
-import { DEFAULT_NEAR_MISS_BUDGET } from '../../../runtime-probe/src/analysis/analyses/nearMissSearch';
+import { DEFAULT_NEAR_MISS_BUDGET, MIN_POOL_OFFERS } from '../../../runtime-probe/src/analysis/analyses/nearMissSearch';
 import { DEFAULT_TYPE_BUDGET, MIN_TYPES_PER_RUN } from '../../../runtime-probe/src/analysis/analyses/typeScan';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
+import { StreamBuilder, site } from '../model/streamBuilder';
 import { manyTypesModel, type ManyTypesScenario } from './manyTypes';
 
 const summary = (ws: readonly Warning[]): string[] => ws.map((w) => `${w.id} | ${w.severity} | ${w.title} | ${w.explanation}`);
@@ -48,6 +49,83 @@ for (const scenario of ['user-updates', 'never-dispatched-snapshot', 'random-nam
     assert.equal(analyzer.run().progress.typesExamined, 0);
   });
 }
+
+test("a run judges whether a bus is a library's once, not once per type examined (never-dispatched too)", () => {
+  // Judging a bus reads every live listener's origin. With 10,000 subscribed types on one bus whose
+  // listeners say nothing of their origin (a late attach: no sites), judging it per type examined
+  // was 500+ types × 10,000 listeners in the first run (1.8–4.4 s on the bench machine), outside any
+  // budget. Counted on the model's own subscriptions: a run reads each origin a bounded number of times.
+  for (const scenario of ['never-dispatched-snapshot', 'random-names'] as ManyTypesScenario[]) {
+    const model = manyTypesModel(scenario, 10_000);
+    const bus = model.buses.get(1);
+    assert.ok(bus !== undefined);
+    let listeners = 0;
+    let reads = 0;
+    for (const t of bus.types.values()) {
+      for (const s of t.live) {
+        listeners++;
+        let origin = s.origin;
+        Object.defineProperty(s, 'origin', {
+          get: () => (reads++, origin),
+          set: (v) => (origin = v),
+        });
+      }
+    }
+    const analyzer = new Analyzer(model, { timeBudgetMs: 20, clock: tickingClock() });
+    // Each run reads at most about one origin per listener (one judgement of the bus, plus the
+    // waiting subscriptions of the types it examined); per type examined it was millions.
+    const updates: AnalysisUpdate[] = [];
+    do {
+      reads = 0;
+      updates.push(analyzer.run());
+      assert.ok(reads <= 2 * listeners, `${scenario}: ${reads} origin reads in run ${updates.length} for ${listeners} listeners`);
+      assert.ok(updates.length <= 400, `${scenario}: still partial after ${updates.length} runs`);
+    } while (updates[updates.length - 1].progress.partial);
+    assert.ok(updates[0].progress.typesExamined >= MIN_TYPES_PER_RUN);
+    assert.ok(updates.length > 2);
+    assert.deepEqual(summary(updates[updates.length - 1].warnings), summary(analyze(model)));
+  }
+});
+
+test('the near-miss pools take in the types up to the deadline (after a minimum) and the rest in later runs, reaching the uncapped answer', { timeout: 600_000 }, () => {
+  // Offering every type to the pools was a pass over the whole model in the first run, outside any budget.
+  const model = manyTypesModel('random-names', 20_000);
+  const listened = model.allTypes().filter((t) => !t.isWildcard && t.registeredCount > 0).length;
+  const analyzer = new Analyzer(model, { timeBudgetMs: 20, clock: tickingClock() });
+  const search = (analyzer as unknown as { state: { nearMisses: { poolSize(kind: 'listened'): number } } }).state;
+  const sizes: number[] = [];
+  let update = analyzer.run();
+  sizes.push(search.nearMisses.poolSize('listened'));
+  assert.ok(sizes[0] >= MIN_POOL_OFFERS / 4 && sizes[0] < listened, `pool of ${sizes[0]} of ${listened} after the first run`);
+  assert.equal(update.progress.partial, true);
+  while (update.progress.partial) {
+    update = analyzer.run();
+    sizes.push(search.nearMisses.poolSize('listened'));
+    assert.ok(sizes.length <= 400, `still partial after ${sizes.length} runs`);
+  }
+  assert.equal(sizes[sizes.length - 1], listened);
+  assert.deepEqual(summary(update.warnings), summary(analyze(model)));
+});
+
+test('a kept library verdict is judged again when the bus changes, whichever kinds run', () => {
+  // Only never-dispatched runs: the analyzer drops the verdicts of changed buses, not unheard-dispatch.
+  const lib = site('/srv/app/node_modules/pg/lib/client.js', 88, 'Client');
+  const app = site('/srv/app/server.js', 12, 'onReady');
+  const model = new Model();
+  const s = new StreamBuilder().welcome();
+  s.busCreated(2, 'Client#1', 0).subscribe({ id: 3, bus: 2, type: 'notice', site: lib, time: 0 });
+  s.into(model);
+  model.advanceTime(model.now + 60_000);
+  const analyzer = new Analyzer(model, { kinds: ['never-dispatched'] });
+  assert.deepEqual(analyzer.run().warnings, []);
+  assert.deepEqual(analyzer.run().warnings, []);
+  const more = new StreamBuilder();
+  more.clock = 60_000;
+  more.subscribe({ id: 4, bus: 2, type: 'ready', site: app, time: more.clock });
+  more.into(model);
+  model.advanceTime(model.now + 60_000);
+  assert.deepEqual(analyzer.run().warnings.map((w) => w.id), ['never-dispatched:2:ready']);
+});
 
 test('a small app is analysed completely in one run, however slow that run is', () => {
   // Fewer types and less search work than the per-run minimums: the deadline (passed at once here)

@@ -10,11 +10,12 @@
 // warnings: the per-type analyses group families of look-alike names and cap the rest (typeGroups.ts),
 // so building, fingerprinting and sorting warnings stays small too.
 import type { Model } from '../model/model';
-import { emptyAnalysisState, forgetChangedLibraryVerdicts, type Analysis, type AnalysisContext, type AnalysisState } from './context';
+import { emptyAnalysisState, type Analysis, type AnalysisContext, type AnalysisState } from './context';
 import { analyzeChurn } from './churn';
 import { analyzeDeadOwners } from './deadOwners';
 import { analyzeDepthLimit } from './depthLimit';
 import { analyzeListenerGrowth } from './listenerGrowth';
+import { forgetChangedBuses } from './libraryBuses';
 import { DEFAULT_NEAR_MISS_BUDGET } from './nearMissSearch';
 import { analyzeNeverDispatched } from './neverDispatched';
 import { resolveAnalysisOptions, type AnalysisOptions, type AnalysisOptionsInput } from './options';
@@ -202,7 +203,8 @@ export class Analyzer {
     this.deadline.start(this.timeBudgetMs);
     const now = this.model.now;
     const changes = this.readChanges();
-    forgetChangedLibraryVerdicts(this.model, this.state, changes);
+    // Before any analysis reads a kept library-bus verdict, whichever kinds run.
+    forgetChangedBuses(this.state, this.model, changes);
     this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline);
     this.state.families.beginRun(this.familyBudget, this.deadline);
     const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget, deadline: this.deadline };

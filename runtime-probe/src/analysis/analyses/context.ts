@@ -63,36 +63,6 @@ export interface AnalysisContext {
 
 export type Analysis = (ctx: AnalysisContext) => WarningDraft[];
 
-/**
- * Whether bus `busId` is a library's (the views' `LibraryClassifier`). Judging a bus walks its
- * listeners (100,000 types on one bus in an app with an id per event name), and per-type analyses ask
- * once per type, so the verdict is kept (`AnalysisState.libraryBuses`) until a type of the bus changes
- * (`forgetChangedLibraryVerdicts`, once per run).
- */
-export function isLibraryBusOf(ctx: AnalysisContext, busId: number): boolean {
-  const verdicts = ctx.state.libraryBuses;
-  let verdict = verdicts.get(busId);
-  if (verdict === undefined) {
-    const bus = ctx.model.buses.get(busId);
-    verdict = bus !== undefined && ctx.state.libraries.isLibrary(bus);
-    verdicts.set(busId, verdict);
-  }
-  return verdict;
-}
-
-/** Drops the kept verdicts of buses whose types changed since the last run (a subscription made or ended is a change). */
-export function forgetChangedLibraryVerdicts(model: Model, state: AnalysisState, changes: TypeChanges): void {
-  if (changes.all) {
-    state.libraryBuses.clear();
-    return;
-  }
-  const types = model.allTypes();
-  for (const i of changes.indices) {
-    const t = types[i];
-    if (t !== undefined) state.libraryBuses.delete(t.bus);
-  }
-}
-
 export function busName(model: Model, bus: number): string {
   return model.buses.get(bus)?.name ?? `bus ${bus}`;
 }

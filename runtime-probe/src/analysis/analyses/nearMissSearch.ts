@@ -42,6 +42,14 @@ export const DEFAULT_NEAR_MISS_BUDGET = 10_000;
  */
 export const MIN_NEAR_MISS_WORK = 2_000;
 
+/**
+ * Types a pool is offered per run even when the deadline has passed. Offering every type (100,000
+ * in the first run of a late attach) is a pass over the model outside the work budget, so it stops
+ * at the deadline too and resumes where it stopped; until a pool has seen every type no search in
+ * it is complete (its members only grow, so the searches reopen, as for any new member).
+ */
+export const MIN_POOL_OFFERS = 5_000;
+
 const NO_MATCHES: readonly NearMissMatch[] = [];
 
 /**
@@ -130,7 +138,7 @@ class Pool {
    * Adds every type that qualifies now and has not joined yet. Only types that changed (or are
    * new) can have started to qualify, so this looks at those: O(changes), not O(types), per run.
    */
-  sync(types: readonly EventTypeState[], changes: TypeChanges): void {
+  sync(types: readonly EventTypeState[], changes: TypeChanges, deadline: RunDeadline): void {
     if (this.joinedFlags.length < types.length) {
       const grown = new Uint8Array(Math.max(types.length, this.joinedFlags.length * 2));
       grown.set(this.joinedFlags);
@@ -138,8 +146,16 @@ class Pool {
     }
     if (changes.all) this.offeredUpTo = 0;
     else for (const i of changes.indices) if (i < this.offeredUpTo) this.offer(types, i);
-    for (; this.offeredUpTo < types.length; this.offeredUpTo++) this.offer(types, this.offeredUpTo);
+    const stopAt = this.offeredUpTo + MIN_POOL_OFFERS;
+    for (; this.offeredUpTo < types.length; this.offeredUpTo++) {
+      if (this.offeredUpTo >= stopAt && deadline.expired) break;
+      this.offer(types, this.offeredUpTo);
+    }
+    this.synced = this.offeredUpTo >= types.length;
   }
+
+  /** Whether every type has been offered (else members may still join in a later run). */
+  synced = false;
 
   private offer(types: readonly EventTypeState[], i: number): void {
     if (this.joinedFlags[i] === 1) return;
@@ -219,7 +235,7 @@ export class NearMissSearch {
     this.changes = changes;
     const types = model.allTypes();
     for (const pool of [this.pools.listened, this.pools.dispatched]) {
-      pool.sync(types, changes);
+      pool.sync(types, changes, deadline);
       pool.syncedRun = this.run;
     }
   }
@@ -241,6 +257,7 @@ export class NearMissSearch {
   /** Whether `t`'s search in `kind` has compared every pool member (after `search` in this run). */
   isComplete(t: EventTypeState, kind: NearMissPoolKind): boolean {
     const pool = this.pools[kind];
+    if (!pool.synced) return false;
     if (pool.members.length === 0) return true;
     const subject = pool.subjects[t.index];
     return subject !== undefined && subject.checkedUpTo === pool.members.length;
@@ -272,12 +289,12 @@ export class NearMissSearch {
     const pool = this.pools[kind];
     if (pool.syncedRun !== this.run) {
       // A new pool (the thresholds changed): it takes in every type.
-      pool.sync(types, this.changes);
+      pool.sync(types, this.changes, this.deadline);
       pool.syncedRun = this.run;
     }
     this.searched++;
     if (pool.members.length === 0) {
-      this.complete++;
+      if (pool.synced) this.complete++;
       return NO_MATCHES;
     }
     this.indexMembers(pool, types);
@@ -289,7 +306,7 @@ export class NearMissSearch {
       pool.subjects[t.index] = subject;
     }
     if (subject.checkedUpTo < pool.indexed && !this.exhausted) this.compare(pool, subject, t, types, maxDistance, minScore);
-    if (subject.checkedUpTo === pool.members.length) this.complete++;
+    if (subject.checkedUpTo === pool.members.length && pool.synced) this.complete++;
     return subject.matches;
   }
 

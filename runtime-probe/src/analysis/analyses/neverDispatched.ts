@@ -7,8 +7,9 @@
 // Node's or a library's own listeners (not the app's to fix).
 import { listenerOrigin, type SiteInfo } from '../../protocol/index';
 import type { EventTypeState, SubscriptionState } from '../model/entities';
-import { busName, currentNearMisses, findNearMisses, isLibraryBusOf, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
+import { busName, currentNearMisses, findNearMisses, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
 import { META_EVENTS, SAFETY_NET_EVENTS, withoutSiblingInstances } from './emitterEvents';
+import { LibraryBuses } from './libraryBuses';
 import { groupEvidence, groupExamples, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
 import type { Examined } from './typeScan';
 import type { NearMissEvidence, WarningDraft } from './warning';
@@ -23,6 +24,7 @@ export interface NeverDispatchedFinding extends TypeFinding {
 export function analyzeNeverDispatched(ctx: AnalysisContext): WarningDraft[] {
   const { model, options, now, state } = ctx;
   const grace = options.neverDispatched.graceMs;
+  const library = new LibraryBuses(ctx);
   const search = state.nearMisses;
   const { singles, groups } = state.neverDispatchedScan.run(
     model.allTypes(),
@@ -34,7 +36,7 @@ export function analyzeNeverDispatched(ctx: AnalysisContext): WarningDraft[] {
     search.poolSize('dispatched'),
     () => search.exhausted,
     state.families,
-    (t) => examine(ctx, t, grace),
+    (t) => examine(ctx, t, grace, library),
   );
   const out: WarningDraft[] = singles.map((f) => singleWarning(ctx, f));
   for (const g of groups) out.push(groupWarning(ctx, g));
@@ -43,11 +45,11 @@ export function analyzeNeverDispatched(ctx: AnalysisContext): WarningDraft[] {
 
 const NOT_A_FINDING: Examined<NeverDispatchedFinding> = { finding: null, search: 'none', recheckAt: Infinity };
 
-function examine(ctx: AnalysisContext, t: EventTypeState, grace: number): Examined<NeverDispatchedFinding> {
+function examine(ctx: AnalysisContext, t: EventTypeState, grace: number, library: LibraryBuses): Examined<NeverDispatchedFinding> {
   if (t.isWildcard || t.registeredCount === 0 || META_EVENTS.has(t.name) || SAFETY_NET_EVENTS.has(t.name)) return NOT_A_FINDING;
   // Not knowable below dispatch detail: the probe records no dispatches at `lifecycle`, nor of a
   // library emitter (listeners all Node's or node_modules') unless a client focuses it.
-  if (ctx.model.detail === 'lifecycle' || isLibraryBusOf(ctx, t.bus)) return NOT_A_FINDING;
+  if (ctx.model.detail === 'lifecycle' || library.has(t.bus)) return NOT_A_FINDING;
   const now = ctx.now;
   recheckAt = Infinity;
   let waiting = collectWaiting(t, t.live, now, grace, null);

@@ -13,8 +13,9 @@
 import type { SiteInfo } from '../../protocol/index';
 import type { EventTypeState } from '../model/entities';
 import type { AnalysisContext } from './context';
-import { busName, currentNearMisses, findNearMisses, isLibraryBusOf, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
+import { busName, currentNearMisses, findNearMisses, nearMissText, plural, pluralCount, siteText, typeName, typeRef, uniqueSites } from './context';
 import { instanceClass, META_EVENTS, withoutSiblingInstances } from './emitterEvents';
+import { LibraryBuses } from './libraryBuses';
 import { POOL_ACCEPTS } from './nearMissSearch';
 import { groupEvidence, groupExamples, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
 import type { Examined } from './typeScan';
@@ -66,15 +67,6 @@ function examine(ctx: AnalysisContext, t: EventTypeState, minUnheard: number, re
   const search = ctx.state.nearMisses.isComplete(t, 'listened') ? 'complete' : 'incomplete';
   if (nearMisses.length === 0 && (emitterClass !== null || !reportWithoutNearMiss)) return { finding: null, search, recheckAt: Infinity };
   return { finding: { t, typo: nearMisses.length > 0, nearMisses }, search, recheckAt: Infinity };
-}
-
-/** Which buses are libraries' (the verdicts kept between runs in `AnalysisState.libraryBuses`). */
-class LibraryBuses {
-  constructor(private readonly ctx: AnalysisContext) {}
-
-  has(busId: number): boolean {
-    return isLibraryBusOf(this.ctx, busId);
-  }
 }
 
 /** The subscribe sites of the best near miss (where the listeners are). */
