@@ -6,21 +6,20 @@
 // socket's `bufferedAmount` passes the cap, batches are skipped and counted (`drops` records follow),
 // so the page never blocks and its memory stays bounded. No Node built-ins here.
 
+// The protocol's modules by name, not its index: the page's bundle must not keep the reader's module state.
+import { ProtocolError } from '../protocol/errors';
+import { FrameDecoder, FrameKind } from '../protocol/framing';
+import { MAX_CLIENT_FRAME_BYTES } from '../protocol/limits';
 import {
-  FrameDecoder,
-  FrameKind,
-  MAX_CLIENT_FRAME_BYTES,
-  PROBE_PROTOCOL_VERSIONS,
-  ProtocolError,
   encodeControlFrame,
-  negotiateProtocolVersion,
   parseClientMessage,
   type AppInfo,
   type ClientMessage,
   type ErrorCode,
   type ProbeMessage,
   type WelcomeMessage,
-} from '../protocol/index';
+} from '../protocol/messages';
+import { PROBE_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../protocol/version';
 import { PROBE_VERSION } from '../probe/version';
 import type { RecorderCore } from '../recorder/recorder-core';
 import { RecordSink } from '../recorder/sink';

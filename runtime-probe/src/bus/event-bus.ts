@@ -5,14 +5,13 @@
 // the engine to inline it into the caller (uncommon cases live in dispatchGeneral).
 import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
-import { eventBreakDone, eventBreakWanted } from '../debug/event-breaks';
 import { runHandlersFor } from './dispatch-code';
 import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import type { ProducerDropPolicy, ProducerStats, TransferablePort } from './cross-thread';
-import { ProducerInbox, type ConnectedProducer } from './producer-inbox';
+import type { ConnectedProducer, ProducerInbox } from './producer-inbox';
 import { warnOwnerCollected } from './owner-warning';
-import { takeBusId } from './runtime';
+import { runtime, takeBusId } from './runtime';
 import {
   defaultIsOwnerAlive,
   describeOwner,
@@ -318,7 +317,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
         // dispatched this event. Step out to see the dispatch site.
         // eslint-disable-next-line no-debugger
         debugger;
-        eventBreakDone();
+        runtime.optional?.eventBreakDone?.();
       }
       // Detail `dispatch` wants the start and end only: the handlers run in the untraced loops.
       return tracer.handlerHooks === false ? this.dispatchBracketed(tracer, type, payload) : this.dispatchTraced(tracer, type, payload);
@@ -664,12 +663,23 @@ export class EventBus<E extends EventMap> implements TracedBus {
    * const port = bus.openProducerPort();
    * new Worker(file, { workerData: { port }, transferList: [port] });
    * ```
+   * Producer ports come with the `busscope-probe` and `busscope-probe/bus` entries, not with
+   * `busscope-probe/browser` (kept small for pages): a page that opens them imports 'busscope-probe/bus'.
    * @throws TypeError after `dispose()`, or where the runtime has no MessageChannel.
+   * @throws Error when neither `busscope-probe` nor `busscope-probe/bus` is loaded.
    */
   openProducerPort(): TransferablePort {
     if (this.closed) throw new TypeError(`EventBus.openProducerPort: bus "${this.name}" is disposed`);
     let inbox = this.inbox;
-    if (inbox === null) inbox = this.inbox = new ProducerInbox(this);
+    if (inbox === null) {
+      const open = runtime.optional?.producerInbox;
+      if (open === undefined) {
+        throw new Error(
+          "EventBus.openProducerPort: producer ports are not part of 'busscope-probe/browser'; add import 'busscope-probe/bus' (once, anywhere in the page) to use them",
+        );
+      }
+      inbox = this.inbox = open(this);
+    }
     return inbox.open() as TransferablePort;
   }
 
@@ -1006,7 +1016,10 @@ export class EventBus<E extends EventMap> implements TracedBus {
 function breakRequested(tracer: DispatchTracer, bus: TracedBus, type: string, payload: unknown): boolean {
   try {
     // The payload condition (installed by a debugger, see ../debug/event-breaks) only for break types.
-    return tracer.shouldBreak(bus, type) && eventBreakWanted(bus.busId, bus.name, type, payload);
+    // Registered by bus/optional-parts.ts: without it (the browser entry) no debugger drives the app.
+    if (!tracer.shouldBreak(bus, type)) return false;
+    const wanted = runtime.optional?.eventBreakWanted;
+    return wanted !== undefined && wanted(bus.busId, bus.name, type, payload);
   } catch (error) {
     tracerFailed(error);
     return false;

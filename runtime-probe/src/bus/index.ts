@@ -1,5 +1,7 @@
 // The bus-only public entry (`busscope-probe/bus`): no Node built-ins anywhere below, so it also
 // runs in browsers.
+// Producer ports and event-break conditions: registered here, left out of `busscope-probe/browser`.
+import './optional-parts';
 export { EventBus } from './event-bus';
 export { connectProducer, type Producer } from './producer';
 export type { CloneableEvents, CloneablePayload, ProducerDropPolicy, ProducerPortEnd, ProducerQueueOptions, ProducerStats, TransferablePort } from './cross-thread';

@@ -11,8 +11,8 @@
 // No Node built-ins here: the bus-only (browser) entry includes this file.
 
 import { PROBE_VERSION as THIS_COPY } from '../probe/version';
+import type { ProducerConsumer, ProducerInbox } from './producer-inbox';
 import type { BusTracer, ContextCarrier, DispatchTracer, TraceIdSource, TracedBus } from './tracer';
-import { BusTracerMux, DispatchTracerMux } from './tracer-mux';
 
 /**
  * Bump when anything a copy relies on in another copy changes incompatibly: this object's shape, the
@@ -63,6 +63,27 @@ export interface SharedRuntime {
   environmentRead: boolean;
   /** Probe failures and warnings already reported (each is reported once per process). */
   readonly reported: Set<string>;
+  /**
+   * Parts a page cannot use, registered by the entries that ship them (`busscope-probe`,
+   * `busscope-probe/bus`; see bus/optional-parts.ts) so that `busscope-probe/browser` stays small.
+   * Optional: a runtime created by an earlier copy of this runtime version has none until one registers.
+   */
+  optional?: OptionalParts;
+}
+
+/** @internal See `SharedRuntime.optional`. */
+export interface OptionalParts {
+  /** Opens the cross-thread inbox of a bus (`EventBus.openProducerPort`). */
+  producerInbox?: (bus: ProducerConsumer) => ProducerInbox;
+  /** Payload conditions and the current hit of event breakpoints (debug/event-breaks.ts). */
+  eventBreakWanted?: (busId: number, bus: string, type: string, payload: unknown) => boolean;
+  eventBreakDone?: () => void;
+  /**
+   * Multiplexers over several tracers (tracer-mux.ts), registered by `hookBusTracer` /
+   * `hookDispatchTracer` (tracer.ts): only a hooked consumer makes more than one.
+   */
+  busTracerMux?: (all: BusTracer[]) => BusTracer;
+  dispatchTracerMux?: (all: DispatchTracer[]) => DispatchTracer;
 }
 
 function createRuntime(): SharedRuntime {
@@ -154,16 +175,21 @@ export function setTracers(tracer: BusTracer | undefined, dispatchTracer: Dispat
   installTracers();
 }
 
-/** None, the one consumer itself (no indirection), or a multiplexer over all of them. */
-function combine<T>(primary: T | undefined, hooks: readonly T[], mux: (all: T[]) => T): T | undefined {
+/**
+ * None, the one consumer itself (no indirection), or a multiplexer over all of them. More than one
+ * means something was hooked, and hooking registered the multiplexer (tracer.ts); the first consumer
+ * alone stands in only if a copy of this runtime version without that registration did the hooking.
+ */
+function combine<T>(primary: T | undefined, hooks: readonly T[], mux: ((all: T[]) => T) | undefined): T | undefined {
   const all = primary === undefined ? [...hooks] : [primary, ...hooks];
-  return all.length === 0 ? undefined : all.length === 1 ? all[0] : mux(all);
+  return all.length === 0 ? undefined : all.length === 1 || mux === undefined ? all[0] : mux(all);
 }
 
 /** @internal Recomputes what the buses call from the probe's slot and the hooks; applies it to every copy. */
 export function installTracers(): void {
-  const tracer = combine(runtime.primaryTracer, runtime.busHooks, (all) => new BusTracerMux(all));
-  const dispatchTracer = combine(runtime.primaryDispatchTracer, runtime.dispatchHooks, (all) => new DispatchTracerMux(all));
+  const parts = runtime.optional;
+  const tracer = combine(runtime.primaryTracer, runtime.busHooks, parts?.busTracerMux);
+  const dispatchTracer = combine(runtime.primaryDispatchTracer, runtime.dispatchHooks, parts?.dispatchTracerMux);
   runtime.tracer = tracer;
   runtime.dispatchTracer = dispatchTracer;
   for (const set of runtime.copies) set(tracer, dispatchTracer);

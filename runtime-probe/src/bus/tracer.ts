@@ -12,6 +12,7 @@
 
 import type { SiteOrigin } from '../protocol/site-origin';
 import { installTracers, runtime, setTracers } from './runtime';
+import { BusTracerMux, DispatchTracerMux } from './tracer-mux';
 import type { BusKind } from '../protocol/records';
 
 /** Why a subscription ended. `clear` also covers `bus.dispose()`. */
@@ -156,6 +157,10 @@ export function primaryDispatchTracer(): DispatchTracer | undefined {
 export type Unhook = () => void;
 
 function hook<T>(list: T[], consumer: T): Unhook {
+  // The multiplexers come with hooking: a page that never hooks a consumer does not ship them.
+  const parts = (runtime.optional ??= {});
+  parts.busTracerMux ??= (all) => new BusTracerMux(all);
+  parts.dispatchTracerMux ??= (all) => new DispatchTracerMux(all);
   list.push(consumer);
   installTracers();
   let hooked = true;

@@ -126,8 +126,11 @@ function isHook(value: unknown): value is EventBreaks {
   return value instanceof EventBreaks || (typeof value === 'object' && value !== null && (value as { version?: unknown }).version === 1 && typeof (value as { holds?: unknown }).holds === 'function');
 }
 
-/** One instance per process: the first copy of the package loaded installs it, later copies share it. */
-const shared: EventBreaks = (() => {
+/**
+ * One instance per process: the first copy of the package loaded installs it, later copies share it.
+ * Pure for bundlers: a page bundle that imports the emitter adapters without using them drops it.
+ */
+const shared: EventBreaks = /* @__PURE__ */ (() => {
   const g = globalThis as { [EVENT_BREAKS_GLOBAL_KEY]?: unknown };
   const existing = g[EVENT_BREAKS_GLOBAL_KEY];
   if (isHook(existing)) return existing;

@@ -34,17 +34,11 @@ function readTraceId(source: TraceIdSource): string | null {
     return null;
   }
 }
-import {
-  DETAIL_LEVELS,
-  DROP_REASONS,
-  MAX_PAYLOAD_CAP_BYTES,
-  RecordWriter,
-  TARGET_BATCH_BYTES,
-  UNSUBSCRIBE_REASONS,
-  type DetailLevel,
-  type RecordingConfig,
-  type UnsubscribeReason,
-} from '../protocol/index';
+// The protocol's modules by name, not its index: a page bundle must not keep the reader's module state.
+import { MAX_PAYLOAD_CAP_BYTES, TARGET_BATCH_BYTES } from '../protocol/limits';
+import { DETAIL_LEVELS, type DetailLevel, type RecordingConfig } from '../protocol/messages';
+import { RecordWriter } from '../protocol/record-writer';
+import { DROP_REASONS, UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records';
 import { BUS_KINDS } from '../protocol/records';
 import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';

@@ -3,6 +3,8 @@
 // inspector gate for event breakpoints.
 
 import { types as utilTypes } from 'node:util';
+// Event-break conditions (and producer ports) for every bus the Node probe records, whichever entry made it.
+import '../bus/optional-parts';
 import { watchInspector } from '../debug/inspector-gate';
 import { capturePayload } from './payload';
 import { RecorderCore, type RecorderHost, type RecorderOptions } from './recorder-core';

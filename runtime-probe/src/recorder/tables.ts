@@ -5,7 +5,9 @@
 // mapped, then their file and function names interned — once per site, off the hot path: when their
 // definitions are first sent, or when something reads them (a snapshot).
 
-import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME, type SiteInfo } from '../protocol/index';
+// The protocol's modules by name, not its index: a page bundle must not keep the reader's module state.
+import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from '../protocol/limits';
+import type { SiteInfo } from '../protocol/records';
 import type { SourceSite } from '../bus/tracer';
 import { unmappedFrame, type FrameResolver, type RawFrame, type ResolvedFrame } from './frames';
 

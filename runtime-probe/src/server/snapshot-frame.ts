@@ -1,6 +1,8 @@
 // The snapshot as one control frame, shared by the Node probe server and the browser connection
 // (no Node built-ins).
-import { MAX_PROBE_FRAME_BYTES, encodeControlFrame, type ProbeSnapshot } from '../protocol/index';
+// The protocol's modules by name, not its index: the page's bundle must not keep the reader's module state.
+import { MAX_PROBE_FRAME_BYTES } from '../protocol/limits';
+import { encodeControlFrame, type ProbeSnapshot } from '../protocol/messages';
 
 /** The snapshot as one frame, cut to fit the frame limit if an app is enormous. */
 export function encodeSnapshotFrame(snapshot: ProbeSnapshot, requestId: number | null): Uint8Array {
