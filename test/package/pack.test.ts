@@ -390,7 +390,7 @@ test('busscope-probe/analysis runs the analyses over a trace file, from ESM and 
 `;
   const esm = runScript('analysis.mjs', body(`import { readTraceFile } from 'busscope-probe';\nimport { Model, analyze, readSettings, WARNING_KINDS } from 'busscope-probe/analysis';`));
   const cjs = runScript('analysis.cjs', body(`const { readTraceFile } = require('busscope-probe');\nconst { Model, analyze, readSettings, WARNING_KINDS } = require('busscope-probe/analysis');`));
-  const expected = { all: [['throwing-handler', 'error', true], ['slow-handler', 'warning', true]], filtered: ['throwing-handler'], kinds: 10 };
+  const expected = { all: [['throwing-handler', 'error', true], ['slow-handler', 'warning', true]], filtered: ['throwing-handler'], kinds: 11 };
   assert.deepEqual(esm, expected);
   assert.deepEqual(cjs, expected);
   for (const file of ['analysis.mjs', 'analysis.cjs']) {

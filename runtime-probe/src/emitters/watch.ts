@@ -19,6 +19,7 @@ import { setWatched } from './process-wide';
 import { watchWith, type WatchHandle, type WatchOptions, type WatchRuntime } from './watch-core';
 
 export type { WatchHandle, WatchOptions } from './watch-core';
+/** @internal The bus of a watched target (tests). */
 export { watchedBus } from './watch-core';
 
 const NODE_WATCH: WatchRuntime = {
