@@ -53,9 +53,12 @@ test('a stalled client: bounded memory, steady dispatch rate, exact drop counts'
   const droppedRecords = drops.reduce((n, d) => n + d.count, 0);
   assert.ok(droppedDispatches > stalled.dispatched / 4, `${droppedDispatches} of ${stalled.dispatched} dropped`);
   assert.equal(received + droppedDispatches, total, 'received + dropped == dispatched');
-  // Every record of the flood: a payload, a dispatch and two handler timings per dispatch.
+  // Every record of the flood: a payload and a dispatch per dispatch, and two handler timings per
+  // dispatch the handler sampler timed (each type's first 32, then about 1 in N): what arrived plus
+  // what was counted dropped lies between those bounds, and the dispatches themselves add up exactly (above).
   const handlers = records.filter((r) => r.kind === 'handler').length;
-  assert.equal(received + payloads + handlers + droppedRecords, 4 * total);
+  const accounted = received + payloads + handlers + droppedRecords;
+  assert.ok(accounted >= 2 * total + 2 * 32 && accounted <= 4 * total, `${accounted} records for ${total} dispatches`);
   // What arrived is in order; the gaps in the sequence numbers are what was dropped.
   const seqs = records.filter((r) => r.kind === 'dispatch' && r.type === 'flood').map((r) => (r as { seq: number }).seq);
   for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i] > seqs[i - 1]);
