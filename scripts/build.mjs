@@ -17,6 +17,25 @@ const at = (p) => path.join(root, p);
 const common = { bundle: true, sourcemap: 'linked', minify, logLevel: 'warning', legalComments: 'none' };
 const probeTarget = ['node18', 'chrome110', 'firefox110', 'safari16'];
 
+/**
+ * ws's optional native speed-ups: ws requires them inside try/catch and falls back to JavaScript. They
+ * become modules that throw when loaded, so the bundle needs nothing outside itself (the VSIX ships no
+ * node_modules) and ws takes its fallback, as when they are not installed.
+ */
+function absentOptionalModules(names) {
+  const filter = new RegExp(`^(${names.map((n) => n.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&')).join('|')})$`);
+  return {
+    name: 'absent-optional-modules',
+    setup(build) {
+      build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'absent-optional' }));
+      build.onLoad({ filter: /.*/, namespace: 'absent-optional' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`${args.path} is not bundled`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = [
   {
@@ -26,8 +45,8 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node18',
-    // ws's optional native speed-ups: ws falls back to JavaScript when they are missing.
-    external: ['vscode', 'bufferutil', 'utf-8-validate'],
+    external: ['vscode'],
+    plugins: [absentOptionalModules(['bufferutil', 'utf-8-validate'])],
   },
   {
     ...common,
