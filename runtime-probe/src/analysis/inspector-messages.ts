@@ -28,7 +28,7 @@
 // subscriptions by id, dispatches by sequence number, sites by `file:line:column`.
 // Everything is JSON-safe (plain arrays, no typed arrays).
 
-import type { BusView, SubscriptionView, TypeView } from './model/views';
+import type { BusView, SubscriptionView, ThreadView, TypeView } from './model/views';
 import type { DispatchView, RangeStatistics } from './model/queries';
 import type { Warning, WarningKind, Severity, TypeRef } from './analyses/warning';
 import type { WhyReason, WhyReport } from './analyses/explain';
@@ -40,7 +40,7 @@ export const INSPECTOR_MESSAGES_VERSION = 1;
 // ---------------------------------------------------------------------------------------------
 // Entities: the model's own JSON-safe views (one definition, in ./model and ./analyses).
 
-export type { BusView, SubscriptionView, TypeView, DispatchView, RangeStatistics, Warning, WarningKind, Severity, TypeRef, WhyReason, WhyReport, SiteInfo };
+export type { ThreadView, BusView, SubscriptionView, TypeView, DispatchView, RangeStatistics, Warning, WarningKind, Severity, TypeRef, WhyReason, WhyReport, SiteInfo };
 
 /**
  * A bus as the inspector gets it: the model's view, plus the group the host draws it in (a class
@@ -116,6 +116,13 @@ export interface DispatchColumns {
    * clock reads, and the timeline draws the bound where it is wide enough to matter.
    */
   readonly startBound: readonly number[];
+  /**
+   * Cross-thread events (issue: worker threads): the thread whose producer enqueued the dispatched
+   * event, -1 for events dispatched on their own thread. Absent: no cross-thread event in the batch.
+   */
+  readonly fromThread?: readonly number[];
+  /** When the producer enqueued it, ms on the session's clock; read only where `fromThread` ≥ 0. */
+  readonly enqueuedAt?: readonly number[];
 }
 
 /** `flags` bits of a handler slice (the model's `HandlerFlag` values). */
@@ -185,6 +192,8 @@ export interface SessionView {
   readonly sessions: readonly SessionSummary[];
   /** The analyses' last run, when the host knows it (absent: complete). */
   readonly analysis?: AnalysisProgressView;
+  /** The app's threads when more than the main thread reported buses (absent: main thread only). */
+  readonly threads?: readonly ThreadView[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ export {
   type TimelineColumns,
   type TypeRangeStats,
 } from './queries';
-export { subscriptionView, typeView, busView, ownerView, type BusView, type OwnerView, type SubscriptionView, type TypeView } from './views';
+export { subscriptionView, typeView, busView, ownerView, type BusView, type ThreadView, type OwnerView, type SubscriptionView, type TypeView } from './views';
 export { DispatchRing, DISPATCH_ROW_BYTES, type DispatchRow } from './dispatchRing';
 export { HandlerRing, HandlerFlag, HANDLER_ROW_BYTES, type HandlerSlice } from './handlerRing';
 export { DurationHistogram, WindowedCounter } from './stats';

@@ -87,6 +87,18 @@ export interface BusView {
   readonly typeCount?: number;
   /** What the bus is, when the probe said (protocol 3): an EventBus or an emitter's kind. */
   readonly kind?: BusKind;
+  /** The `worker_threads` threadId of the thread that created the bus; absent or 0: the main thread. */
+  readonly thread?: number;
+}
+
+/** A thread of the app (worker_threads; a page's workers) that has reported buses. */
+export interface ThreadView {
+  /** `threadId` (0: the main thread). */
+  readonly id: number;
+  /** The worker's name (`new Worker(file, { name })`) or its script's file name; 'main' for 0. */
+  readonly name: string;
+  readonly startedAt: number;
+  readonly exitedAt: number | null;
 }
 
 export interface OwnerView {
