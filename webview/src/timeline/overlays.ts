@@ -1,9 +1,9 @@
-// The timeline's DOM around the canvas: the toolbar, the lane labels in the gutter, the summary line and the hover tooltip.
+// The timeline's DOM around the canvas: the toolbar, the lane and thread labels in the gutter, the summary line and the hover tooltip.
 
 import { h } from '../ui/dom';
 import { fmtInt, fmtMs, plural } from '../ui/format';
 import type { Theme } from '../ui/theme';
-import { OTHER_LANE } from './lanes';
+import { OTHER_LANE, THREAD_HEADER_HEIGHT } from './lanes';
 import { laneColour, type TimelineSummary } from './renderer';
 import type { TimelineViewport } from './viewport';
 
@@ -108,6 +108,26 @@ export class TimelineOverlays {
     const frag = this.doc.createDocumentFragment();
     const y0 = viewH > 0 ? scrollTop - 200 : -Infinity;
     const y1 = viewH > 0 ? scrollTop + viewH + 200 : Infinity;
+    for (const band of layout.threads) {
+      if (band.top + THREAD_HEADER_HEIGHT < y0 || band.top > y1) continue;
+      const el = h(
+        this.doc,
+        'div',
+        {
+          class: 'lane-thread',
+          role: 'listitem',
+          'data-testid': 'timeline-thread',
+          'data-thread': band.label,
+          'data-thread-id': band.id,
+          'data-lanes': band.lanes,
+          title: `${band.label}: ${plural(band.lanes, 'lane')}${band.exited ? ' (exited)' : ''}`,
+        },
+        band.exited ? `${band.label} (exited)` : band.label,
+      );
+      el.style.top = `${band.top}px`;
+      el.style.height = `${THREAD_HEADER_HEIGHT}px`;
+      frag.append(el);
+    }
     let prevBus: number | null = null;
     for (const lane of lanes) {
       const firstOfBus = lane.bus !== prevBus;
@@ -126,6 +146,7 @@ export class TimelineOverlays {
           'data-bus': lane.busName,
           'data-lane': lane.type,
           'data-lane-types': lane.types,
+          'data-thread-id': layout.threads.length > 0 ? lane.thread : null,
           title: lane.type === OTHER_LANE ? `${lane.name}: the least active types, drawn together` : `${lane.busName} · ${lane.name}`,
         },
         chip,
@@ -145,11 +166,13 @@ export class TimelineOverlays {
     if (s.consumed) parts.push(`${fmtInt(s.consumed)} consumed`);
     if (s.depthLimits) parts.push(plural(s.depthLimits, 'depth-limit hit'));
     if (s.droppedRecords) parts.push(`${fmtInt(s.droppedRecords)} records dropped`);
+    if (s.crossThread) parts.push(`${fmtInt(s.crossThread)} from worker threads`);
     parts.push(`${fmtMs(this.vp.to - this.vp.from)} window`);
     const text = parts.join(' · ');
     if (this.summaryEl.textContent !== text) this.summaryEl.textContent = text;
     this.summaryEl.setAttribute('data-in-view', String(s.inView));
     this.summaryEl.setAttribute('data-errors', String(s.errors));
     this.summaryEl.setAttribute('data-mode', s.mode);
+    this.summaryEl.setAttribute('data-cross-thread', String(s.crossThread));
   }
 }

@@ -4,6 +4,10 @@
 // view, adjacent dispatches of one lane row that touch on screen are merged into one rectangle
 // while scanning (records arrive nearly in time order per row), so 200,000 dispatches cost one pass
 // over typed arrays and at most a few thousand fillRects.
+//
+// Worker threads: each thread's lane group starts with a header band, and a dispatch whose event was
+// enqueued in another thread gets a flow from the producer's band (at the enqueue time) to the
+// dispatch. Flows are drawn only with dispatches drawn one by one, for rows in view, at most MAX_FLOWS.
 
 import { DispatchFlag, HandlerSliceFlag } from '../../../runtime-probe/src/analysis/inspector-messages';
 import type { InspectorStore } from '../store/inspectorStore';
@@ -12,7 +16,8 @@ import { TextFitter } from '../ui/canvas';
 import { fmtInt } from '../ui/format';
 import { withAlpha, type Theme } from '../ui/theme';
 import { drawAxis, drawGrid } from './axis';
-import { LANE_ROW_HEIGHT, type Lane } from './lanes';
+import { MAX_FLOWS, controlPoints, type Flow } from './flows';
+import { LANE_ROW_HEIGHT, THREAD_HEADER_HEIGHT, type Lane, type ThreadBand } from './lanes';
 import { AXIS_HEIGHT, type TimelineViewport } from './viewport';
 
 export interface TimelineSummary {
@@ -24,6 +29,8 @@ export interface TimelineSummary {
   readonly drops: number;
   readonly droppedRecords: number;
   readonly lanes: number;
+  /** Dispatches in view whose event another thread enqueued. */
+  readonly crossThread: number;
   /** 'individual' draws each dispatch (with handler slices); 'merged' draws coverage. */
   readonly mode: 'individual' | 'merged' | 'empty';
 }
@@ -44,7 +51,9 @@ export function laneColour(theme: Theme, lane: Lane): string {
 }
 
 export class TimelineRenderer {
-  summary: TimelineSummary = { inView: 0, errors: 0, consumed: 0, depthLimits: 0, drops: 0, droppedRecords: 0, lanes: 0, mode: 'empty' };
+  summary: TimelineSummary = { inView: 0, errors: 0, consumed: 0, depthLimits: 0, drops: 0, droppedRecords: 0, lanes: 0, crossThread: 0, mode: 'empty' };
+  /** Cross-thread flows drawn by the last render, in plot coordinates (for hover and tests). */
+  flows: Flow[] = [];
   /** Start bounds drawn by the last render (a whisker where the bound spans ≥ MIN_BOUND_PX). */
   boundsDrawn = 0;
   private readonly fitter = new TextFitter();
@@ -82,9 +91,12 @@ export class TimelineRenderer {
     let errors = 0;
     let consumed = 0;
     let depthLimits = 0;
+    let crossThread = 0;
+    const fromThread = tl.fromThread;
     ring.forEachInRange(vp.from, vp.to, (i) => {
       if (byType[tl.laneOf(i)] === undefined) return;
       collected[n++] = i;
+      if (fromThread[i] >= 0) crossThread++;
       const f = tl.flags[i];
       if (f & DispatchFlag.error) errors++;
       if (f & DispatchFlag.depthLimit) depthLimits++;
@@ -108,6 +120,7 @@ export class TimelineRenderer {
       drops,
       droppedRecords,
       lanes: vp.lanes.lanes.length,
+      crossThread,
       mode: n === 0 ? 'empty' : n <= INDIVIDUAL_LIMIT ? 'individual' : 'merged',
     };
   }
@@ -137,6 +150,7 @@ export class TimelineRenderer {
   draw(ctx: CanvasRenderingContext2D, theme: Theme, scrollTop: number): void {
     const vp = this.vp;
     this.boundsDrawn = 0;
+    this.flows = [];
     const { width, height, dpr } = vp.size;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = theme.background;
@@ -165,6 +179,15 @@ export class TimelineRenderer {
       ctx.fillStyle = lane.bus !== prevBus ? withAlpha(theme.foreground, 0.25) : theme.grid;
       ctx.fillRect(0, y, width, 1);
       prevBus = lane.bus;
+    }
+    // Thread header bands (their labels are in the gutter).
+    for (const band of vp.lanes.threads) {
+      const y = top0 + band.top;
+      if (y > height || y + THREAD_HEADER_HEIGHT < AXIS_HEIGHT) continue;
+      ctx.fillStyle = withAlpha(theme.foreground, 0.08);
+      ctx.fillRect(0, y, width, THREAD_HEADER_HEIGHT);
+      ctx.fillStyle = withAlpha(theme.foreground, 0.4);
+      ctx.fillRect(0, y, width, 1);
     }
     drawGrid(ctx, theme, vp);
     if (this.summary.mode === 'merged') this.drawMerged(ctx, theme, top0);
@@ -274,6 +297,8 @@ export class TimelineRenderer {
     let selected: { x0: number; x1: number; y: number } | null = null;
     const consumeMarks: number[] = [];
     const bounds: number[] = [];
+    const bands = vp.lanes.threads;
+    const flows: Flow[] = [];
     for (let k = 0; k < this.collectedCount; k++) {
       const i = this.collected[k];
       const lane = byType[tl.laneOf(i)]!;
@@ -281,6 +306,14 @@ export class TimelineRenderer {
       const y = top0 + lane.top + row * LANE_ROW_HEIGHT + 2;
       if (y > height || y + LANE_ROW_HEIGHT < AXIS_HEIGHT) continue;
       const x0 = (ring.start[i] - from) * pxPerMs;
+      const producer = tl.fromThread[i];
+      if (producer >= 0 && flows.length < MAX_FLOWS) {
+        const band = bandOf(bands, producer);
+        if (band) {
+          const at = tl.enqueuedAt[i];
+          flows.push({ index: i, seq: ring.seq[i], fromThread: producer, enqueuedAt: at, x0: (at - from) * pxPerMs, y0: top0 + band.top + THREAD_HEADER_HEIGHT / 2, x1: x0, y1: y + (LANE_ROW_HEIGHT - 3) / 2 });
+        }
+      }
       let x1 = x0 + ring.duration[i] * pxPerMs;
       if (x1 < x0 + 1) x1 = x0 + 1;
       const cx0 = Math.max(-2, x0);
@@ -366,6 +399,8 @@ export class TimelineRenderer {
       ctx.lineWidth = 2;
       ctx.strokeRect(selected.x0 - 1, selected.y - 1, selected.x1 - selected.x0 + 2, LANE_ROW_HEIGHT - 1);
     }
+    if (flows.length > 0) drawFlows(ctx, theme, flows);
+    this.flows = flows;
   }
 
   private drawTimelineMarkers(ctx: CanvasRenderingContext2D, theme: Theme, top0: number): void {
@@ -398,6 +433,46 @@ export class TimelineRenderer {
     }
     ctx.textBaseline = 'middle';
   }
+}
+
+function bandOf(bands: readonly ThreadBand[], thread: number): ThreadBand | undefined {
+  for (const b of bands) if (b.id === thread) return b;
+  return undefined;
+}
+
+/** Each flow: a dot at the enqueue, a curve, an arrowhead into the dispatch. One colour, one path per part. */
+function drawFlows(ctx: CanvasRenderingContext2D, theme: Theme, flows: readonly Flow[]): void {
+  const colour = theme.info;
+  ctx.strokeStyle = withAlpha(colour, 0.85);
+  ctx.lineWidth = 1.25;
+  ctx.beginPath();
+  for (const f of flows) {
+    const c = controlPoints(f);
+    ctx.moveTo(f.x0, f.y0);
+    ctx.bezierCurveTo(c.c1x, c.c1y, c.c2x, c.c2y, f.x1, f.y1);
+  }
+  ctx.stroke();
+  ctx.fillStyle = colour;
+  ctx.beginPath();
+  for (const f of flows) {
+    ctx.moveTo(f.x0 + 2.5, f.y0);
+    ctx.arc(f.x0, f.y0, 2.5, 0, Math.PI * 2);
+    // The curve enters the dispatch horizontally (or vertically when both ends share an x).
+    const horizontal = Math.abs(f.x1 - f.x0) >= 1;
+    if (horizontal) {
+      const dir = f.x1 >= f.x0 ? 1 : -1;
+      ctx.moveTo(f.x1, f.y1);
+      ctx.lineTo(f.x1 - 6 * dir, f.y1 - 3.5);
+      ctx.lineTo(f.x1 - 6 * dir, f.y1 + 3.5);
+    } else {
+      const dir = f.y1 >= f.y0 ? 1 : -1;
+      ctx.moveTo(f.x1, f.y1);
+      ctx.lineTo(f.x1 - 3.5, f.y1 - 6 * dir);
+      ctx.lineTo(f.x1 + 3.5, f.y1 - 6 * dir);
+    }
+    ctx.closePath();
+  }
+  ctx.fill();
 }
 
 function drawFlagMark(ctx: CanvasRenderingContext2D, theme: Theme, x: number, y: number, flags: number): void {

@@ -3,11 +3,15 @@
 // Time runs left to right, lanes per event type grouped by bus, nested dispatches one row below
 // their parent, handler slices inside a dispatch, markers for consumption, errors, depth-limit hits
 // and dropped records. Follow-live keeps the right edge at the newest record; any pan pauses it.
+// With worker threads, a lane group per thread and flows from a worker's enqueue to the main
+// thread's dispatch; hovering a dispatch or its flow says where and when it was enqueued.
 
 import type { InspectorStore } from '../store/inspectorStore';
 import { context2d, fitCanvas } from '../ui/canvas';
 import { fmtBound, fmtMs, fmtTime, plural } from '../ui/format';
 import type { Theme } from '../ui/theme';
+import { threadLabel } from '../store/threads';
+import { flowAt, type Flow } from './flows';
 import { dispatchAt, pointOfDispatch } from './hitTest';
 import { TimelineInteraction, type TimelineControls } from './interaction';
 import type { LaneLayout } from './lanes';
@@ -194,6 +198,16 @@ export class TimelineView implements TimelineControls {
     return { x: r.left + p.x, y: r.top + p.y };
   }
 
+  /** Cross-thread flows the last render drew (plot coordinates: CSS px from the canvas's top-left). */
+  flowsDrawn(): readonly Flow[] {
+    return this.renderer.flows;
+  }
+
+  /** The drawn flow under a client point, or null. */
+  flowAtClient(clientX: number, clientY: number): Flow | null {
+    return flowAt(this.renderer.flows, this.interaction.localX({ clientX }), this.interaction.localY({ clientY }));
+  }
+
   /** Physical index of the dispatch under a client point, or -1. */
   dispatchAtClient(clientX: number, clientY: number): number {
     const x = this.interaction.localX({ clientX });
@@ -237,19 +251,36 @@ export class TimelineView implements TimelineControls {
   /** The dispatch under the pointer: its type, start with its error bound (e.g. "±38 µs"), duration. */
   hover(clientX: number, clientY: number): void {
     const i = this.dispatchAtClient(clientX, clientY);
-    if (i < 0) return this.hideTooltip();
+    if (i >= 0) return this.overlays.showTooltip(this.dispatchTooltip(i), clientX, clientY);
+    const flow = this.flowAtClient(clientX, clientY);
+    if (flow === null || this.store.timeline.dispatches.seq[flow.index] !== flow.seq) return this.hideTooltip();
+    const ring = this.store.timeline.dispatches;
+    this.overlays.showTooltip([`${this.store.typeName(ring.typeIndex[flow.index])} · dispatch #${flow.seq}`, this.enqueueText(flow.index)], clientX, clientY);
+  }
+
+  private dispatchTooltip(i: number): string[] {
     const ring = this.store.timeline.dispatches;
     const bound = fmtBound(ring.startBound[i]);
-    const origin = Number.isNaN(this.vp.origin) ? 0 : this.vp.origin;
-    this.overlays.showTooltip(
-      [
-        `${this.store.typeName(ring.typeIndex[i])} · dispatch #${ring.seq[i]}`,
-        `started ${fmtTime(ring.start[i], origin)}${bound ? ` ${bound}` : ''} · took ${fmtMs(ring.duration[i])}`,
-        `${plural(ring.delivered[i], 'handler')}${ring.depth[i] > 0 ? ` · depth ${ring.depth[i]}` : ''}`,
-      ],
-      clientX,
-      clientY,
-    );
+    const lines = [
+      `${this.store.typeName(ring.typeIndex[i])} · dispatch #${ring.seq[i]}`,
+      `started ${fmtTime(ring.start[i], this.origin())}${bound ? ` ${bound}` : ''} · took ${fmtMs(ring.duration[i])}`,
+      `${plural(ring.delivered[i], 'handler')}${ring.depth[i] > 0 ? ` · depth ${ring.depth[i]}` : ''}`,
+    ];
+    if (this.store.timeline.fromThread[i] >= 0) lines.push(this.enqueueText(i));
+    return lines;
+  }
+
+  /** "enqueued in worker hasher at 1.204 s, dispatched 3.1 ms later". */
+  private enqueueText(i: number): string {
+    const tl = this.store.timeline;
+    const id = tl.fromThread[i];
+    const at = tl.enqueuedAt[i];
+    const name = this.store.session.threads?.find((t) => t.id === id)?.name ?? `thread ${id}`;
+    return `enqueued in ${threadLabel(id, name)} at ${fmtTime(at, this.origin())}, dispatched ${fmtMs(Math.max(0, tl.dispatches.start[i] - at))} later`;
+  }
+
+  private origin(): number {
+    return Number.isNaN(this.vp.origin) ? 0 : this.vp.origin;
   }
 
   hideTooltip(): void {

@@ -12,7 +12,7 @@ export const MAX_SPAN_MS = 7 * 24 * 3600_000;
 export type TimeRange = { from: number; to: number };
 
 export class TimelineViewport {
-  lanes: LaneLayout = { lanes: [], byType: [], totalHeight: 0 };
+  lanes: LaneLayout = { lanes: [], byType: [], totalHeight: 0, threads: [] };
   size: CanvasSize = { ...FALLBACK_SIZE, dpr: 1 };
   /** Visible time range, record-time ms. */
   from = 0;
