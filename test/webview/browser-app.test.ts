@@ -14,6 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { BrowserAppServer, type Refusal } from '../../extension/src/browserApps/browserAppServer';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, chromiumUnavailable } from './support/chromium';
+import { waitFor } from '../support/wait';
 
 const skip = chromiumUnavailable();
 const ENTRY = path.join(ROOT, 'runtime-probe/dist/browser.mjs');
@@ -70,14 +71,6 @@ async function serveApp(): Promise<StaticServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 async function pageState(page: Page, ms: number, want: (s: string) => boolean): Promise<{ state: string; refusal: string | null }> {

@@ -170,7 +170,7 @@ export class InspectorConnection {
         this.log(`Inspector: the inspector page dropped a ${msg.message} message: ${msg.reason}`);
         return;
       default:
-        assertNever(msg);
+        assertNever(msg, 'message');
     }
   }
 

@@ -2,6 +2,7 @@
 // tracer reads are the same object, which keeps memory per subscription low.
 import { disposeSymbol } from '../delegates/disposable';
 import { notConsumedResult } from './dispatch-context';
+import { runsBefore } from './priority';
 import { runtime } from './runtime';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
@@ -390,7 +391,8 @@ export class ListenerList {
     const snap = this.snap;
     const subs = snap.subs;
     let i = subs.length;
-    while (i > 0 && subs[i - 1].priority < sub.priority) i--;
+    // The newest subscription: it goes after every one that runs before it.
+    while (i > 0 && !runsBefore(subs[i - 1].priority, subs[i - 1].id, sub.priority, sub.id)) i--;
     sub.joined(this);
     if (sub.kind !== PLAIN) this.gate += SLOW_STEP;
     if (!copy && subs !== EMPTY_SUBS) {

@@ -295,8 +295,3 @@ export const RECORD_KINDS: readonly BusRecordKind[] = [
   'owner-collected',
   'drops',
 ];
-
-/** Compile-time exhaustiveness helper for switches over unions. */
-export function assertNever(value: never, what: string): never {
-  throw new TypeError(`unexpected ${what}: ${JSON.stringify(value)}`);
-}

@@ -8,6 +8,7 @@
 
 import type { BusKind } from '../../../runtime-probe/src/protocol/records';
 import type { BusGroupView, SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
+import { byExecutionOrder } from '../../../runtime-probe/src/bus/priority';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
 import { classLabel, groupBuses, groupFromHost, LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN, type BusEntry } from './busGroups';
 import { MAIN_THREAD, threadGroups, threadOfBus, type ThreadGroup } from '../store/threads';
@@ -167,11 +168,6 @@ function newNode(init: Pick<GraphNode, 'key' | 'kind' | 'column' | 'label' | 'bu
     row: 0,
     ...init,
   };
-}
-
-/** Execution order: higher priority first, then subscription order (ids grow with time). */
-function byExecutionOrder(a: SubscriptionView, b: SubscriptionView): number {
-  return b.priority - a.priority || a.id - b.id;
 }
 
 interface DispatchEdge {

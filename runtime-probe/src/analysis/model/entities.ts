@@ -17,10 +17,8 @@ export function siteKey(site: SiteInfo): string {
   return `${site.file}:${site.line}:${site.column}`;
 }
 
-/** Equal priority runs in subscription order, and ids grow with time: lower id first. */
-export function runsBefore(aPriority: number, aId: number, bPriority: number, bId: number): boolean {
-  return aPriority > bPriority || (aPriority === bPriority && aId < bId);
-}
+/** The bus's handler order (bus/priority.ts), which the model, analyses and views follow. */
+export { byExecutionOrder, runsBefore } from '../../bus/priority';
 
 /** A probe-side owner description names one object when it carries an id or name (`Enemy#12`). */
 export function ownerIsIdentifiable(owner: string | null): owner is string {
