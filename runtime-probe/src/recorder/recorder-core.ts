@@ -36,7 +36,6 @@ import { SinkDelivery } from './sink-delivery';
 import type { RecordSink } from './sink';
 import { captureSite } from './sites';
 import { SiteTable, StringTable, type SiteEntry } from './tables';
-import { TypeCounts } from './type-counts';
 import {
   BUS_CREATED,
   BUS_DISPOSED,
@@ -193,8 +192,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   // --- event breakpoints and per-type counts
   private breakTypes: ReadonlySet<string> = new Set();
   private focusBuses: ReadonlySet<number> = new Set();
-  /** Dispatches and enqueues recorded per (bus, type), counted by the drain. */
-  private readonly typeCounts = new TypeCounts();
+  /** Per bus id: dispatch records seen per type id (typed, so the drain adds without a map update per record). */
+  private readonly typeDispatches = new Map<number, Float64Array>();
+  /** (bus, type) keys with a recorded enqueue (a type may be enqueued and never dispatched yet). */
+  private readonly typeEnqueued = new Set<number>();
 
   // --- encoding
   private readonly writer = new RecordWriter(TARGET_BATCH_BYTES * 2);
@@ -795,12 +796,36 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   /** Dispatch records seen per (bus, type) while recording. */
   dispatchCount(busId: number, type: string): number {
-    return this.typeCounts.dispatchCount(busId, this.strings.idOf(type));
+    const typeId = this.strings.idOf(type);
+    if (typeId === 0) return 0;
+    const counts = this.typeDispatches.get(busId);
+    return counts !== undefined && typeId < counts.length ? counts[typeId] : 0;
   }
 
   /** Types with recorded dispatches or enqueues, per bus id. */
   recordedTypes(): Map<number, Set<string>> {
-    return this.typeCounts.recordedTypes(this.strings.texts);
+    const out = new Map<number, Set<string>>();
+    const add = (busId: number, typeId: number): void => {
+      let set = out.get(busId);
+      if (set === undefined) out.set(busId, (set = new Set()));
+      set.add(this.strings.texts[typeId]);
+    };
+    for (const [busId, counts] of this.typeDispatches) {
+      for (let typeId = 1; typeId < counts.length; typeId++) if (counts[typeId] !== 0) add(busId, typeId);
+    }
+    for (const key of this.typeEnqueued) add(Math.floor(key / 0x4000000), key % 0x4000000);
+    return out;
+  }
+
+  /** The dispatch counters of one bus, with room for `typeId`. */
+  private countsFor(busId: number, typeId: number): Float64Array {
+    let counts = this.typeDispatches.get(busId);
+    if (counts === undefined || typeId >= counts.length) {
+      const grown = new Float64Array(Math.max(16, typeId + 1, counts === undefined ? 0 : counts.length * 2));
+      if (counts !== undefined) grown.set(counts);
+      this.typeDispatches.set(busId, (counts = grown));
+    }
+    return counts;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -884,7 +909,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const clock = this.windowClock;
     // Most records of a drain come from one bus: its counters are looked up once per change of bus.
     let countsBus = -1;
-    let counts: Float64Array = new Float64Array(0);
+    let counts = this.typeDispatches.get(countsBus) ?? new Float64Array(0);
     let pos = this.readPos;
     let size = this.size;
     try {
@@ -895,7 +920,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
           const busId = ring[b + busAt];
           const typeId = ring[b + typeAt];
           if (busId !== countsBus || typeId >= counts.length) {
-            counts = this.typeCounts.countsFor(busId, typeId);
+            counts = this.countsFor(busId, typeId);
             countsBus = busId;
           }
           // Runs of dispatch records (the bulk) go as dispatch blocks; what cannot start one, alone.
@@ -911,7 +936,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             size -= n;
           }
         } else {
-          if (code === ENQUEUE.code) this.typeCounts.addEnqueue(ring[b + ENQUEUE.at.bus], ring[b + ENQUEUE.at.type]);
+          if (code === ENQUEUE.code) this.typeEnqueued.add(ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type]);
           encodeSlot(ring, b, pos, side, w, clock);
           pos++;
           if (pos === cap) pos = 0;
