@@ -170,7 +170,10 @@ function findManifestFresh(l) {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run as a script (not imported): no top-level await, so the tests can load this module with require().
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) void main();
+
+async function main() {
   if (process.argv.includes('--check')) {
     const lookup = findVscodeServer();
     console.log(lookup.found ? `[provision] ready: code-server ${lookup.install.codeServerVersion}, ${lookup.install.node}, ${lookup.install.chromium}` : `[provision] not ready: ${lookup.reason}${lookup.fix ? `; to fix: ${lookup.fix}` : ''}`);
