@@ -2,7 +2,7 @@
 export type TierName = 'unit' | 'integration' | 'jsdom' | 'package' | 'chromium' | 'code-server';
 export interface Tier {
   readonly name: TierName;
-  readonly state: 'ran' | 'skipped' | 'failed' | 'not selected';
+  readonly state: 'ran' | 'skipped' | 'missing' | 'not selected';
   readonly reason?: string;
   readonly fix?: string;
 }

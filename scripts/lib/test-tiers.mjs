@@ -27,9 +27,9 @@ export const needsVsix = (root, files) => files.some((f) => ['code-server', 'pac
 
 /**
  * For each tier: ran (selected and able to run), skipped (selected, cannot run here: `reason`, and
- * `fix`, the command that would let it), failed (the same under CI=true, where its tests run and fail)
+ * `fix`, the command that would let it), missing (the same under CI=true, where its tests run and fail)
  * or not selected (a filter left none of its files). Provisions the real-VS-Code tier first when selected.
- * @returns {Promise<Array<{ name: string, state: 'ran' | 'skipped' | 'failed' | 'not selected', reason?: string, fix?: string }>>}
+ * @returns {Promise<Array<{ name: string, state: 'ran' | 'skipped' | 'missing' | 'not selected', reason?: string, fix?: string }>>}
  */
 export async function prepareTiers(root, files, log) {
   const selected = new Set(files.map((f) => tierOf(root, f)));
@@ -48,19 +48,20 @@ export async function prepareTiers(root, files, log) {
   const ci = process.env.CI === 'true';
   // One line per cause, saying what to install: the chromium and code-server tiers often share one.
   const byCause = new Map();
-  for (const [name, { reason, fix }] of unavailable) {
-    const cause = `${reason}${fix ? `; to run ${'$TIERS'}: ${fix}` : ''}`;
-    byCause.set(cause, [...(byCause.get(cause) ?? []), name]);
+  for (const [name, cause] of unavailable) {
+    const key = `${cause.reason}\0${cause.fix ?? ''}`;
+    byCause.set(key, { ...cause, names: [...(byCause.get(key)?.names ?? []), name] });
   }
-  for (const [cause, names] of byCause) {
-    const them = names.length > 1 ? 'them' : 'it';
-    log(`${names.join(' and ')} tier${names.length > 1 ? 's' : ''} ${ci ? 'cannot run (their tests fail under CI)' : 'skipped'}: ${cause.replace('$TIERS', them)}`);
+  for (const { reason, fix, names } of byCause.values()) {
+    const many = names.length > 1;
+    const what = `${names.join(' and ')} tier${many ? 's' : ''} ${ci ? `cannot run (${many ? 'their' : 'its'} tests fail under CI)` : 'skipped'}`;
+    log(`${what}: ${reason}${fix ? `; to run ${many ? 'them' : 'it'}: ${fix}` : ''}`);
   }
   return ORDER.map((name) => {
     if (!selected.has(name)) return { name, state: 'not selected' };
     const cause = unavailable.get(name);
     if (cause === undefined) return { name, state: 'ran' };
-    return { name, state: ci ? 'failed' : 'skipped', reason: cause.reason, ...(cause.fix ? { fix: cause.fix } : {}) };
+    return { name, state: ci ? 'missing' : 'skipped', reason: cause.reason, ...(cause.fix ? { fix: cause.fix } : {}) };
   });
 }
 
@@ -68,7 +69,7 @@ export async function prepareTiers(root, files, log) {
 export function tierSummary(tiers) {
   const shown = tiers.filter((t) => t.state !== 'not selected');
   const notSelected = tiers.filter((t) => t.state === 'not selected').map((t) => t.name);
-  const parts = shown.map((t) => (t.state === 'ran' ? `${t.name} ✓` : `${t.name} ${t.state === 'failed' ? '✗' : 'skipped'} (${t.reason})`));
+  const parts = shown.map((t) => (t.state === 'ran' ? `${t.name} ✓` : `${t.name} ${t.state === 'missing' ? '✗' : 'skipped'} (${t.reason})`));
   if (notSelected.length) parts.push(`not selected: ${notSelected.join(' ')}`);
   return `tiers: ${parts.join(', ')}`;
 }
