@@ -7,7 +7,7 @@
 // readable row) stops the debugger with the app's `emit` call as the caller frame, removing it while
 // paused lets the app run on, the inspector shows the listener-growth warning at the app's own
 // subscribe line, no pid lookup reaches js-debug's launcher session, and the user's NODE_OPTIONS (a
-// heap limit and a --require of their own) survive. Needs `node scripts/setup-vscode-server.mjs`; without it this test skips loudly.
+// heap limit and a --require of their own) survive. Needs the VS Code server `npm test` provisions (`node scripts/provision.mjs`); without it this test skips loudly.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -6,7 +6,7 @@
 // the demo, and leave no process and no discovery file behind.
 //
 // Each step logs its duration, ends with a screenshot in .test-output/e2e/first-run/ (kept, with the
-// logs, on failure) and a failure names its step. Needs `node scripts/setup-vscode-server.mjs`;
+// logs, on failure) and a failure names its step. Needs the VS Code server `npm test` provisions (`node scripts/provision.mjs`);
 // without it this test skips loudly (with CI=true it fails).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
