@@ -132,6 +132,8 @@ export interface RecorderOptions {
   readonly sanitize: PayloadSanitizer | undefined;
   /** Tells Proxies apart; default: the host's. */
   readonly isProxy?: ProxyCheck;
+  /** Dispatch seqs start after this (a worker's recorder: threadId · 2^32, so seqs are unique across threads). */
+  readonly seqBase?: number;
 }
 
 export interface RecorderCoreOptions extends RecorderOptions {
@@ -264,6 +266,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.cfg = this.capture === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteEvery = this.cfg.dispatchSiteEvery;
+    this.lastSeq = options.seqBase ?? 0;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1014,7 +1017,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
         if (sink.canAccept(frame.length + 64)) this.writeDrops(sink);
       }
       if (!sink.hasPendingDrops && sink.canAccept(frame.length)) {
-        sink.write(frame);
+        sink.write(frame, records, dispatches);
       } else {
         sink.slowDropped += records;
         sink.slowDroppedDispatches += dispatches;

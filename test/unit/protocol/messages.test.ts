@@ -76,6 +76,25 @@ const probeMessages: { [K in ProbeMessageType]: Extract<ProbeMessage, { type: K 
     count: 11,
     message: 'Possible EventEmitter memory leak detected. 11 Symbol(tick) listeners added to [EventEmitter]. MaxListeners is 10.',
   },
+  thread: {
+    type: 'thread',
+    thread: 2,
+    name: 'crunch',
+    startedAt: 4.5,
+    exitedAt: null,
+    snapshot: {
+      time: 5,
+      timeOrigin: 1_700_000_000_000.25,
+      lastSeq: 2 * 2 ** 32,
+      recording: true,
+      buses: [{ id: 9, name: 'work', createdAt: 1_700_000_000_004, subscriptions: 0 }],
+      types: [],
+      subscriptions: [],
+      dispatching: [],
+      breakOn: [],
+      truncated: false,
+    },
+  },
 };
 
 function body(frame: Uint8Array): Uint8Array {
