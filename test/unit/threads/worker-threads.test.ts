@@ -8,6 +8,10 @@ import { Worker } from 'node:worker_threads';
 import { EventBus, ProbeClient, probe } from '../../../runtime-probe/src/index';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import type { StreamMessage } from '../../../runtime-probe/src/protocol/index';
+import { Session } from '../../../extension/src/sessions/session';
+import { inspectorSessionInfo } from '../../../extension/src/sessions/inspectorSource';
+import type { InspectorSource } from '../../../extension/src/inspector/source';
+import { loopback } from '../webview/loopback';
 
 const workerFile = path.resolve(__dirname, '../../fixtures/workers/bus-worker.cjs');
 
@@ -116,6 +120,31 @@ test('two workers each with a bus: one session shows three threads, each bus und
     await until('alpha exited', () => model.threadViews()?.find((t) => t.id === alphaThread)?.exitedAt != null);
     assert.equal(model.subscriptions.get(alphaReady.subscriptionId)?.active, false);
     assert.ok(messages.some((m) => m.type === 'records' && m.thread === beta.worker.threadId));
+
+    // The inspector feed: the extension's Session over the same stream, and what its connection sends the webview.
+    const session = new Session({ id: 'threads', source: { kind: 'trace', file: '/tmp/threads.trace' }, updateIntervalMs: 0 });
+    for (const m of messages) session.ingest(m);
+    session.update();
+    const source: InspectorSource = {
+      sessions: () => [inspectorSessionInfo(session)],
+      onDidChangeSessions: () => ({ dispose() {} }),
+      onDidUpdateSession: (listener) => session.onDidUpdate(() => listener(session.id)),
+    };
+    const lb = loopback(source);
+    lb.port.postMessage({ type: 'ready', version: 1, state: null });
+    const snapshot = lb.hostOf('snapshot').at(-1)?.snapshot;
+    assert.ok(snapshot !== undefined, 'the webview got a snapshot');
+    assert.deepEqual(
+      snapshot.session.threads?.map((t) => [t.id, t.name, t.exitedAt === null]),
+      [
+        [0, 'main', true],
+        [alphaThread, 'bus-worker.cjs', false],
+        [beta.worker.threadId, 'bus-worker.cjs', true],
+      ],
+    );
+    const sent = new Map(snapshot.buses.map((b) => [b.name, b.thread ?? 0]));
+    assert.equal(sent.get('main-bus'), 0);
+    assert.equal(sent.get('work-beta'), beta.worker.threadId);
   } finally {
     client.close();
     await beta.worker.terminate();
