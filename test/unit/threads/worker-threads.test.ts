@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EventBus, ProbeClient, probe } from '../../../runtime-probe/src/index';
+import fs from 'node:fs';
+import os from 'node:os';
+import { EventBus, ProbeClient, probe, readTraceFileMessages } from '../../../runtime-probe/src/index';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import type { StreamMessage } from '../../../runtime-probe/src/protocol/index';
 import { Session } from '../../../extension/src/sessions/session';
@@ -200,4 +202,33 @@ test('a worker that floods records: what crosses to the main thread is bounded, 
     await w.worker.terminate();
     await probe.stop();
   }
+});
+
+test('a trace recorded in the main thread holds the workers\' buses too, and reads back into the same model', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-threads-'));
+  const file = path.join(dir, 'threads.bustrace');
+  const w = spawn('traced', { dispatches: 12 });
+  const ready = await w.ready;
+  const recording = probe.record(file);
+  try {
+    // The worker joins the trace's stream asynchronously: its snapshot, then its records.
+    await new Promise((r) => setTimeout(r, 300));
+    await reply(w.worker, 'dispatch');
+    const gone = exited(w.worker);
+    w.worker.postMessage('exit');
+    await gone;
+    await new Promise((r) => setTimeout(r, 300));
+  } finally {
+    await recording.stop();
+  }
+  const model = new Model();
+  for (const m of await readTraceFileMessages(file)) model.apply(m);
+  const bus = model.buses.get(ready.busId);
+  assert.equal(bus?.name, 'work-traced');
+  assert.ok((bus?.thread ?? 0) > 0, 'the bus is under its worker thread');
+  assert.equal(bus?.dispatches, 12);
+  const thread = model.threadViews()?.find((t) => t.id === bus?.thread);
+  assert.equal(thread?.name, 'bus-worker.cjs');
+  assert.ok(thread?.exitedAt !== null && thread?.exitedAt !== undefined, 'the trace says the worker exited');
+  fs.rmSync(dir, { recursive: true, force: true });
 });
