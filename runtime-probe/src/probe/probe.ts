@@ -148,6 +148,7 @@ export class Probe {
       recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () =>
         encodeSnapshotFrame(buildSnapshot(recorder), null),
       );
+      mainThreadHub()?.setConfig(recorder.config);
       mainThreadHub()?.attachStream(sink);
     } catch (error) {
       reportProbeFailure(`recording to ${absolute}`, error);

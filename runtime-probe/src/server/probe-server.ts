@@ -143,7 +143,10 @@ export class ProbeServer implements ConnectionHost {
       encodeSnapshotFrame(this.options.snapshot(), null),
     );
     // Version 5: the worker threads' buses join this stream (each after its own snapshot).
-    if (protocolVersion >= 5) mainThreadHub()?.attachStream(conn);
+    if (protocolVersion >= 5) {
+      mainThreadHub()?.setConfig(recorder.config);
+      mainThreadHub()?.attachStream(conn);
+    }
     // The latest emitter warnings, after the snapshot that names their buses.
     if (conn.features.has(CLIENT_FEATURES.emitterWarning)) for (const w of this.emitterWarnings) conn.send(w);
   }
@@ -216,6 +219,7 @@ export class ProbeServer implements ConnectionHost {
   /** Applies a config change and tells every open client the effective config (the asker with its request id). */
   private applyConfig(patch: Partial<RecordingConfig>, asker: ClientConnection | undefined, requestId: number | null): void {
     const config = this.options.recorder.configure(patch);
+    mainThreadHub()?.setConfig(config);
     for (const c of this.connections) {
       if (c.state === 'open') c.send({ type: 'configured', requestId: c === asker ? requestId : null, config });
     }

@@ -24,7 +24,9 @@ export const MAX_FORWARD_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
 /** Main → workers. `thread` 0: every worker. */
 export type MainToWorker =
   | { readonly t: 'attach'; readonly key: number; readonly thread: number }
-  | { readonly t: 'detach'; readonly key: number };
+  | { readonly t: 'detach'; readonly key: number }
+  /** The main thread's recording settings (a client's `configure`): every worker records the same way. */
+  | { readonly t: 'config'; readonly config: import('../protocol/messages').RecordingConfig };
 
 /** Worker → main. Times are epoch ms. */
 export type WorkerToMain =
@@ -45,5 +47,6 @@ export function isWorkerMessage(value: unknown): value is WorkerToMain {
 }
 
 export function isMainMessage(value: unknown): value is MainToWorker {
-  return typeof value === 'object' && value !== null && ((value as { t?: unknown }).t === 'attach' || (value as { t?: unknown }).t === 'detach');
+  const t = typeof value === 'object' && value !== null ? (value as { t?: unknown }).t : undefined;
+  return t === 'attach' || t === 'detach' || (t === 'config' && typeof (value as { config?: unknown }).config === 'object');
 }

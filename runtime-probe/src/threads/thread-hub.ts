@@ -9,7 +9,7 @@
 import { BroadcastChannel, type Worker } from 'node:worker_threads';
 import { ByteWriter } from '../protocol/bytes';
 import { encodeFrame, FrameKind } from '../protocol/framing';
-import { encodeControlFrame, type ProbeSnapshot, type ThreadMessage } from '../protocol/messages';
+import { encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type ThreadMessage } from '../protocol/messages';
 import { RecordCode } from '../protocol/records';
 import { reportProbeFailure } from '../probe/report';
 import type { RecordSink } from '../recorder/sink';
@@ -64,6 +64,15 @@ export class ThreadHub {
     return [...this.threads.values()];
   }
 
+  /** The main recorder's settings, which the workers' recorders follow (sent again to each worker that says hello). */
+  private config: RecordingConfig | undefined;
+
+  setConfig(config: RecordingConfig): void {
+    if (this.config === config) return;
+    this.config = config;
+    this.send({ t: 'config', config });
+  }
+
   /** A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it. */
   attachStream(sink: RecordSink): void {
     if (this.keys.has(sink)) return;
@@ -103,6 +112,7 @@ export class ThreadHub {
       case 'hello': {
         if (!(m.credit instanceof SharedArrayBuffer)) return;
         this.threads.set(m.thread, { id: m.thread, name: m.name, startedAt: m.startedAt, exitedAt: null, credit: new Int32Array(m.credit) });
+        if (this.config !== undefined) this.send({ t: 'config', config: this.config });
         // Streams already open want this worker too.
         for (const key of this.streams.keys()) this.send({ t: 'attach', key, thread: m.thread });
         return;

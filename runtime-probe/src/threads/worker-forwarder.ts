@@ -100,7 +100,9 @@ export class WorkerForwarder {
   private onMessage(data: unknown): void {
     if (!isMainMessage(data) || this.exited) return;
     try {
-      if (data.t === 'attach') {
+      if (data.t === 'config') {
+        this.recorder.configure(data.config);
+      } else if (data.t === 'attach') {
         if (data.thread !== 0 && data.thread !== threadId) return;
         if (this.sinks.has(data.key)) return;
         const sink = new ForwardSink(data.key, this);

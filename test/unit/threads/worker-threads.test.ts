@@ -232,3 +232,26 @@ test('a trace recorded in the main thread holds the workers\' buses too, and rea
   assert.ok(thread?.exitedAt !== null && thread?.exitedAt !== undefined, 'the trace says the worker exited');
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('a client\'s configure reaches the workers: at detail lifecycle a worker records no dispatches, at dispatch it does', async () => {
+  const w = spawn('configured', { dispatches: 10 });
+  const ready = await w.ready;
+  const info = await probe.start({ discovery: false });
+  const model = new Model();
+  const client = await ProbeClient.connect({ port: info.port, token: info.token, onMessage: (m) => model.apply(m) });
+  try {
+    await client.configure({ detail: 'lifecycle' });
+    await until('the worker joined', () => model.buses.get(ready.busId) !== undefined);
+    await reply(w.worker, 'dispatch');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(model.buses.get(ready.busId)?.dispatches, 0, 'lifecycle: no dispatch records from the worker');
+    await client.configure({ detail: 'dispatch' });
+    await new Promise((r) => setTimeout(r, 100));
+    await reply(w.worker, 'dispatch');
+    await until('the worker\'s dispatches at detail dispatch', () => model.buses.get(ready.busId)?.dispatches === 10);
+  } finally {
+    client.close();
+    await w.worker.terminate();
+    await probe.stop();
+  }
+});
