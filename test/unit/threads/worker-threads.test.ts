@@ -242,11 +242,14 @@ test('a client\'s configure reaches the workers: at detail lifecycle a worker re
   try {
     await client.configure({ detail: 'lifecycle' });
     await until('the worker joined', () => model.buses.get(ready.busId) !== undefined);
+    // The settings reach the worker over the probe's channel, which nothing orders with the test's
+    // parentPort message: give the channel time to deliver first.
+    await new Promise((r) => setTimeout(r, 300));
     await reply(w.worker, 'dispatch');
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(model.buses.get(ready.busId)?.dispatches, 0, 'lifecycle: no dispatch records from the worker');
     await client.configure({ detail: 'dispatch' });
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
     await reply(w.worker, 'dispatch');
     await until('the worker\'s dispatches at detail dispatch', () => model.buses.get(ready.busId)?.dispatches === 10);
   } finally {
