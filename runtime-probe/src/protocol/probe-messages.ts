@@ -226,6 +226,17 @@ export function parseProbeMessage(body: Uint8Array): ProbeMessage {
         message: str(o, t, 'message', 16_384),
       };
     }
+    case 'thread': {
+      const exitedAt = o.exitedAt === null ? null : num(o, t, 'exitedAt');
+      return {
+        type,
+        thread: int(o, t, 'thread', 1),
+        name: str(o, t, 'name', 4096),
+        startedAt: num(o, t, 'startedAt'),
+        exitedAt,
+        snapshot: o.snapshot === null ? null : parseProbeSnapshot(obj(o, t, 'snapshot'), 'thread.snapshot'),
+      };
+    }
     default: {
       const unknown: never = type;
       throw new ProtocolError('unknown-kind', `unknown probe message type "${String(unknown)}"`);

@@ -217,6 +217,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.cfg = this.capture === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteEvery = this.cfg.dispatchSiteEvery;
+    this.lastSeq = options.seqBase ?? 0;
   }
 
   // ------------------------------------------------------------------------------------------

@@ -35,6 +35,8 @@ export interface RecorderOptions {
   readonly sanitize: PayloadSanitizer | undefined;
   /** Tells Proxies apart; default: the host's. */
   readonly isProxy?: ProxyCheck;
+  /** Dispatch seqs start after this (a worker's recorder: threadId · 2^32, so seqs are unique across threads). */
+  readonly seqBase?: number;
 }
 
 export interface RecorderCoreOptions extends RecorderOptions {

@@ -26,7 +26,7 @@ export class SinkDelivery {
         if (sink.canAccept(frame.length + 64)) this.writeDrops(sink);
       }
       if (!sink.hasPendingDrops && sink.canAccept(frame.length)) {
-        sink.write(frame);
+        sink.write(frame, records, dispatches);
       } else {
         sink.slowDropped += records;
         sink.slowDroppedDispatches += dispatches;

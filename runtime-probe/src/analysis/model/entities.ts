@@ -83,6 +83,8 @@ export class BusState {
   kind: BusKind | null = null;
   /** A watched emitter's class name (`Hub`), when the probe said. */
   className: string | null = null;
+  /** The worker thread that created it (protocol 5: its records came in a thread's batches); 0: the main thread. */
+  thread = 0;
 
   constructor(
     readonly id: number,

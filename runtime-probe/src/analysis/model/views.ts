@@ -194,6 +194,7 @@ export function busView(b: BusState, maxTypeNames = Infinity): BusView {
     types: names,
     typeCount: b.types.size,
     ...(b.kind !== null ? { kind: b.kind } : {}),
+    ...(b.thread !== 0 ? { thread: b.thread } : {}),
   };
 }
 
