@@ -68,10 +68,10 @@ export function warnOwnerCollected(bus: string, ownerDescription: string, subs: 
         `Subscription ${sub.id} to "${sub.type}"${sub.label === undefined ? '' : ` (label "${sub.label}")`} on bus "${bus}"` +
         (sameSite > 0 ? ` (and ${sameSite} more of this owner from the same site)` : '');
       emit(
-        `${what} ended because its owner ${ownerDescription} was garbage-collected: nothing else referenced it, so its ` +
-          `handlers will never run again. Subscribed ${describeSite(sub.site)}. Keep a reference to the owner for as long as it ` +
-          `should receive events, or dispose the subscription (or call bus.unsubscribeOwner) explicitly when it is done. ` +
-          `Pass warnOnCollectedOwner: false to new EventBus() to silence this warning.` +
+        `${what} ended because its owner ${ownerDescription} was garbage-collected (nothing else referenced it): its ` +
+          `handlers will never run again. Subscribed ${describeSite(sub.site)}. Keep a reference to the owner while it ` +
+          `should receive events, or dispose the subscription (or bus.unsubscribeOwner) when done. ` +
+          `Pass warnOnCollectedOwner: false to new EventBus() to silence this.` +
           (warned.size === MAX_WARNINGS ? ` (${MAX_WARNINGS} sites warned about; further ones are not reported.)` : ''),
       );
     }

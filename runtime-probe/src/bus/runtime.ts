@@ -57,11 +57,12 @@ export interface SharedRuntime {
   nextSubscriptionId: number;
   nextOwnerId: number;
   /**
-   * The id counters of every thread of the process (worker_threads), when the Node entry shared them
-   * (threads/environment.ts): [bus, subscription, owner] — the next id of each — in shared memory,
-   * taken with Atomics, so ids are unique across threads. Absent: the `next…` fields are the counters.
+   * Set when the Node entry shared the id counters across the process's threads (worker_threads,
+   * threads/environment.ts): the three `next…` fields above are then accessors over this shared
+   * memory ([bus, subscription, owner]), so ids are unique across threads while the bus code, and
+   * the browser bundle, stay as they are.
    */
-  sharedIds?: Int32Array;
+  sharedIds?: Uint32Array;
   readonly ownerIds: WeakMap<object, number>;
   /** The one probe (a `Probe` of the copy that first loaded the probe; the bus-only entry has none). */
   probe: object | undefined;
@@ -208,6 +209,5 @@ export const SHARED_OWNER_ID = 2;
 
 /** @internal Process-wide (every thread, with shared ids), positive, never reused. */
 export function takeBusId(): number {
-  const shared = runtime.sharedIds;
-  return shared === undefined ? runtime.nextBusId++ : Atomics.add(shared, SHARED_BUS_ID, 1);
+  return runtime.nextBusId++;
 }

@@ -3,7 +3,7 @@
 import { disposeSymbol } from '../delegates/disposable';
 import { notConsumedResult } from './dispatch-context';
 import { runsBefore } from './priority';
-import { runtime, SHARED_OWNER_ID, SHARED_SUBSCRIPTION_ID } from './runtime';
+import { runtime } from './runtime';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
 
@@ -51,8 +51,7 @@ export function ownerIdOf(owner: object | undefined): number {
   if (owner === undefined) return 0;
   let id = ownerIds.get(owner);
   if (id === undefined) {
-    const shared = runtime.sharedIds;
-    id = shared === undefined ? runtime.nextOwnerId++ : Atomics.add(shared, SHARED_OWNER_ID, 1);
+    id = runtime.nextOwnerId++;
     ownerIds.set(owner, id);
   }
   return id;
@@ -60,8 +59,7 @@ export function ownerIdOf(owner: object | undefined): number {
 
 /** @internal Process-wide (every copy of the package), positive, never reused. */
 export function takeSubscriptionId(): number {
-  const shared = runtime.sharedIds;
-  return shared === undefined ? runtime.nextSubscriptionId++ : Atomics.add(shared, SHARED_SUBSCRIPTION_ID, 1);
+  return runtime.nextSubscriptionId++;
 }
 
 const released: StoredHandler = () => undefined;

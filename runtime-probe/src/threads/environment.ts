@@ -11,6 +11,29 @@ import { THREADS_ENVIRONMENT_KEY, type ThreadsEnvironment } from './channel';
 import { ThreadHub, setMainThreadHub } from './thread-hub';
 import { WorkerForwarder } from './worker-forwarder';
 
+type IdCounter = 'nextBusId' | 'nextSubscriptionId' | 'nextOwnerId';
+
+/**
+ * Makes `runtime[key]++` take the next id from shared memory: the getter takes it atomically and the
+ * postfix increment's write-back is ignored. Unsigned 32-bit, as ids travel in u32 fields of
+ * dispatch blocks; Atomics.add wraps where a plain counter would have outgrown those fields anyway.
+ */
+function shareCounter(ids: Uint32Array, index: number, key: IdCounter): void {
+  Object.defineProperty(runtime, key, {
+    configurable: true,
+    enumerable: true,
+    get: () => Atomics.add(ids, index, 1),
+    set: () => undefined,
+  });
+}
+
+function shareCounters(ids: Uint32Array): void {
+  shareCounter(ids, SHARED_BUS_ID, 'nextBusId');
+  shareCounter(ids, SHARED_SUBSCRIPTION_ID, 'nextSubscriptionId');
+  shareCounter(ids, SHARED_OWNER_ID, 'nextOwnerId');
+  runtime.sharedIds = ids;
+}
+
 function isThreadsEnvironment(value: unknown): value is ThreadsEnvironment {
   const v = value as Partial<ThreadsEnvironment> | undefined;
   return typeof v === 'object' && v !== null && v.ids instanceof SharedArrayBuffer && v.ids.byteLength >= 12 && typeof v.channel === 'string' && typeof v.timeOrigin === 'number';
@@ -20,11 +43,11 @@ export function installThreads(): void {
   if (runtime.sharedIds !== undefined) return;
   try {
     if (isMainThread) {
-      const ids = new Int32Array(new SharedArrayBuffer(12));
+      const ids = new Uint32Array(new SharedArrayBuffer(12));
       ids[SHARED_BUS_ID] = runtime.nextBusId;
       ids[SHARED_SUBSCRIPTION_ID] = runtime.nextSubscriptionId;
       ids[SHARED_OWNER_ID] = runtime.nextOwnerId;
-      runtime.sharedIds = ids;
+      shareCounters(ids);
       const env: ThreadsEnvironment = { ids: ids.buffer as SharedArrayBuffer, channel: `busscope.threads.${process.pid}`, timeOrigin: performance.timeOrigin };
       setEnvironmentData(THREADS_ENVIRONMENT_KEY, env);
       setMainThreadHub(new ThreadHub(env.channel, env.timeOrigin));
@@ -33,7 +56,7 @@ export function installThreads(): void {
     const env = getEnvironmentData(THREADS_ENVIRONMENT_KEY);
     // A worker of a main thread that never loaded the package: on its own, as before.
     if (!isThreadsEnvironment(env)) return;
-    runtime.sharedIds = new Int32Array(env.ids);
+    shareCounters(new Uint32Array(env.ids));
     new WorkerForwarder(env);
   } catch (error) {
     reportProbeFailure('joining the worker threads', error);
