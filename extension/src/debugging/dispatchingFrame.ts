@@ -14,9 +14,20 @@ export interface DapStackFrame {
   readonly presentationHint?: string;
 }
 
-/** Where the frame's code lives: the source's path, else its name ('' without a source). */
+/**
+ * Where the frame's code lives: the source's path, else its name ('' without a source). A remote
+ * window (code-server, Remote SSH) hands extensions paths as URIs (`vscode-remote://host/tmp/app.js`):
+ * their path part is the file.
+ */
 function fileOf(frame: DapStackFrame): string {
-  return frame.source?.path ?? frame.source?.name ?? '';
+  const file = frame.source?.path ?? frame.source?.name ?? '';
+  const uri = /^[a-z][\w+.-]*:\/\/[^/]*(\/.*)$/i.exec(file);
+  if (uri === null) return file;
+  try {
+    return decodeURIComponent(uri[1]);
+  } catch {
+    return uri[1];
+  }
 }
 
 /** Node's own modules: js-debug names them `node:events` or `<node_internals>/events`. */
@@ -24,11 +35,21 @@ function isNodeInternal(file: string): boolean {
   return file.startsWith('node:') || file.startsWith('<node_internals>');
 }
 
-/** Frames a user cannot land on: separators ("label"), no source, or hidden by the debugger (skipFiles, internals). */
+/** Frames VS Code's call-stack navigation steps over: de-emphasised by the debugger (skipFiles, internals) or subtle. */
+export function isHiddenFromNavigation(frame: DapStackFrame): boolean {
+  return frame.presentationHint === 'subtle' || frame.presentationHint === 'deemphasize' || frame.source?.presentationHint === 'deemphasize';
+}
+
+/** Frames a user can land on: not hidden, not a separator ("label"), with a source. */
 function isNavigable(frame: DapStackFrame): boolean {
-  if (frame.presentationHint === 'label' || frame.presentationHint === 'subtle' || frame.presentationHint === 'deemphasize') return false;
-  if (frame.source === undefined || frame.source.presentationHint === 'deemphasize') return false;
-  return fileOf(frame) !== '';
+  if (isHiddenFromNavigation(frame) || frame.presentationHint === 'label') return false;
+  return frame.source !== undefined && fileOf(frame) !== '';
+}
+
+/** Whether a frame is the probe's own code: the recorder's test (package files, the bus's method names) or one of `probeFiles`. */
+export function isProbeFrame(frame: DapStackFrame, probeFiles: ReadonlySet<string> = new Set()): boolean {
+  const file = fileOf(frame);
+  return !isNodeInternal(file) && (probeFiles.has(file) || isInternalFrame({ file, functionName: frame.name }));
 }
 
 /**
@@ -48,6 +69,12 @@ export function dispatchingFrame(frames: readonly DapStackFrame[], probeFiles: R
     const file = fileOf(f);
     if (!isNavigable(f) || isNodeInternal(file)) return false;
     if (topIsProbe && file === topFile) return false;
-    return !probeFiles.has(file) && !isInternalFrame({ file, functionName: f.name });
+    return !isProbeFrame(f, probeFiles);
   });
+}
+
+/** How many "Navigate Down Call Stack" steps lead from the top frame to `target` (the command steps over hidden frames). */
+export function stepsTo(frames: readonly DapStackFrame[], target: DapStackFrame): number {
+  const index = frames.indexOf(target);
+  return index < 0 ? 0 : frames.slice(1, index + 1).filter((f) => !isHiddenFromNavigation(f)).length;
 }

@@ -3,7 +3,7 @@
 // sends them in a DAP `stackTrace` response.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dispatchingFrame, type DapStackFrame } from '../../../extension/src/debugging/dispatchingFrame';
+import { dispatchingFrame, isProbeFrame, stepsTo, type DapStackFrame } from '../../../extension/src/debugging/dispatchingFrame';
 
 let nextId = 1000;
 function frame(name: string, path: string | undefined, line: number, extra: Partial<DapStackFrame> = {}): DapStackFrame {
@@ -67,4 +67,39 @@ test('nothing of the app below the stop: no frame (the user stays where it stopp
   assert.equal(dispatchingFrame([]), undefined);
   assert.equal(dispatchingFrame([frame('EventBus.dispatch', PKG, 1290)]), undefined);
   assert.equal(dispatchingFrame([frame('emit', REGISTER, 5120), internal('parserOnIncoming', '_http_server')], new Set([REGISTER])), undefined);
+});
+
+test('a stop is an event break when its top frame is the probe\'s: the package, a bundled bus by name, the injected register script', () => {
+  assert.equal(isProbeFrame(frame('EventBus.dispatch', PKG, 1290)), true);
+  assert.equal(isProbeFrame(frame('dispatch', PKG_ESM, 1290)), true);
+  assert.equal(isProbeFrame(frame('EventBus.dispatch', '/home/u/game/dist/game.js', 812)), true);
+  assert.equal(isProbeFrame(frame('emit', REGISTER, 5120), new Set([REGISTER])), true);
+  // The user's own `debugger` statement, or a stop in Node's code, is not.
+  assert.equal(isProbeFrame(frame('placeOrder', APP, 42), new Set([REGISTER])), false);
+  assert.equal(isProbeFrame(internal('emit', 'events')), false);
+});
+
+test('the steps of VS Code\'s "Navigate Down Call Stack" to the dispatching frame: hidden frames are stepped over, labels are not', () => {
+  const app = frame('tick', APP, 77);
+  const frames = [
+    frame('EventBus.dispatch', PKG, 1290),
+    frame('dispatchTraced', PKG, 1400),
+    internal('emit', 'events'),
+    frame('Async call from setTimeout', undefined, 0, { presentationHint: 'label' }),
+    app,
+  ];
+  assert.equal(dispatchingFrame(frames), app);
+  assert.equal(stepsTo(frames, app), 3);
+  assert.equal(stepsTo(frames, frames[0]), 0);
+});
+
+test('in a remote window paths arrive as URIs: the register script and the package are still the probe\'s', () => {
+  const remote = (p: string): string => `vscode-remote://127.0.0.1:42875${p}`;
+  const app = frame('<anonymous>', remote(APP), 16);
+  const frames = [frame('TicketHub.emit', remote(REGISTER), 4), app, frame('Oe', remote(REGISTER), 4)];
+  assert.equal(isProbeFrame(frames[0], new Set([REGISTER])), true);
+  assert.equal(dispatchingFrame(frames, new Set([REGISTER])), app);
+  const spaced = frame('EventBus.dispatch', remote('/home/u/my%20shop/node_modules/busscope-probe/dist/index.cjs'), 1314);
+  assert.equal(isProbeFrame(spaced), true);
+  assert.equal(dispatchingFrame([spaced, frame('placeOrder', remote('/home/u/my%20shop/app.js'), 11)])?.name, 'placeOrder');
 });
