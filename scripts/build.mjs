@@ -160,6 +160,8 @@ function copyProbeFiles() {
 for (const [entry, out] of [
   ['runtime-probe/src/cli/main.ts', 'runtime-probe/dist/cli.cjs'],
   ['runtime-probe/src/demo/main.ts', 'runtime-probe/dist/demo.cjs'],
+  // The demo `busscope demo` runs, as the package ships it: the same app without a source map (below).
+  ['runtime-probe/src/demo/main.ts', 'runtime-probe/dist/busscope-demo.cjs'],
 ]) {
   if (!existsSync(at(entry))) continue;
   builds.push({
@@ -191,8 +193,10 @@ builds.push({
 // register script). No `keepNames`: no class is renamed by bundling, and it would wrap every closure the
 // probe creates in a `__name` call.
 // Nor does it carry source maps: readable code needs none, and its maps named runtime-probe/src files
-// the package does not contain (80% of the tarball). The demo keeps its map in the repository, where
-// its warnings point at src/demo/*.ts; the package leaves that map out (package.json `files`).
+// the package does not contain (80% of the tarball). The demo is built twice: dist/demo.cjs keeps its
+// map for the repository (tests, `npm start` and the extension run from a clone show its warnings at
+// src/demo/*.ts), and the package leaves both out (package.json `files`); dist/busscope-demo.cjs, which
+// `busscope demo` runs, has no map and names none.
 // The VSIX ships no maps of its minified bundles (.vscodeignore), so packaged bundles name none.
 for (const b of builds) {
   if (!b.outfile.startsWith(at('runtime-probe/dist') + path.sep)) {
@@ -200,7 +204,7 @@ for (const b of builds) {
     continue;
   }
   b.minify = false;
-  if (!b.outfile.endsWith(`${path.sep}demo.cjs`)) {
+  if (b.outfile !== at('runtime-probe/dist/demo.cjs')) {
     b.sourcemap = false;
     rmSync(`${b.outfile}.map`, { force: true }); // an earlier build's map, which nothing names now
   }

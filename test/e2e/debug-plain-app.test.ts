@@ -7,14 +7,19 @@
 // readable row) stops the debugger with the app's `emit` call as the caller frame, removing it while
 // paused lets the app run on, the inspector shows the listener-growth warning at the app's own
 // subscribe line, no pid lookup reaches js-debug's launcher session, and the user's NODE_OPTIONS (a
-// heap limit and a --require of their own) survive. Needs the VS Code server `npm test` provisions (`node scripts/provision.mjs`); without it this test skips loudly.
+// heap limit and a --require of their own) survive.
+// #13 item 2: an event break shows the user's code — the editor lands on the dispatching line by itself,
+// for the emitter above and for an app whose EventBus comes from busscope-probe in its node_modules
+// (the packed package), whose bus frame, when opened, is readable source.
+// Needs the VS Code server `npm test` provisions (`node scripts/provision.mjs`); without it these tests skip loudly.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Frame } from 'playwright-core';
-import { vscodeServerTestOptions, withVscodeSession, type Workbench } from '../support/vscode-server';
+import { repoRoot, vscodeServerTestOptions, withVscodeSession, type Workbench } from '../support/vscode-server';
 import { waitFor } from '../support/wait';
 
 const APP = 'leaky-server';
@@ -261,14 +266,21 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
         assert.match(firstApp ?? '', new RegExp(`line ${emitLine}\\b`), `not the emit line ${emitLine}: ${firstApp}`);
         const frames = rows.filter((r) => /line \d+/.test(r));
         assert.ok(frames.indexOf(firstApp ?? '') <= 2, `the app's emit is not within the top frames: ${JSON.stringify(frames.slice(0, 6))}`);
-        // Selecting that frame opens the app at the emit call.
+        // The extension moved the focus there by itself: the editor shows the app at its emit call.
+        let editor = { tab: '', line: NaN };
+        await waitUntil(`the editor to show ${APP}.js at line ${emitLine} by itself`, 30_000, async () => {
+          editor = await activeEditor(workbench);
+          return editor.tab.startsWith(`${APP}.js`) && editor.line === emitLine;
+        }).catch((e: unknown) => {
+          throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);
+        });
+        // Selecting that frame (again) keeps the app at the emit call.
         // A stack frame's row (the session's row names the app's file too).
         const frameRow = page.locator(`.debug-call-stack .monaco-list-row[aria-label^="Stack Frame"][aria-label*="line ${emitLine}, ${APP}.js"]`).first();
         await frameRow.waitFor({ state: 'visible', timeout: 10_000 });
         const frameBox = await frameRow.boundingBox();
         assert.ok(frameBox, 'the app\'s frame row has a box');
         await page.mouse.click(frameBox.x + frameBox.width / 2, frameBox.y + frameBox.height / 2);
-        let editor = { tab: '', line: NaN };
         await waitUntil(`an editor on ${APP}.js at line ${emitLine}`, 30_000, async () => {
           editor = await activeEditor(workbench);
           return editor.tab.startsWith(`${APP}.js`) && editor.line === emitLine;
@@ -342,6 +354,160 @@ test('under the debugger, nothing to install: a plain Node app launched by the J
         if (consoleText.includes('Unknown request: evaluate')) run.log('note: an evaluate reached a session that runs no app (js-debug: "Unknown request: evaluate")');
 
         // ── Stop debugging (the debug toolbar's button: the palette may answer late): the app exits.
+        await clickAt(workbench, '.codicon-debug-stop:visible, .codicon-debug-disconnect:visible');
+        await waitUntil(`the app (pid ${appPid}) to exit`, 20_000, () => {
+          try {
+            process.kill(appPid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        });
+      });
+    } finally {
+      if (appPid) {
+        try {
+          process.kill(appPid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      rmSync(discoveryDir, { recursive: true, force: true });
+    }
+  });
+
+const ORDER_APP = 'order-app';
+const ORDER_EVENT = 'order.placed';
+
+/** An app of the package's users: its own EventBus from busscope-probe in node_modules, dispatching ten times a second. */
+const ORDER_APP_SOURCE = `'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { EventBus } = require('busscope-probe');
+
+const orders = new EventBus({ name: 'orders' });
+let total = 0;
+orders.subscribe('${ORDER_EVENT}', (order) => { total += order.qty; }, { label: 'Totals' });
+
+function placeOrder(qty) {
+  orders.dispatch('${ORDER_EVENT}', { qty, total }); // DISPATCH
+}
+
+fs.writeFileSync(path.join(__dirname, 'evidence.json'), JSON.stringify({ pid: process.pid, probe: require.resolve('busscope-probe') }));
+setInterval(() => placeOrder(1), 100);
+`;
+
+/** `npm pack` of the built runtime-probe workspace, unpacked as the app's node_modules/busscope-probe (what `npm install` puts there). */
+function installPackedProbe(appDir: string, scratch: string): void {
+  const probeDir = path.join(repoRoot, 'runtime-probe');
+  assert.ok(existsSync(path.join(probeDir, 'dist/index.cjs')), 'runtime-probe/dist is missing: build first (npm run build)');
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== 'NODE_OPTIONS') env[k] = v;
+  mkdirSync(scratch, { recursive: true });
+  const pack = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], { cwd: probeDir, env, encoding: 'utf8', timeout: 90_000 });
+  assert.equal(pack.status, 0, `npm pack failed: ${pack.stderr}`);
+  const [{ filename }] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string }[];
+  const target = path.join(appDir, 'node_modules', 'busscope-probe');
+  mkdirSync(target, { recursive: true });
+  const untar = spawnSync('tar', ['xzf', path.join(scratch, path.basename(filename)), '--strip-components=1', '-C', target], { encoding: 'utf8' });
+  assert.equal(untar.status, 0, `tar failed: ${untar.stderr}`);
+}
+
+test('an event breakpoint on an app using busscope-probe from node_modules lands on the app\'s dispatch line; the bus frame, opened, is readable',
+  vscodeServerTestOptions(420_000), async () => {
+    const discoveryDir = mkdtempSync(path.join(os.tmpdir(), 'busscope-e2e-debug-package-discovery-'));
+    let appPid = 0;
+    try {
+      await withVscodeSession('debug-package-app', {
+        harness: false,
+        // Only the package's own bus: no emitter instrumentation from the extension's register script.
+        // No automatic type acquisition: the TypeScript server would ask the registry about node_modules.
+        settings: { 'busscope.discoveryDirectory': discoveryDir, 'busscope.debug.instrumentEmitters': false, 'typescript.disableAutomaticTypeAcquisition': true },
+        prepareWorkspace: (dir) => {
+          mkdirSync(path.join(dir, '.vscode'), { recursive: true });
+          writeFileSync(path.join(dir, `${ORDER_APP}.js`), ORDER_APP_SOURCE);
+          installPackedProbe(dir, path.join(path.dirname(dir), 'pack'));
+          writeFileSync(path.join(dir, '.vscode', 'launch.json'), JSON.stringify({
+            version: '0.2.0',
+            configurations: [{ type: 'node', request: 'launch', name: 'Launch order app', program: '${workspaceFolder}/' + `${ORDER_APP}.js`, console: 'internalConsole' }],
+          }, null, 2));
+        },
+      }, async ({ workbench, run, workspace }) => {
+        const page = workbench.page;
+        const dispatchLine = lineOf(ORDER_APP_SOURCE, '// DISPATCH');
+        const packageMain = path.join(workspace, 'node_modules/busscope-probe/dist/index.cjs');
+
+        await workbench.runCommandWhenListed('Debug: Start Debugging', 60_000);
+        const pickerRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Launch order app' }).first();
+        if (await pickerRow.waitFor({ state: 'visible', timeout: 3000 }).then(() => true, () => false)) await page.keyboard.press('Enter');
+        const evidenceFile = path.join(workspace, 'evidence.json');
+        await waitUntil('the app to start (evidence.json)', 60_000, () => {
+          try {
+            JSON.parse(readFileSync(evidenceFile, 'utf8'));
+            return true;
+          } catch {
+            return false;
+          }
+        });
+        const evidence = JSON.parse(readFileSync(evidenceFile, 'utf8')) as { pid: number; probe: string };
+        appPid = evidence.pid;
+        run.log(`app pid ${appPid}; busscope-probe from ${evidence.probe}`);
+        assert.equal(evidence.probe, packageMain, 'the app uses the packed package from its node_modules');
+
+        // Attached by itself (the probe started: BUSSCOPE=1 from the launch).
+        await waitUntil('the app\'s discovery file', 30_000, () => readdirSync(discoveryDir).some((f) => f.startsWith(`${appPid}-`)));
+        await workbench.runCommandWhenListed('View: Show Busscope', 15_000);
+        await page.locator('.part.sidebar').locator(`.monaco-list-row[aria-label*="${ORDER_APP}"]`).first().waitFor({ timeout: 30_000 });
+
+        // The event breakpoint, from the picker.
+        await clickAt(workbench, '.activitybar .action-item a[aria-label^="Run and Debug"], .activitybar .action-item [aria-label^="Run and Debug"]');
+        await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
+        await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+        await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 10_000 });
+        await page.keyboard.insertText(ORDER_EVENT);
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: ORDER_EVENT }).first();
+        await row.waitFor({ timeout: 20_000 });
+        const box = await row.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
+        assert.ok(box, 'the event type row has a checkbox');
+        await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+        await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
+        await page.locator('.quick-input-widget', { hasText: `Condition for ${ORDER_EVENT}` }).first().waitFor({ state: 'visible', timeout: 60_000 });
+        await page.waitForTimeout(300);
+        await page.keyboard.press('Enter');
+        const pickedAt = Date.now();
+        await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
+        run.log(`paused after ${Date.now() - pickedAt} ms`);
+
+        // Nothing clicked: the editor shows the app's own dispatch line.
+        let editor = { tab: '', line: NaN };
+        await waitUntil(`the editor to show ${ORDER_APP}.js at line ${dispatchLine}`, 30_000, async () => {
+          editor = await activeEditor(workbench);
+          return editor.tab.startsWith(`${ORDER_APP}.js`) && editor.line === dispatchLine;
+        }).catch(async (e: unknown) => {
+          throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}; call stack: ${JSON.stringify((await callStackRows(workbench).catch(() => [])).slice(0, 6))}`);
+        });
+        const rows = await callStackRows(workbench);
+        run.log(`call stack: ${rows.slice(0, 6).join(' | ')}`);
+        await workbench.screenshot('stopped-at-dispatch');
+
+        // The bus's frame, if the user opens it: the package's index.cjs at the `debugger` statement, readable.
+        const busRow = page.locator('.debug-call-stack .monaco-list-row[aria-label^="Stack Frame"][aria-label*="index.cjs"]').first();
+        await busRow.waitFor({ state: 'visible', timeout: 10_000 });
+        const busBox = await busRow.boundingBox();
+        assert.ok(busBox, 'the bus frame\'s row has a box');
+        await page.mouse.click(busBox.x + busBox.width / 2, busBox.y + busBox.height / 2);
+        const lines = readFileSync(packageMain, 'utf8').split('\n');
+        const shownLine = (): string => lines[editor.line - 1] ?? '';
+        await waitUntil('the editor to show the bus frame: index.cjs at its debugger statement', 30_000, async () => {
+          editor = await activeEditor(workbench);
+          return editor.tab.startsWith('index.cjs') && /^\s*debugger;/.test(shownLine());
+        }).catch((e: unknown) => {
+          throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}, its line: ${JSON.stringify(shownLine().slice(0, 200))}`);
+        });
+        run.log(`bus frame: index.cjs line ${editor.line} of ${lines.length}: ${shownLine().trim()}`);
+        assert.ok(lines.length > 500 && lines.every((l) => l.length < 2000), 'index.cjs is readable source, not a minified line');
+        await workbench.screenshot('bus-frame');
+
         await clickAt(workbench, '.codicon-debug-stop:visible, .codicon-debug-disconnect:visible');
         await waitUntil(`the app (pid ${appPid}) to exit`, 20_000, () => {
           try {

@@ -2,7 +2,9 @@
 // tarball into a fresh temporary project (offline: the package has no dependencies), then use it the
 // way users do — `import` from ESM, `require` from CJS, the browser entry `busscope-probe/bus`, and
 // type-check usage files against the shipped .d.ts with the repo's TypeScript (strict, node16 and
-// bundler resolution, lib check on). Also checks what the tarball ships.
+// bundler resolution, lib check on). Every subpath of `exports` is loaded by import and by require and
+// its types checked, from the list in package.json itself. Also checks what the tarball ships, and that
+// no shipped file names a file the tarball lacks.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -19,7 +21,8 @@ const nodeTypes = path.join(root, 'node_modules/@types');
 /** Every child process is bounded. npm is the slowest (it may touch its cache). */
 const NPM_TIMEOUT_MS = 90_000;
 const NODE_TIMEOUT_MS = 15_000;
-const TSC_TIMEOUT_MS = 60_000;
+// tsc checks two programs of a dozen files and the package's declarations; on two busy shared cores it took over 60 s.
+const TSC_TIMEOUT_MS = 180_000;
 
 let tmp = '';
 let consumer = '';
@@ -399,6 +402,141 @@ test('busscope-probe/analysis runs the analyses over a trace file, from ESM and 
   }
 });
 
+
+// ------------------------------------------------------------------------------------------------
+// Every subpath export, listed from the package's own `exports` (so a new one cannot be missed), used
+// the ways its conditions promise: `import`, `require`, and its `types` (checked with tsc below).
+
+/** Subpaths without a `require` condition, and why. Requiring one must fail with Node's own clear error. */
+const ESM_ONLY: Readonly<Record<string, string>> = {
+  './bus': 'the browser entry: bundlers and pages import it',
+  './browser': 'the page-side auto-connect entry (the Vite plugin injects its import)',
+};
+/** Subpaths without a `types` condition, and why. */
+const UNTYPED: Readonly<Record<string, string>> = {
+  './register': 'a side-effect entry for `node --require`/`--import`: it exports nothing to type',
+  './package.json': 'JSON: TypeScript reads its type from the file itself (resolveJsonModule)',
+};
+
+interface SubpathExport {
+  readonly subpath: string;
+  readonly specifier: string;
+  /** A string target serves every condition. */
+  readonly conditions: Readonly<Record<string, string>>;
+}
+
+function subpathExports(): SubpathExport[] {
+  const pkg = JSON.parse(readFileSync(path.join(consumer, 'node_modules/busscope-probe/package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+  return Object.entries(pkg.exports).map(([subpath, target]) => ({
+    subpath,
+    specifier: subpath === '.' ? 'busscope-probe' : `busscope-probe/${subpath.slice(2)}`,
+    conditions: typeof target === 'string' ? { import: target, require: target, default: target } : target,
+  }));
+}
+
+interface LoadResult {
+  readonly status: number | null;
+  readonly stderr: string;
+  /** The module's export names, sorted (undefined when it did not load). */
+  readonly names: string[] | undefined;
+}
+
+/** Loads `specifier` in a fresh Node, by `import()` (an ES module) or `require`; prints its export names. */
+function loadExport(how: 'import' | 'require', specifier: string, index: number): LoadResult {
+  const json = specifier.endsWith('.json');
+  const file = `subpath-${String(index).padStart(2, '0')}.${how === 'import' ? 'mjs' : 'cjs'}`;
+  const load = how === 'import' ? `await import(${JSON.stringify(specifier)}${json ? ", { with: { type: 'json' } }" : ''})` : `require(${JSON.stringify(specifier)})`;
+  // process.exit: entries such as ./register start the probe, whose server would keep Node running.
+  const body = `const m = ${load};\nconsole.log(JSON.stringify(Object.keys(m).sort()));\nprocess.exit(0);\n`;
+  writeFileSync(path.join(consumer, file), how === 'import' ? body : `(() => {\n${body}})();\n`);
+  const r = run(process.execPath, [file], consumer, NODE_TIMEOUT_MS);
+  const last = r.stdout.trim().split('\n').pop() ?? '';
+  return { status: r.status, stderr: r.stderr, names: r.status === 0 ? (JSON.parse(last) as string[]) : undefined };
+}
+
+let loads: Map<string, { import: LoadResult; require: LoadResult }> | undefined;
+/** Every subpath loaded both ways, once (the optional OpenTelemetry peer installed, as its users have it). */
+function subpathLoads(): Map<string, { import: LoadResult; require: LoadResult }> {
+  if (loads !== undefined) return loads;
+  cpSync(path.join(root, 'node_modules/@opentelemetry/api'), path.join(consumer, 'node_modules/@opentelemetry/api'), { recursive: true });
+  loads = new Map();
+  subpathExports().forEach((e, i) => {
+    loads?.set(e.subpath, { import: loadExport('import', e.specifier, i), require: loadExport('require', e.specifier, i) });
+  });
+  return loads;
+}
+
+test('every subpath export promises import, require and types, or its gap is listed here with the reason', () => {
+  const exports = subpathExports();
+  assert.ok(exports.length >= 9, `exports lists ${exports.length} subpaths`);
+  for (const { subpath, conditions } of exports) {
+    assert.ok('import' in conditions, `${subpath} has no import condition`);
+    if (!('require' in conditions)) assert.ok(subpath in ESM_ONLY, `${subpath} has no require condition and no reason in ESM_ONLY`);
+    else assert.ok(!(subpath in ESM_ONLY), `${subpath} is listed as ESM-only but has a require condition`);
+    if (!('types' in conditions)) assert.ok(subpath in UNTYPED, `${subpath} has no types condition and no reason in UNTYPED`);
+    else assert.ok(!(subpath in UNTYPED), `${subpath} is listed as untyped but has a types condition`);
+  }
+  const listed = new Set(exports.map((e) => e.subpath));
+  for (const subpath of [...Object.keys(ESM_ONLY), ...Object.keys(UNTYPED)]) assert.ok(listed.has(subpath), `${subpath} is listed here but not exported`);
+});
+
+test('every subpath export loads by import and by require with the same names; an ESM-only one fails to require with ERR_PACKAGE_PATH_NOT_EXPORTED', () => {
+  const problems: string[] = [];
+  for (const { subpath, conditions } of subpathExports()) {
+    const { import: imported, require: required } = subpathLoads().get(subpath) ?? assert.fail(`${subpath} was not loaded`);
+    if (imported.status !== 0) problems.push(`import ${subpath} exited ${imported.status}: ${imported.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
+    if (!('require' in conditions)) {
+      if (required.status === 0 || !required.stderr.includes('ERR_PACKAGE_PATH_NOT_EXPORTED') || !required.stderr.includes(`'${subpath}'`)) {
+        problems.push(`require ${subpath} (ESM-only: ${ESM_ONLY[subpath]}) did not fail with ERR_PACKAGE_PATH_NOT_EXPORTED naming it: status ${required.status}\n${required.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
+      }
+      continue;
+    }
+    if (required.status !== 0) problems.push(`require ${subpath} exited ${required.status}: ${required.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
+    // JSON: import() gives { default }; register: side effects, no exports. Everything else exports its API both ways.
+    if (subpath === './package.json' || subpath in UNTYPED) continue;
+    if (imported.names !== undefined && imported.names.length === 0) problems.push(`import ${subpath} exports nothing`);
+    if (imported.names !== undefined && required.names !== undefined) {
+      const a = imported.names.join(', ');
+      const b = required.names.join(', ');
+      if (a !== b) problems.push(`${subpath} exports differ: import [${a}], require [${b}]`);
+    }
+  }
+  assert.deepEqual(problems, [], problems.join('\n\n'));
+});
+
+test('no shipped file names a file the tarball lacks (source maps, relative requires and imports)', () => {
+  const installed = path.join(consumer, 'node_modules/busscope-probe');
+  const missing: string[] = [];
+  for (const f of packedFiles.filter((x) => /\.[cm]?js$/.test(x))) {
+    const text = readFileSync(path.join(installed, f), 'utf8');
+    const named = [
+      ...[...text.matchAll(/^\/\/# sourceMappingURL=(\S+)\s*$/gm)].map((m) => m[1]),
+      ...[...text.matchAll(/(?:\brequire\(|\bimport\(|\bfrom\s*)["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1]),
+    ];
+    for (const ref of named) {
+      if (ref.startsWith('data:')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), ref));
+      if (!packedFiles.includes(target)) missing.push(`${f} names ${ref} (${target})`);
+    }
+  }
+  assert.deepEqual(missing, [], `shipped files name files the tarball lacks:\n${missing.join('\n')}`);
+});
+
+test('`busscope demo` runs the demo the tarball ships', () => {
+  assert.ok(packedFiles.includes('dist/busscope-demo.cjs'), 'the demo is shipped');
+  assert.ok(!packedFiles.some((f) => f === 'dist/demo.cjs' || f.endsWith('.map')), 'the repository\'s source-mapped demo build is not shipped');
+  // The demo's probe announces itself in a discovery folder of this test's own.
+  const discovery = path.join(tmp, 'discovery');
+  const r = spawnSync(process.execPath, [path.join(consumer, 'node_modules/busscope-probe/bin/busscope.cjs'), 'demo', '--duration', '1', '--quiet'], {
+    cwd: consumer,
+    env: { ...childEnv(), BUSSCOPE_DISCOVERY_DIR: discovery },
+    encoding: 'utf8',
+    timeout: NODE_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+  });
+  assert.equal(r.status, 0, `busscope demo exited ${r.status}\n${r.stdout}\n${r.stderr}`);
+});
+
 // ------------------------------------------------------------------------------------------------
 // Type-checking against the shipped declarations. Two tsc programs (tsc is the slow part): a Node
 // consumer (node16 resolution; a CommonJS file, an ES module file and every README sample) and a
@@ -520,6 +658,16 @@ function nodeConsumerRun(): TscRun {
     'usage.mts': usage('busscope-probe'), // ES module
     'readme-env.d.ts': README_SAMPLE_ENV,
   };
+  // Every typed subpath, from ESM (and from CommonJS where it has `require`): its declarations resolve
+  // and declare every name the module exports at run time.
+  subpathExports().forEach(({ subpath, specifier, conditions }, i) => {
+    if (!('types' in conditions)) return;
+    const loaded = subpathLoads().get(subpath);
+    const n = String(i).padStart(2, '0');
+    const names = (r: LoadResult | undefined): string => JSON.stringify(r?.names ?? []);
+    files[`subpath-${n}.mts`] = `import * as m from '${specifier}';\nexport const names: (keyof typeof m)[] = ${names(loaded?.import)};\n`;
+    if ('require' in conditions) files[`subpath-${n}.cts`] = `import m = require('${specifier}');\nexport const names: (keyof typeof m)[] = ${names(loaded?.require)};\n`;
+  });
   // Each README sample is its own module (`export {}` makes one of a sample without imports).
   readmeSamples.forEach((code, i) => {
     files[`readme-sample-${String(i + 1).padStart(2, '0')}.ts`] = `${code}\nexport {};\n`;
@@ -542,6 +690,16 @@ test('types: a strict node16 CommonJS consumer type-checks against the shipped .
 test('types: a strict node16 ESM consumer type-checks against the shipped .d.ts', () => {
   const problems = problemsFor(nodeConsumerRun(), 'usage.mts');
   if (problems.length > 0) assert.fail(`tsc errors for an ESM consumer:\n${problems.join('\n')}`);
+});
+
+test('types: every typed subpath export resolves its declarations from ESM and CommonJS, and they declare every runtime export', () => {
+  const typed = subpathExports().filter((e) => 'types' in e.conditions);
+  assert.ok(typed.length >= 7, `${typed.length} typed subpaths`);
+  for (const { subpath } of typed) assert.ok(subpathLoads().get(subpath)?.import.names?.length, `${subpath} exports names to check`);
+  const problems = problemsFor(nodeConsumerRun(), /^subpath-/).map((l) =>
+    l.replace(/^subpath-(\d+)\.(mts|cts)/, (_m, n: string, ext: string) => `${subpathExports()[Number(n)].subpath} (${ext === 'mts' ? 'ESM' : 'CommonJS'})`),
+  );
+  if (problems.length > 0) assert.fail(`tsc errors for subpath exports:\n${problems.join('\n')}`);
 });
 
 test('types: every TypeScript sample in the shipped README compiles (strict) against the shipped .d.ts', () => {

@@ -69,7 +69,12 @@ export function registerDebugging(context: vscode.ExtensionContext, services: De
   const breakpoints = new EventBreakpointStore(context.workspaceState);
   const targets = new DebugTargets(log);
   const linker = new DebugLinker(sessions, targets, { autoAttach: () => debugSetting('autoAttach'), log });
-  const pauses = new PauseTracker(sessions, targets, linker, breakpoints, { snapshotOnPause: () => debugSetting('snapshotOnPause'), log });
+  const registerScript = path.join(context.extensionPath, ...REGISTER_SCRIPT);
+  const pauses = new PauseTracker(sessions, targets, linker, breakpoints, {
+    snapshotOnPause: () => debugSetting('snapshotOnPause'),
+    log,
+    probeFiles: new Set([registerScript]),
+  });
   const sync = new BreakOnSync(sessions, breakpoints, log);
 
   const tree = services.subscriptions;
@@ -88,7 +93,7 @@ export function registerDebugging(context: vscode.ExtensionContext, services: De
   const provider = new ProbeEnvironmentProvider(
     () => debugSetting('autoAttach'),
     () => sessions.discovery.directory,
-    emitterInjection(path.join(context.extensionPath, ...REGISTER_SCRIPT), log),
+    emitterInjection(registerScript, log),
     () => {
       log('injected the register script into a Node launch (NODE_OPTIONS)');
       void notice.injected().catch((e: unknown) => log(`the injection notice failed: ${e instanceof Error ? e.message : String(e)}`));

@@ -3,6 +3,8 @@
 // adapter's `stopped` event Busscope evaluates the probe's snapshot function in the paused context
 // (DAP `evaluate` with the top frame) and shows it, marked "paused", until the app runs again
 // (`continued`, or a continue/step request, or the adapter going away).
+// A stop at an event break's `debugger` statement also moves the focus to the frame that dispatched
+// (focusDispatch.ts), whether or not the app is attached or its state read.
 // The same tracker installs event-breakpoint conditions in linked apps (evaluate while running).
 import * as vscode from 'vscode';
 import type { Session } from '../sessions/session';
@@ -11,6 +13,7 @@ import type { DebugLinker } from './autoAttach';
 import type { EventBreakpointStore } from './breakpoints';
 import { installConditionsExpression, parseInstallResult } from './conditions';
 import { isNodeDebugType, type DebugTargets } from './debugTargets';
+import { focusDispatchingFrame } from './focusDispatch';
 import { readPausedState, type PausedState } from './pausedState';
 
 /** Requests after which the debuggee runs again. */
@@ -46,6 +49,8 @@ function withTimeout<T>(p: Thenable<T>, ms: number, what: string): Promise<T> {
 export interface PauseTrackerOptions {
   readonly snapshotOnPause: () => boolean;
   readonly log?: (message: string) => void;
+  /** Files of the probe that its package paths do not name (the register script under the extension). */
+  readonly probeFiles?: ReadonlySet<string>;
 }
 
 export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.Disposable {
@@ -87,7 +92,11 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
     return {
       onDidSendMessage: (m: DapMessage) => {
         if (m.type !== 'event') return;
-        if (m.event === 'stopped') void this.stopped(session, m.body ?? {});
+        if (m.event === 'stopped') {
+          const body = m.body ?? {};
+          void this.stopped(session, body); // bumps the generation before it awaits anything
+          void this.focusDispatch(session, body, this.generation.get(session.id) ?? 0);
+        }
         else if (m.event === 'continued' || m.event === 'terminated' || m.event === 'exited') this.resumed(session);
       },
       onWillReceiveMessage: (m: DapMessage) => {
@@ -134,6 +143,45 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
     if (error !== undefined) this.log(`could not read the paused state of "${debugSession.name}": ${error}`);
     for (const s of linked) this.linker.setPause(s, { at, reason, state, error });
     this.paused.fire({ debugSession, sessions: linked, state });
+  }
+
+  /**
+   * A stop at a `debugger` statement in the probe is an event break: show the user the code that
+   * dispatched instead. (Other stops, e.g. a breakpoint the user set in the package, stay where they are.)
+   */
+  private async focusDispatch(debugSession: vscode.DebugSession, body: NonNullable<DapMessage['body']>, generation: number): Promise<void> {
+    if (!/debugger/i.test(`${body.reason ?? ''} ${body.description ?? ''}`)) return;
+    const isCurrent = (): boolean => this.generation.get(debugSession.id) === generation;
+    try {
+      let threadId = body.threadId;
+      if (threadId === undefined) {
+        const threads = (await withTimeout(debugSession.customRequest('threads'), READ_TIMEOUT_MS, 'listing threads')) as { threads?: { id: number }[] };
+        threadId = threads.threads?.[0]?.id;
+      }
+      if (threadId === undefined) return;
+      const outcome = await focusDispatchingFrame(debugSession, threadId, isCurrent, this.options.probeFiles ?? new Set());
+      const where = (f: { name: string; line: number; source?: { path?: string; name?: string } }): string => `${f.name} (${f.source?.path ?? f.source?.name}:${f.line})`;
+      switch (outcome.kind) {
+        case 'focused':
+          this.log(`event break: focused the dispatching frame ${where(outcome.frame)} after ${outcome.steps} step(s) (${outcome.by === 'id' ? 'recognised by its id' : 'steps counted'})`);
+          break;
+        case 'opened':
+          this.log(`event break: could not focus the dispatching frame, opened ${where(outcome.frame)}`);
+          break;
+        case 'no-app-frame':
+          this.log(`event break: no frame of the app below the probe's in "${debugSession.name}"`);
+          break;
+        case 'not-event-break':
+        case 'stale':
+          break;
+        default: {
+          const unreachable: never = outcome;
+          void unreachable;
+        }
+      }
+    } catch (e) {
+      this.log(`event break: could not focus the dispatching frame in "${debugSession.name}": ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   private async readState(debugSession: vscode.DebugSession, threadId: number | undefined): Promise<PausedState> {

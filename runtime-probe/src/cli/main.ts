@@ -176,13 +176,14 @@ async function cmdShow(args: readonly string[]): Promise<ExitCode> {
 }
 
 function cmdDemo(args: readonly string[]): Promise<number> {
-  const demo = path.join(__dirname, 'demo.cjs');
+  // The demo as the package ships it (scripts/build.mjs): no source map, so no --enable-source-maps.
+  const demo = path.join(__dirname, 'busscope-demo.cjs');
   if (!fs.existsSync(demo)) {
     process.stderr.write(`busscope: the demo app is missing (${demo}); this installation is incomplete\n`);
     return Promise.resolve(EXIT.internal);
   }
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', demo, ...args], { stdio: 'inherit', env: { ...process.env, BUSSCOPE: '1' } });
+    const child = spawn(process.execPath, [demo, ...args], { stdio: 'inherit', env: { ...process.env, BUSSCOPE: '1' } });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);

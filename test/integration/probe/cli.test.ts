@@ -208,7 +208,7 @@ test('tail into a slow stdout: one drain listener, no lost lines, drops counted'
   assert.equal(stderr, '');
 });
 
-test('demo runs the demo app with the probe on', { skip: !fs.existsSync(path.join(ROOT, 'runtime-probe/dist/demo.cjs')) }, async () => {
+test('demo runs the demo app with the probe on', { skip: !fs.existsSync(path.join(ROOT, 'runtime-probe/dist/busscope-demo.cjs')) }, async () => {
   const dir = tempDir('busscope-cli-');
   const demo = spawnCli(['demo', '--quiet', '--duration', '20'], { BUSSCOPE_DISCOVERY_DIR: dir });
   await waitFor(() => listDiscoveredApps({ dir }).length === 1, 10_000, 'the demo in the discovery directory');
