@@ -137,3 +137,16 @@ for (const scenario of ['random-names', 'never-dispatched-snapshot', 'user-updat
     assert.ok(ids.includes('unheard-dispatch:1:enemy.kiled'), ids.join());
   });
 }
+
+test("the types the pools take in before the first search are kept: the first run's thresholds are set before the pools fill", () => {
+  // The pools were made for default thresholds, filled at the start of the first run, and made
+  // again (empty) at its first search, when the run's thresholds were first seen: in a run whose
+  // time is up, the floor of work spent filling them was lost, and they held only a minimum.
+  const model = modelWithLeaks('random-names', 10_000);
+  const analyzer = new Analyzer(model, { clock: runawayClock() });
+  analyzer.run();
+  const pools = internals(analyzer).nearMisses;
+  const members = pools.poolSize('listened') + pools.poolSize('dispatched');
+  // Half the random names are listened to and half dispatched: the floor's offers give about RUN_FLOOR / 2 members.
+  assert.ok(members >= RUN_FLOOR / 2, `pool members after the first run: ${members}`);
+});

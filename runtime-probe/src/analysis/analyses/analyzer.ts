@@ -209,7 +209,8 @@ export class Analyzer {
     const changes = this.readChanges();
     // Before any analysis reads a kept library-bus verdict, whichever kinds run.
     forgetChangedBuses(this.state, this.model, changes);
-    this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline);
+    const { nearMissMaxDistance, nearMissMinScore } = this.options.unheardDispatch;
+    this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline, { maxDistance: nearMissMaxDistance, minScore: nearMissMinScore });
     this.state.families.beginRun(this.familyBudget, this.deadline);
     const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget, deadline: this.deadline };
     const next = new Map<string, { warning: Warning; fingerprint: string }>();

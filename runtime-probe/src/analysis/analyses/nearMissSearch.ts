@@ -225,9 +225,12 @@ export class NearMissSearch {
 
   /**
    * Starts a run with `budget` work units (Infinity: complete every search now): the pools take in
-   * the types that changed (`changes`) and start to qualify.
+   * the types that changed (`changes`) and start to qualify. `thresholds` are the ones this run's
+   * searches will use: set first, so that the pools filled here are the ones searched (pools made
+   * for other thresholds are dropped, and the first run's filling with them).
    */
-  beginRun(model: Model, budget: number, changes: TypeChanges, deadline: RunDeadline = NO_DEADLINE): void {
+  beginRun(model: Model, budget: number, changes: TypeChanges, deadline: RunDeadline = NO_DEADLINE, thresholds?: { readonly maxDistance: number; readonly minScore: number }): void {
+    if (thresholds !== undefined) this.useThresholds(thresholds.maxDistance, thresholds.minScore);
     this.run++;
     this.budget = budget;
     this.deadline = deadline;
@@ -279,14 +282,7 @@ export class NearMissSearch {
    * distance), with the matches found so far when this run's budget ran out first.
    */
   search(model: Model, t: EventTypeState, kind: NearMissPoolKind, maxDistance: number, minScore: number): readonly NearMissMatch[] {
-    if (maxDistance !== this.maxDistance || minScore !== this.minScore) {
-      // New thresholds: what was matched under the old ones no longer holds, and the piece index
-      // depends on the distance. Name keys stay.
-      this.maxDistance = maxDistance;
-      this.minScore = minScore;
-      const maxEdits = Math.max(0, Math.floor(maxDistance));
-      this.pools = { listened: new Pool('listened', maxEdits), dispatched: new Pool('dispatched', maxEdits) };
-    }
+    this.useThresholds(maxDistance, minScore);
     const types = model.allTypes();
     const pool = this.pools[kind];
     if (pool.syncedRun !== this.run) {
@@ -316,6 +312,16 @@ export class NearMissSearch {
   private spend(units: number): void {
     this.work += units;
     this.deadline.spend(units);
+  }
+
+  private useThresholds(maxDistance: number, minScore: number): void {
+    if (maxDistance === this.maxDistance && minScore === this.minScore) return;
+    // New thresholds: what was matched under the old ones no longer holds, and the piece index
+    // depends on the distance. Name keys stay.
+    this.maxDistance = maxDistance;
+    this.minScore = minScore;
+    const maxEdits = Math.max(0, Math.floor(maxDistance));
+    this.pools = { listened: new Pool('listened', maxEdits), dispatched: new Pool('dispatched', maxEdits) };
   }
 
   private keyOf(t: EventTypeState): NameKey {
