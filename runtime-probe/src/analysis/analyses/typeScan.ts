@@ -305,9 +305,10 @@ export class TypeCandidates {
       else this.members.delete(i);
     };
     if (changes.all || key !== this.key) {
+      // Every type is tested again, from the cursor: the members known so far stay (and are judged
+      // on what they are now) until it passes them, so what still holds is not dropped meanwhile.
       this.key = key;
       this.offeredUpTo = 0;
-      this.members.clear();
     } else for (const i of changes.indices) if (i < this.offeredUpTo) test(i);
     let offered = 0;
     for (; this.offeredUpTo < types.length; this.offeredUpTo++) {
