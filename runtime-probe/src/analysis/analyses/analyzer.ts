@@ -61,7 +61,10 @@ export interface AnalysisUpdate {
  * runs, and until then their warnings may be missing or name a weaker near miss.
  */
 export interface AnalysisProgress {
-  /** True while some type is not examined yet or its near-miss search is unfinished (the session runs again soon). */
+  /**
+   * True while some type is not examined yet (by the per-type analyses, or taken in by listener
+   * growth) or its near-miss search is unfinished (the session runs again soon).
+   */
   readonly partial: boolean;
   /**
    * Types the per-type analyses still owe a look (changed, or never examined), plus the types whose
@@ -116,8 +119,9 @@ export interface AnalyzerOptions {
   readonly typeBudget?: number;
   /**
    * Wall-clock milliseconds the budgeted parts of a run (examining types, the near-miss search,
-   * working out families) may take; past it they stop after a minimum of work each, and the rest
-   * carries over like work beyond the budgets above. Default DEFAULT_TIME_BUDGET_MS; Infinity for
+   * working out families, taking in types for listener growth) may take; past it they stop (after
+   * the run's small floor of work: RunDeadline), and the rest carries over like work beyond the
+   * budgets above. Default DEFAULT_TIME_BUDGET_MS; Infinity for
    * no deadline (then only the work budgets bound a run).
    */
   readonly timeBudgetMs?: number;
@@ -205,7 +209,8 @@ export class Analyzer {
     const changes = this.readChanges();
     // Before any analysis reads a kept library-bus verdict, whichever kinds run.
     forgetChangedBuses(this.state, this.model, changes);
-    this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline);
+    const { nearMissMaxDistance, nearMissMinScore } = this.options.unheardDispatch;
+    this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline, { maxDistance: nearMissMaxDistance, minScore: nearMissMinScore });
     this.state.families.beginRun(this.familyBudget, this.deadline);
     const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget, deadline: this.deadline };
     const next = new Map<string, { warning: Warning; fingerprint: string }>();
@@ -264,6 +269,8 @@ export class Analyzer {
       examined += p.examined;
       pending += p.familiesPending;
     }
+    // Listener growth judges only the types it has taken in; the rest are owed a look too.
+    if (this.kinds.includes('listener-growth')) waiting = Math.max(waiting, this.state.growthCandidates.progress.waiting);
     return {
       partial: waiting > 0 || searched < subjects || pending > 0,
       typesToCheck: subjects + waiting,

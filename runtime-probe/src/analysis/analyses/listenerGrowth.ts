@@ -89,13 +89,15 @@ export function analyzeListenerGrowth(ctx: AnalysisContext): WarningDraft[] {
   const seenTypeMonitors = new Set<number>();
   const repeatGate = Math.min(o.repeatedSubscriptionThreshold || Infinity, o.sameSiteThreshold || Infinity);
   // Fewer listeners than any threshold, no monitor and no Node warning: nothing to judge. Only the
-  // types that changed are tested again (a pass over 100,000 types per run was most of its cost).
+  // types that changed are tested again (a pass over 100,000 types per run was most of its cost),
+  // and the never-tested ones up to the run's deadline (the rest in later runs: the run is partial).
   const gate = Math.min(o.threshold > 0 ? o.threshold : Infinity, repeatGate);
   const types = model.allTypes();
   const candidates = state.growthCandidates.update(
     types,
     ctx.changes,
     o,
+    ctx.deadline,
     (t) => t.registeredCount >= gate || state.typeLeakMonitors.has(t.index) || (t.busState.maxListenersWarnings.size > 0 && t.busState.maxListenersWarnings.has(t.name)),
   );
   for (const index of candidates) {

@@ -37,10 +37,10 @@ export const POOL_ACCEPTS: Readonly<Record<NearMissPoolKind, (t: EventTypeState)
 export const DEFAULT_NEAR_MISS_BUDGET = 10_000;
 
 /**
- * Work units a run spends even when its deadline has passed: every run moves on, and a small
- * app's search (a few hundred names) completes in one run however slow that run is.
+ * Work units a run spends even when its deadline has passed, so that every run moves on (a small
+ * app's whole search fits in the run's floor: RUN_FLOOR in runDeadline.ts).
  */
-export const MIN_NEAR_MISS_WORK = 2_000;
+export const MIN_NEAR_MISS_WORK = 256;
 
 /**
  * Types a pool is offered per run even when the deadline has passed. Offering every type (100,000
@@ -48,7 +48,7 @@ export const MIN_NEAR_MISS_WORK = 2_000;
  * at the deadline too and resumes where it stopped; until a pool has seen every type no search in
  * it is complete (its members only grow, so the searches reopen, as for any new member).
  */
-export const MIN_POOL_OFFERS = 5_000;
+export const MIN_POOL_OFFERS = 512;
 
 const NO_MATCHES: readonly NearMissMatch[] = [];
 
@@ -146,9 +146,11 @@ class Pool {
     }
     if (changes.all) this.offeredUpTo = 0;
     else for (const i of changes.indices) if (i < this.offeredUpTo) this.offer(types, i);
-    const stopAt = this.offeredUpTo + MIN_POOL_OFFERS;
+    let offered = 0;
     for (; this.offeredUpTo < types.length; this.offeredUpTo++) {
-      if (this.offeredUpTo >= stopAt && deadline.expired) break;
+      if (deadline.stops(offered, MIN_POOL_OFFERS)) break;
+      offered++;
+      deadline.spend(1);
       this.offer(types, this.offeredUpTo);
     }
     this.synced = this.offeredUpTo >= types.length;
@@ -223,9 +225,12 @@ export class NearMissSearch {
 
   /**
    * Starts a run with `budget` work units (Infinity: complete every search now): the pools take in
-   * the types that changed (`changes`) and start to qualify.
+   * the types that changed (`changes`) and start to qualify. `thresholds` are the ones this run's
+   * searches will use: set first, so that the pools filled here are the ones searched (pools made
+   * for other thresholds are dropped, and the first run's filling with them).
    */
-  beginRun(model: Model, budget: number, changes: TypeChanges, deadline: RunDeadline = NO_DEADLINE): void {
+  beginRun(model: Model, budget: number, changes: TypeChanges, deadline: RunDeadline = NO_DEADLINE, thresholds?: { readonly maxDistance: number; readonly minScore: number }): void {
+    if (thresholds !== undefined) this.useThresholds(thresholds.maxDistance, thresholds.minScore);
     this.run++;
     this.budget = budget;
     this.deadline = deadline;
@@ -251,7 +256,7 @@ export class NearMissSearch {
 
   /** This run's budget or time is spent: further searches only return what they found before. */
   get exhausted(): boolean {
-    return this.work >= this.budget || (this.work >= MIN_NEAR_MISS_WORK && this.deadline.expired);
+    return this.work >= this.budget || this.deadline.stops(this.work, MIN_NEAR_MISS_WORK);
   }
 
   /** Whether `t`'s search in `kind` has compared every pool member (after `search` in this run). */
@@ -277,14 +282,7 @@ export class NearMissSearch {
    * distance), with the matches found so far when this run's budget ran out first.
    */
   search(model: Model, t: EventTypeState, kind: NearMissPoolKind, maxDistance: number, minScore: number): readonly NearMissMatch[] {
-    if (maxDistance !== this.maxDistance || minScore !== this.minScore) {
-      // New thresholds: what was matched under the old ones no longer holds, and the piece index
-      // depends on the distance. Name keys stay.
-      this.maxDistance = maxDistance;
-      this.minScore = minScore;
-      const maxEdits = Math.max(0, Math.floor(maxDistance));
-      this.pools = { listened: new Pool('listened', maxEdits), dispatched: new Pool('dispatched', maxEdits) };
-    }
+    this.useThresholds(maxDistance, minScore);
     const types = model.allTypes();
     const pool = this.pools[kind];
     if (pool.syncedRun !== this.run) {
@@ -310,12 +308,28 @@ export class NearMissSearch {
     return subject.matches;
   }
 
+  /** Work done: this run's budget, and the run's floor (RunDeadline) it counts towards. */
+  private spend(units: number): void {
+    this.work += units;
+    this.deadline.spend(units);
+  }
+
+  private useThresholds(maxDistance: number, minScore: number): void {
+    if (maxDistance === this.maxDistance && minScore === this.minScore) return;
+    // New thresholds: what was matched under the old ones no longer holds, and the piece index
+    // depends on the distance. Name keys stay.
+    this.maxDistance = maxDistance;
+    this.minScore = minScore;
+    const maxEdits = Math.max(0, Math.floor(maxDistance));
+    this.pools = { listened: new Pool('listened', maxEdits), dispatched: new Pool('dispatched', maxEdits) };
+  }
+
   private keyOf(t: EventTypeState): NameKey {
     let key = this.keys[t.index];
     if (key === undefined) {
       key = nameKey(t.name);
       this.keys[t.index] = key;
-      this.work++;
+      this.spend(1);
     }
     return key;
   }
@@ -337,7 +351,7 @@ export class NearMissSearch {
       const key = this.keyOf(t);
       // Filing a name in its buckets costs about as much as tokenising it (string keys, map
       // growth): one unit, plus one per piece below.
-      this.work++;
+      this.spend(1);
       if (!key.comparable) continue;
       const ids = key.ids;
       if (ids !== '') push(pool.byIds, ids, position);
@@ -353,7 +367,7 @@ export class NearMissSearch {
         const [start, end] = pieceBounds(length, pool.pieces, i);
         push(pool.byPiece, `${ids}|${length}:${i}:${key.lower.slice(start, end)}`, position);
       }
-      this.work += pool.pieces;
+      this.spend(pool.pieces);
     }
   }
 
@@ -422,7 +436,7 @@ export class NearMissSearch {
       candidates = total <= MAX_CANDIDATES ? allOf(buckets, total) : rarestFirst(pool, buckets);
     }
     // Looking up and gathering cost too (about an eighth of a comparison each).
-    this.work += Math.ceil((lookups + candidates.length) / 8);
+    this.spend(Math.ceil((lookups + candidates.length) / 8));
     candidates.sort((x, y) => x - y);
     let previous = -1;
     for (let c = 0; c < candidates.length; c++) {
@@ -433,7 +447,7 @@ export class NearMissSearch {
         subject.checkedUpTo = position;
         return;
       }
-      this.work++;
+      this.spend(1);
       const index = pool.members[position];
       const other = types[index];
       if (other === t) continue;

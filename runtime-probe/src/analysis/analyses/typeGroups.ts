@@ -104,7 +104,7 @@ export const FAMILY_PENDING = -2;
 export const DEFAULT_FAMILY_BUDGET = 10_000;
 
 /** Families a run works out even when its deadline has passed, so that every run moves on. */
-export const MIN_FAMILIES_PER_RUN = 500;
+export const MIN_FAMILIES_PER_RUN = 64;
 
 /** How far this run's family look-ups got. */
 export interface FamilyRunProgress {
@@ -148,8 +148,9 @@ export class TypeFamilies {
     const i = t.index;
     if (i >= this.known.length) this.grow(i + 1);
     if (this.known[i] === 1) return this.ids[i];
-    if (this.computed >= this.budget || (this.computed >= MIN_FAMILIES_PER_RUN && this.deadline.expired)) return FAMILY_PENDING;
+    if (this.computed >= this.budget || this.deadline.stops(this.computed, MIN_FAMILIES_PER_RUN)) return FAMILY_PENDING;
     this.computed++;
+    this.deadline.spend(1);
     const family = typeFamily(t.name);
     let id = -1;
     if (family !== null) {

@@ -21,10 +21,13 @@ import { groupFindings, type GroupedFindings, type TypeFamilies, type TypeFindin
 export const DEFAULT_TYPE_BUDGET = 10_000;
 
 /**
- * Types each scan examines per run even when the run's deadline has passed: every run moves on,
- * and a small app's types are all examined in one run however slow that run is.
+ * Types each scan examines per run even when the run's deadline has passed, so that every run
+ * moves on (a small app's types fit in the run's floor: RUN_FLOOR in runDeadline.ts).
  */
-export const MIN_TYPES_PER_RUN = 500;
+export const MIN_TYPES_PER_RUN = 32;
+
+/** Types the listener-growth candidates take in per run even when the run's deadline has passed. */
+export const MIN_CANDIDATE_OFFERS = 512;
 
 /** What the analyzer read from the model's type-change journal for this run. */
 export interface TypeChanges {
@@ -135,9 +138,10 @@ export class TypeScan<F extends TypeFinding> {
     this.takeDue(now);
     this.examined = 0;
     // Within the budget, and within the run's time after the first few.
-    const more = (): boolean => this.examined < budget && (this.examined < MIN_TYPES_PER_RUN || !deadline.expired);
+    const more = (): boolean => this.examined < budget && !deadline.stops(this.examined, MIN_TYPES_PER_RUN);
     const visit = (i: number): void => {
       this.examined++;
+      deadline.spend(1);
       this.apply(i, examine(types[i]), now);
     };
     // Changed and due types first, then the never-examined ones, then unfinished searches.
@@ -264,29 +268,55 @@ export class TypeScan<F extends TypeFinding> {
   }
 }
 
+/** How far the candidates' intake got (for the analyzer's progress). */
+export interface TypeCandidatesProgress {
+  /** Types tested in the last run (changed ones, and never-tested ones up to the deadline). */
+  readonly tested: number;
+  /** Types never tested yet (the run's deadline stopped the intake): their verdicts are owed. */
+  readonly waiting: number;
+}
+
 /**
  * The types an analysis must judge in a run, kept from the journal: a type is tested (`qualifies`)
  * when it is new or changed, and kept while it qualifies. For analyses where most types can never
- * give a finding (listener growth needs many listeners): no pass over every type per run.
+ * give a finding (listener growth needs many listeners): no pass over every type per run. The
+ * types never tested yet (all of them in the first run, 100,000 after a late attach) are taken in
+ * from a cursor until the run's deadline (after MIN_CANDIDATE_OFFERS), the rest in later runs.
  */
 export class TypeCandidates {
   private readonly members = new Set<number>();
   private offeredUpTo = 0;
   private key: unknown = undefined;
+  private tested = 0;
+  private total = 0;
+
+  get progress(): TypeCandidatesProgress {
+    return { tested: this.tested, waiting: this.total - this.offeredUpTo };
+  }
 
   /** The candidates after this run's changes, in type order. `key`: a new one tests every type again. */
-  update(types: readonly EventTypeState[], changes: TypeChanges, key: unknown, qualifies: (t: EventTypeState) => boolean): number[] {
+  update(types: readonly EventTypeState[], changes: TypeChanges, key: unknown, deadline: RunDeadline, qualifies: (t: EventTypeState) => boolean): number[] {
+    this.tested = 0;
+    this.total = types.length;
     const test = (i: number): void => {
+      this.tested++;
       const t = types[i];
       if (t !== undefined && qualifies(t)) this.members.add(i);
       else this.members.delete(i);
     };
     if (changes.all || key !== this.key) {
+      // Every type is tested again, from the cursor: the members known so far stay (and are judged
+      // on what they are now) until it passes them, so what still holds is not dropped meanwhile.
       this.key = key;
       this.offeredUpTo = 0;
-      this.members.clear();
     } else for (const i of changes.indices) if (i < this.offeredUpTo) test(i);
-    for (; this.offeredUpTo < types.length; this.offeredUpTo++) test(this.offeredUpTo);
+    let offered = 0;
+    for (; this.offeredUpTo < types.length; this.offeredUpTo++) {
+      if (deadline.stops(offered, MIN_CANDIDATE_OFFERS)) break;
+      offered++;
+      deadline.spend(1);
+      test(this.offeredUpTo);
+    }
     return [...this.members].sort((a, b) => a - b);
   }
 }
