@@ -149,9 +149,9 @@ async function withLock(fn) {
       if (e.code !== 'EEXIST') throw e;
       const holder = Number(readFileSync(lock, 'utf8').trim() || 0);
       let alive = false;
-      try { if (holder) { process.kill(holder, 0); alive = true; } } catch {}
+      try { if (holder) { process.kill(holder, 0); alive = true; } } catch { /* no such process: a stale lock */ }
       if (!alive) { rmSync(lock, { force: true }); continue; }
-      if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for too long`);
+      if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for too long`, { cause: e });
       if (Date.now() % 30_000 < 1000) log(`waiting for pid ${holder} (another setup) to finish`);
       await new Promise((r) => setTimeout(r, 1000));
     }

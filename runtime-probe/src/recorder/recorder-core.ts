@@ -98,8 +98,8 @@ const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEn
 const BUFFER_FULL = DROP_REASONS.indexOf('buffer-full');
 const SLOW_CLIENT = DROP_REASONS.indexOf('slow-client');
 
+// Indexes into DETAIL_LEVELS; 1 ('dispatch') is never tested for by itself.
 const DETAIL_LIFECYCLE = 0;
-const DETAIL_DISPATCH = 1;
 const DETAIL_HANDLERS = 2;
 
 export const DEFAULT_MAX_BUFFERED_RECORDS = 65_536;

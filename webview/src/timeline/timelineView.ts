@@ -790,7 +790,7 @@ export class TimelineView {
       const row = ring.depth[i] < lane.rows ? ring.depth[i] : lane.rows - 1;
       const y = top0 + lane.top + row * LANE_ROW_HEIGHT + 2;
       if (y > height || y + LANE_ROW_HEIGHT < AXIS_HEIGHT) continue;
-      let x0 = (ring.start[i] - from) * pxPerMs;
+      const x0 = (ring.start[i] - from) * pxPerMs;
       let x1 = x0 + ring.duration[i] * pxPerMs;
       if (x1 < x0 + 1) x1 = x0 + 1;
       const cx0 = Math.max(-2, x0);
