@@ -79,8 +79,8 @@ async function openPage(browser: import('playwright-core').Browser, url: string)
 
 export async function run(): Promise<void> {
   const entryFile = path.join(ROOT, 'runtime-probe/dist/browser.mjs');
-  if (!existsSync(CHROMIUM) || !existsSync(entryFile)) {
-    report(`## Browser app (headless Chromium)\n\nSkipped: ${existsSync(CHROMIUM) ? 'runtime-probe/dist/browser.mjs is missing (build first)' : `${CHROMIUM} is missing`}.`);
+  if (!CHROMIUM || !existsSync(entryFile)) {
+    report(`## Browser app (headless Chromium)\n\nSkipped: ${CHROMIUM ? 'runtime-probe/dist/browser.mjs is missing (build first)' : 'no Chrome/Chromium found'}.`);
     return;
   }
   const rounds = benchRounds(5);

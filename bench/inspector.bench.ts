@@ -11,7 +11,6 @@ import type { Inspector } from '../webview/src/inspector';
 import { CHROMIUM, launchChromium, openInspector, servePage } from '../test/webview/support/chromium';
 import { markdownTable, median } from './lib/measure';
 import { report } from './lib/report';
-import { existsSync } from 'node:fs';
 
 interface BenchWindow {
   busscopeInspector: Inspector;
@@ -120,8 +119,8 @@ async function driveInput(page: Page): Promise<number[]> {
 }
 
 export async function run(): Promise<void> {
-  if (!existsSync(CHROMIUM)) {
-    report(`## Inspector (headless Chromium)\n\nSkipped: ${CHROMIUM} is missing (apt-get install -y chromium).`);
+  if (!CHROMIUM) {
+    report(`## Inspector (headless Chromium)\n\nSkipped: no Chrome/Chromium found (node scripts/test.mjs --tiers says what to install).`);
     return;
   }
   const server = await servePage();

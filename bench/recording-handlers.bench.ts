@@ -4,11 +4,9 @@
 // the real socket at detail `dispatch` and at detail `handlers`, side by side, at 1 and 10 handlers
 // per type. Ratio = recording ÷ detached per process; median with the p10–p90 spread; the machine's
 // load. Also how many handler calls were timed (handler records per dispatch record): the sample.
-import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { formatRatio, markdownTable, median } from './lib/measure';
+import { formatRatio, markdownTable } from './lib/measure';
+import { Child, spread } from './lib/child';
 import { report } from './lib/report';
 import { benchMs, benchRounds } from './lib/settings';
 import type { AppCommand, AppReply } from './recording-app.child';
@@ -17,44 +15,6 @@ import type { ReaderCommand, ReaderCounts, ReaderReply } from './probe-reader.ch
 const HANDLER_COUNTS = [1, 10] as const;
 const DETAILS = ['dispatch', 'handlers'] as const;
 type Detail = (typeof DETAILS)[number];
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-/** A forked TypeScript child driven by one-reply-per-command IPC. */
-class Child<C, R extends { type: string }> {
-  private readonly child: ChildProcess;
-  private waiting: ((reply: R | { type: 'error'; message: string }) => void)[] = [];
-  constructor(file: string) {
-    const env = { ...process.env };
-    delete env.BUSSCOPE;
-    delete env.BUSSCOPE_RECORD;
-    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.child.on('message', (r: R) => this.waiting.shift()?.(r));
-    this.child.on('exit', (code) => {
-      for (const w of this.waiting) w({ type: 'error', message: `${file} exited (${code})` });
-      this.waiting = [];
-    });
-  }
-  async ask<T extends R['type']>(command: C, type: T): Promise<Extract<R, { type: T }>> {
-    const reply = await new Promise<R | { type: 'error'; message: string }>((resolve) => {
-      this.waiting.push(resolve);
-      this.child.send(command as object);
-    });
-    if (reply.type === 'error') throw new Error(`bench child: ${(reply as { message: string }).message}`);
-    if (reply.type !== type) throw new Error(`bench child: expected ${type}, got ${reply.type}`);
-    return reply as Extract<R, { type: T }>;
-  }
-  async exit(command: C): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.send(command as object);
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-    if (this.child.exitCode === null) this.child.kill();
-  }
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.round((s.length - 1) * p)))] ?? NaN;
-}
 
 const key = (detail: Detail | 'detached', n: number): string => `${detail}/${n}`;
 
@@ -122,7 +82,6 @@ export async function run(): Promise<void> {
     await reader.exit({ cmd: 'exit' });
   }
   const loadAfter = os.loadavg();
-  const spread = (v: readonly number[], f: (x: number) => string): string => `${f(median(v))} (p10–p90 ${f(percentile(v, 0.1))}–${f(percentile(v, 0.9))})`;
   const nsText = (x: number): string => `${x.toFixed(1)} ns`;
   const rows = HANDLER_COUNTS.map((n) => [
     `${n} handler${n > 1 ? 's' : ''} per type`,

@@ -10,7 +10,7 @@
 // sink (what the extension does) — dispatch records per second of CPU time, side by side.
 // The recording cells are measured twice: with the real client, and with `busscope tail --detail
 // dispatch` writing to a pipe.
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { FrameDecoder, StreamDecoder, TRACE_HEADER_BYTES, type Frame } from '../runtime-probe/src/protocol/index';
 import { Model } from '../runtime-probe/src/analysis/model/index';
 import { formatOps, formatRatio, markdownTable, median } from './lib/measure';
+import { Child, spread } from './lib/child';
 import { report } from './lib/report';
 import { benchMs, benchRounds } from './lib/settings';
 import type { AppCommand, AppReply } from './recording-app.child';
@@ -31,38 +32,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 function profileArgs(): string[] {
   const dir = process.env.BENCH_PROFILE_DIR;
   return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
-}
-
-/** A forked TypeScript child driven by one-reply-per-command IPC. */
-class Child<C, R extends { type: string }> {
-  private readonly child: ChildProcess;
-  private waiting: ((reply: R | { type: 'error'; message: string }) => void)[] = [];
-  constructor(file: string) {
-    const env = { ...process.env };
-    delete env.BUSSCOPE;
-    delete env.BUSSCOPE_RECORD;
-    this.child = fork(path.join(here, file), [], { cwd: path.resolve(here, '..'), env, execArgv: ['--import', 'tsx', ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.child.on('message', (r: R) => this.waiting.shift()?.(r));
-    this.child.on('exit', (code) => {
-      for (const w of this.waiting) w({ type: 'error', message: `${file} exited (${code})` });
-      this.waiting = [];
-    });
-  }
-  async ask<T extends R['type']>(command: C, type: T): Promise<Extract<R, { type: T }>> {
-    const reply = await new Promise<R | { type: 'error'; message: string }>((resolve) => {
-      this.waiting.push(resolve);
-      this.child.send(command as object);
-    });
-    if (reply.type === 'error') throw new Error(`bench child: ${(reply as { message: string }).message}`);
-    if (reply.type !== type) throw new Error(`bench child: expected ${type}, got ${reply.type}`);
-    return reply as Extract<R, { type: T }>;
-  }
-  async exit(command: C): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.send(command as object);
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-    if (this.child.exitCode === null) this.child.kill();
-  }
 }
 
 /**
@@ -127,11 +96,6 @@ async function warmUp(app: Child<AppCommand, AppReply>, handlers: number, ms: nu
   return made;
 }
 
-function percentile(values: readonly number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.round((s.length - 1) * p)))] ?? NaN;
-}
-
 function exact(counts: ReaderCounts, dispatched: number, what: string): void {
   if (counts.dispatchRecords + counts.droppedDispatches !== dispatched) {
     throw new Error(`${what}: dispatched ${dispatched}, client got ${counts.dispatchRecords} + ${counts.droppedDispatches} dropped`);
@@ -160,7 +124,7 @@ function ingestOnce(frames: readonly Frame[], path: IngestPath, model: Model): {
 /** The reader's side alone, on a real trace of the workload: both ingest paths, interleaved rounds. */
 async function measureIngest(rounds: number): Promise<{ rows: string[][]; dispatches: number }> {
   const file = path.join(os.tmpdir(), `busscope-bench-ingest-${process.pid}.bustrace`);
-  const app = new Child<AppCommand, AppReply>('recording-app.child.ts');
+  const app = new Child<AppCommand, AppReply>('recording-app.child.ts', profileArgs());
   let recorded: number;
   try {
     recorded = (await app.ask({ cmd: 'record-trace', file, dispatches: 250_000 }, 'recorded')).dispatches;
@@ -185,13 +149,13 @@ async function measureIngest(rounds: number): Promise<{ rows: string[][]; dispat
       results[p].wall.push(m.wall);
     }
   }
-  const spread = (v: readonly number[]): string => `${formatOps(median(v))}/s (p10–p90 ${formatOps(percentile(v, 0.1))}–${formatOps(percentile(v, 0.9))})`;
+  const perSecond = (v: readonly number[]): string => spread(v, (x) => `${formatOps(x)}/s`);
   const ratio = formatRatio(median(results.sink.cpu) / median(results.objects.cpu));
   return {
     dispatches: recorded,
     rows: [
-      ['record objects, then `model.apply` (the old path; same decoder)', spread(results.objects.cpu), spread(results.objects.wall), '1×'],
-      ['decoded into the model\'s record sink (the extension)', spread(results.sink.cpu), spread(results.sink.wall), ratio],
+      ['record objects, then `model.apply` (the old path; same decoder)', perSecond(results.objects.cpu), perSecond(results.objects.wall), '1×'],
+      ['decoded into the model\'s record sink (the extension)', perSecond(results.sink.cpu), perSecond(results.sink.wall), ratio],
     ],
   };
 }
@@ -215,10 +179,10 @@ export async function run(): Promise<void> {
   let dispatched = 0;
   let dropped = 0;
   const e2e: { rate: number; dropped: number; dispatched: number }[] = [];
-  const reader = new Child<ReaderCommand, ReaderReply>('probe-reader.child.ts');
+  const reader = new Child<ReaderCommand, ReaderReply>('probe-reader.child.ts', profileArgs());
   try {
     for (let p = 0; p < processes; p++) {
-      const app = new Child<AppCommand, AppReply>('recording-app.child.ts');
+      const app = new Child<AppCommand, AppReply>('recording-app.child.ts', profileArgs());
       try {
         // Every cell is warmed up until steady first (its bus's first dispatches compile its handlers'
         // code; the first recorded ones compile the recording path): steady cost is compared with steady cost.
@@ -299,7 +263,6 @@ export async function run(): Promise<void> {
   const ingestLoad = os.loadavg();
   const ingest = await measureIngest(Math.max(5, benchRounds(10)));
   const loadAfter = os.loadavg();
-  const spread = (v: readonly number[], f: (x: number) => string): string => `${f(median(v))} (p10–p90 ${f(percentile(v, 0.1))}–${f(percentile(v, 0.9))})`;
   const ns = (x: number): string => `${x.toFixed(1)} ns`;
   const rows = HANDLER_COUNTS.map((n) => [
     `${n} handler${n > 1 ? 's' : ''} per type`,

@@ -1,13 +1,21 @@
 // The README's test command: lint, check the formatting and the layering, build, type-check every part (including the
-// compile-time API tests), then run every test file under test/ in Node's built-in runner. Output ends with the runner's
-// summary and a plain `N passed, N failed` line.
+// compile-time API tests), then run every test file under test/ in Node's built-in runner. Before that it provisions what the
+// browser and real-VS-Code tiers need and npm can give (scripts/lib/test-tiers.mjs; cached, stats only
+// when present) and packages the VSIX when stale. Output ends with the runner's summary, a `tiers: …`
+// line (which tiers ran, which were skipped and why) and a plain `N passed, N failed, N skipped` line
+// (lint and the format check count as one test each).
+//   node scripts/test.mjs [substring…]   only the test files whose path contains one of them (no lint, no format check)
+//   node scripts/test.mjs --tiers        provision and report the tiers (.test-output/tiers.json); run nothing
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareTiers, tierSummary, writeTierReport, needsVsix } from './lib/test-tiers.mjs';
+import { isVsixFresh } from './lib/vsix-freshness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const filter = process.argv.slice(2);
+const tiersOnly = process.argv.includes('--tiers');
+const filter = process.argv.slice(2).filter((a) => a !== '--tiers');
 const outDir = path.join(root, '.test-output');
 mkdirSync(outDir, { recursive: true });
 
@@ -38,6 +46,15 @@ function findTests(dir) {
   return out.sort();
 }
 
+let files = findTests(path.join(root, 'test'));
+if (filter.length) files = files.filter((f) => filter.some((s) => f.includes(s)));
+const tiers = await prepareTiers(root, files, (line) => console.log(`[busscope test] ${line}`));
+writeTierReport(path.join(outDir, 'tiers.json'), tiers);
+if (tiersOnly) {
+  console.log(tierSummary(tiers));
+  process.exit(0);
+}
+
 // Lint and formatting come first (no build needed). Each counts as one test in the final line and a
 // failure fails the run, yet the tests still run, so one run reports everything that is wrong. A
 // filtered run is a quick loop over a few files and skips both (`npm run lint`, `npm run format:check`).
@@ -60,11 +77,11 @@ if (filter.length) {
 // Then, since it needs no build: runtime-probe ↛ extension/webview, webview ↛ extension, the model
 // and analyses free of vscode, Node and the DOM (scripts/check-layers.mjs says why each rule exists).
 step('layering', process.execPath, ['scripts/check-layers.mjs']);
+// Before the build: packaging rebuilds dist/ minified, which must not happen while tests read it.
+if (needsVsix(root, files) && !isVsixFresh(root)) step('package the VSIX', process.execPath, ['scripts/package.mjs']);
 step('build', process.execPath, ['scripts/build.mjs']);
 step('typecheck', process.execPath, ['scripts/typecheck.mjs']);
 
-let files = findTests(path.join(root, 'test'));
-if (filter.length) files = files.filter((f) => filter.some((s) => f.includes(s)));
 console.log(`\n[busscope test] ${files.length} test files`);
 const tapFile = path.join(outDir, 'results.tap');
 const status = run(process.execPath, [
@@ -77,6 +94,7 @@ const status = run(process.execPath, [
 ]);
 const tap = readFileSync(tapFile, 'utf8');
 const count = (k) => Number((tap.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
+console.log(tierSummary(tiers));
 console.log(
   `${count('pass') + checksPassed()} passed, ${count('fail') + count('cancelled') + checksFailed()} failed, ${count('skipped') + count('todo')} skipped`,
 );

@@ -6,6 +6,10 @@ export { discoveryDirectory, listDiscoveredApps, type DiscoveredApp, type Discov
 export type { PayloadSanitizer } from './recorder/payload';
 export type { WatchHandle, WatchOptions } from './emitters/watch';
 
+// Worker threads share the id counters and forward their buses to the main thread's probe.
+import { installThreads } from './threads/environment';
+installThreads();
+
 // BUSSCOPE=1 / BUSSCOPE_RECORD=<file>: start when the package loads.
 import { autoStartFromEnvironment } from './probe/auto-start';
 autoStartFromEnvironment();

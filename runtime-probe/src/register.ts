@@ -23,6 +23,7 @@
 import { realpathSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { autoStartFromEnvironment } from './probe/auto-start';
+import { installThreads } from './threads/environment';
 import { parseSwitch } from './probe/environment';
 import { watchToolEsmImports } from './probe/esm-user-imports';
 import { isUserModule, mainScriptKind } from './probe/launchers';
@@ -138,6 +139,8 @@ function register(): void {
   try {
     // Frames of this bundle are the probe's own wherever a tool puts it (never a subscribe site).
     if (typeof __filename === 'string') addProbeFile(__filename);
+    // Worker threads share the id counters and forward their buses to the main thread's probe.
+    installThreads();
     if (!isMainThread) return; // see the file comment
     const env = process.env;
     const role = roleOf(env);

@@ -7,7 +7,7 @@
 // readable row) stops the debugger with the app's `emit` call as the caller frame, removing it while
 // paused lets the app run on, the inspector shows the listener-growth warning at the app's own
 // subscribe line, no pid lookup reaches js-debug's launcher session, and the user's NODE_OPTIONS (a
-// heap limit and a --require of their own) survive. Needs `node scripts/setup-vscode-server.mjs`; without it this test skips loudly.
+// heap limit and a --require of their own) survive. Needs the VS Code server `npm test` provisions (`node scripts/provision.mjs`); without it this test skips loudly.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +15,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { vscodeServerTestOptions, withVscodeSession, type Workbench } from '../support/vscode-server';
+import { waitFor } from '../support/wait';
 
 const APP = 'leaky-server';
 const HUB_CLASS = 'TicketHub';
@@ -62,14 +63,8 @@ const USER_HOOK = "globalThis.userHookRan = true;\n";
 
 const lineOf = (source: string, marker: string): number => source.split('\n').findIndex((l) => l.includes(marker)) + 1;
 
-async function waitUntil(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
+/** The shared poll (test/support/wait.ts), every 250 ms: these checks read pages and process lists. */
+const waitUntil = (what: string, timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<void> => waitFor(check, timeoutMs, what, 250);
 
 interface WarningView {
   readonly kind: string;

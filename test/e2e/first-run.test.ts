@@ -6,7 +6,7 @@
 // the demo, and leave no process and no discovery file behind.
 //
 // Each step logs its duration, ends with a screenshot in .test-output/e2e/first-run/ (kept, with the
-// logs, on failure) and a failure names its step. Needs `node scripts/setup-vscode-server.mjs`;
+// logs, on failure) and a failure names its step. Needs the VS Code server `npm test` provisions (`node scripts/provision.mjs`);
 // without it this test skips loudly (with CI=true it fails).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -17,6 +17,7 @@ import type { Frame, Locator } from 'playwright-core';
 import { validateChromeTrace } from '../../extension/src/export/validateChromeTrace';
 import { demoBugById } from '../../runtime-probe/src/demo/bugs';
 import { listProcesses, repoRoot, vscodeServerTestOptions, withVscodeSession, type E2eArtifacts, type Workbench } from '../support/vscode-server';
+import { waitFor } from '../support/wait';
 
 /** What the graph must show within a few seconds of attaching: the demo's buses and event types
  *  that are subscribed from the start or dispatched at least every second or two. */
@@ -212,14 +213,8 @@ function processAlive(pid: number): boolean {
   return listProcesses().some((p) => p.pid === pid && p.state !== 'Z' && p.state !== 'X');
 }
 
-async function waitUntil(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
+/** The shared poll (test/support/wait.ts), every 200 ms: these checks read pages and process lists. */
+const waitUntil = (what: string, timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<void> => waitFor(check, timeoutMs, what, 200);
 
 const discoveryFiles = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : []);
 

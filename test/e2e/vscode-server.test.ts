@@ -2,7 +2,7 @@
 // fresh code-server (VS Code server + web workbench), the workbench opened in Debian's chromium, the
 // mocha suite of test/vscode run inside VS Code's extension host by the harness, one command driven
 // through the real command palette, and nothing left running afterwards (withVscodeSession checks).
-// Needs `node scripts/setup-vscode-server.mjs` (cached outside the clone); without it this test skips
+// Needs the VS Code server `npm test` provisions (`node scripts/provision.mjs`) (cached outside the clone); without it this test skips
 // loudly, except with CI=true, where it fails.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

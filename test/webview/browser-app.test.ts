@@ -13,7 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BrowserAppServer, type Refusal } from '../../extension/src/browserApps/browserAppServer';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
-import { CHROMIUM, CHROMIUM_ARGS, ROOT, chromiumUnavailable } from './support/chromium';
+import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { waitFor } from '../support/wait';
 
 const skip = chromiumUnavailable();
 const ENTRY = path.join(ROOT, 'runtime-probe/dist/browser.mjs');
@@ -72,14 +73,6 @@ async function serveApp(): Promise<StaticServer> {
   return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function pageState(page: Page, ms: number, want: (s: string) => boolean): Promise<{ state: string; refusal: string | null }> {
   const end = Date.now() + ms;
   for (;;) {
@@ -99,7 +92,7 @@ describe('a browser app in real Chromium', { skip: skip ?? undefined, timeout: 1
   before(async () => {
     assert.ok(existsSync(ENTRY), 'runtime-probe/dist/browser.mjs is missing: run `npm run build` first');
     // rebind.test resolves to 127.0.0.1: a DNS-rebinding page reaching the loopback server by name.
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP evil.test 127.0.0.1'], headless: true, timeout: 60_000 });
+    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP evil.test 127.0.0.1'], headless: true, timeout: 60_000 });
     app = await serveApp();
     manager = new SessionManager({ updateIntervalMs: 100 });
     server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined), onRefused: (r) => refusals.push(r) });

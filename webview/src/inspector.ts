@@ -1,30 +1,23 @@
-// The inspector renderer: `createInspector(root, port)` builds the whole UI inside `root` and talks
-// to its host only through `port`. It needs no VS Code: main.ts adapts acquireVsCodeApi() to the
-// port; tests pass a fake host in jsdom or Chromium.
+// The inspector renderer: `createInspector(root, port)` builds the UI inside `root`, wires its parts together and talks to its host only through `port`.
+// It needs no VS Code: main.ts adapts acquireVsCodeApi() to the port; tests pass a fake host in jsdom or Chromium.
+// The view state lives in inspectorState.ts, the graph's upkeep in graphSync.ts, message dispatch in
+// hostMessageRouter.ts, and frames and timers in ui/scheduler.ts on an injectable clock (ui/clock.ts).
 
-import type {
-  DetailsView as DetailsMessage,
-  DispatchDetailsView,
-  HostToWebview,
-  InspectorCommand,
-  InspectorPort,
-  PersistedViewState,
-  SelectionRef,
-  SiteInfo,
-  WhyReport,
-} from '../../runtime-probe/src/analysis/inspector-messages';
-import { analysisPartialText, assertNever, describeMessage, INSPECTOR_MESSAGES_VERSION, isHostToWebview, MAX_DROPPED_MESSAGE_LENGTH, MAX_DROPPED_REASON_LENGTH, sameSelection } from '../../runtime-probe/src/analysis/inspector-messages';
+import type { HostToWebview, InspectorCommand, InspectorPort, PersistedViewState, SelectionRef, SiteInfo } from '../../runtime-probe/src/analysis/inspector-messages';
+import { analysisPartialText, INSPECTOR_MESSAGES_VERSION, sameSelection } from '../../runtime-probe/src/analysis/inspector-messages';
 import { DetailsView } from './details/detailsView';
-import { buildGraph, type GraphModel, type GraphNode } from './graph/graphModel';
+import { DropReporter } from './dropReporter';
+import type { GraphModel, GraphNode } from './graph/graphModel';
 import { GraphView } from './graph/graphView';
-import { fullLayout, incrementalLayout, type PositionMemory } from './graph/layout';
 import { NodeList } from './graph/nodeList';
-import { BoundedMap } from './store/boundedQueue';
+import { GraphSync } from './graphSync';
+import { routeHostMessage, type HostMessageHandlers } from './hostMessageRouter';
+import { InspectorState } from './inspectorState';
 import { InspectorStore, type StoreLimits } from './store/inspectorStore';
 import { layoutLanes } from './timeline/lanes';
-import { isGroupKey } from './graph/busGroups';
-import { RangeStatsView, type RangeStatsState } from './timeline/rangeStatsView';
+import { RangeStatsView } from './timeline/rangeStatsView';
 import { TimelineView } from './timeline/timelineView';
+import { TrailingTimer, windowClock, type InspectorClock } from './ui/clock';
 import { h } from './ui/dom';
 import { fmtInt } from './ui/format';
 import { Scheduler, type Part } from './ui/scheduler';
@@ -43,6 +36,8 @@ export interface InspectorOptions {
   readonly autoCollapseTypes?: number;
   /** Subscriber nodes shown per type before the rest fold into "+N more". */
   readonly maxGroupsPerType?: number;
+  /** Timers and frames (default: the window's); tests pass a manual clock instead of sleeping. */
+  readonly clock?: InspectorClock;
 }
 
 export interface InspectorMetrics {
@@ -77,78 +72,52 @@ export interface Inspector {
 
 const DEFAULT_AUTO_COLLAPSE = 120;
 const DEFAULT_MAX_GROUPS = 12;
-/**
- * Least time between graph rebuilds for changed figures (rates, counts) or warnings alone: a live
- * app changes them with every delta, and the graph and its list need not follow faster than this.
- */
-const FIGURES_REBUILD_MS = 500;
+/** Zoom gestures change state every frame; listeners hear it at most this often (ms). */
+const STATE_REPORT_MS = 250;
 
 export function createInspector(root: HTMLElement, port: InspectorPort, options: InspectorOptions = {}): Inspector {
   const doc = root.ownerDocument;
   const win = doc.defaultView;
   if (!win) throw new TypeError('createInspector: root must be attached to a document with a window');
+  const clock = options.clock ?? windowClock(win);
   const store = new InspectorStore(options.limits);
-  const autoCollapse = options.autoCollapseTypes ?? DEFAULT_AUTO_COLLAPSE;
-  const maxGroups = options.maxGroupsPerType ?? DEFAULT_MAX_GROUPS;
   const restored = options.state && options.state.v === 1 ? options.state : null;
-
-  // --- view state ------------------------------------------------------------------------
-  let selection: SelectionRef | null = restored?.selection ?? null;
-  let filterText = restored?.filterText ?? '';
-  let busFilter = restored?.busFilter ?? '';
-  const collapsedBuses = new Set<string>(restored?.collapsedBuses ?? []);
-  const expandedBuses = new Set<string>(restored?.expandedBuses ?? []);
-  const expandedMore = new Set<string>();
-  let focusedWarning: string | null = restored?.focusedWarning || null;
-  let sessionId = restored?.sessionId ?? '';
-  let awaitingSnapshot = false;
-  let model: GraphModel | null = null;
-  let memory: PositionMemory = new Map();
-  let needFullLayout = true;
-  let builtStructure = -1;
-  let builtFigures = '';
-  let builtAt = -Infinity;
-  let figuresTimer: number | null = null;
+  const state = new InspectorState(restored);
+  const graph = new GraphSync(store, state, {
+    autoCollapseTypes: options.autoCollapseTypes ?? DEFAULT_AUTO_COLLAPSE,
+    maxGroupsPerType: options.maxGroupsPerType ?? DEFAULT_MAX_GROUPS,
+  });
+  const metrics: InspectorMetrics = { snapshotApplyMs: 0, graphBuildMs: 0, snapshotToInteractiveMs: 0, renders: 0, graphBuilds: 0 };
+  const stateListeners = new Set<(s: PersistedViewState) => void>();
+  const drops = new DropReporter(port, clock);
   /** Set by the API's flush(): render everything pending now, throttled or not. */
   let flushAll = false;
   let lanesVersion = -1;
-  /** Another session's graph: show it whole rather than where the last one was scrolled. */
-  let refitGraph = false;
-  let focusedBusIds = new Set<number>();
   let warningsShown = '';
-  let rangeStats: RangeStatsState = null;
-  /** Event types that break when dispatched, from the host; null until it says (or when it has none). */
-  let breakpointTypes: ReadonlySet<string> | null = null;
-  let rangeRequestId = 0;
+  /** When the last snapshot arrived (performance.now()), until the render after it; -1 otherwise. */
   let snapshotAt = -1;
-  const explanations = new BoundedMap<number, WhyReport>(256);
-  const dispatchDetails = new BoundedMap<number, DispatchDetailsView | null>(256);
-  const pendingDetails = new Set<string>();
-  const stateListeners = new Set<(s: PersistedViewState) => void>();
-  const metrics: InspectorMetrics = { snapshotApplyMs: 0, graphBuildMs: 0, snapshotToInteractiveMs: 0, renders: 0, graphBuilds: 0 };
-  let subToNode = new Map<number, string>();
   let disposed = false;
-  let stateTimer: number | null = null;
-  /** Drops not yet reported to the host (by message and reason), and the timer that reports them. */
-  const drops = new Map<string, { message: string; reason: string; count: number }>();
-  let dropsTimer: number | null = null;
 
   // Created first: the parts below ask for renders from their constructors (restored state).
-  const scheduler = new Scheduler(win, (parts) => render(parts));
+  const scheduler = new Scheduler(clock, (parts) => render(parts));
+  const stateReport = new TrailingTimer(clock, STATE_REPORT_MS, () => {
+    const s = currentState();
+    for (const l of stateListeners) l(s);
+  });
 
   // --- parts -------------------------------------------------------------------------------
   const toolbar = new Toolbar(doc, {
-    filterText: (t) => setFilter(t, busFilter),
-    busFilter: (b) => setFilter(filterText, b),
+    filterText: (t) => setFilter(t, state.busFilter),
+    busFilter: (b) => setFilter(state.filterText, b),
     relayout: () => relayout(),
     collapseAll: () => {
-      expandedBuses.clear();
-      for (const b of store.buses.values()) collapsedBuses.add(b.name);
+      state.expandedBuses.clear();
+      for (const b of store.buses.values()) state.collapsedBuses.add(b.name);
       optionsChanged();
     },
     expandAll: () => {
-      collapsedBuses.clear();
-      for (const b of store.buses.values()) expandedBuses.add(b.name);
+      state.collapsedBuses.clear();
+      for (const b of store.buses.values()) state.expandedBuses.add(b.name);
       optionsChanged();
     },
     clearFocus: () => setFocusWarning(null),
@@ -207,7 +176,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     }
     if (restored.graphTransform) graphView.setTransform(restored.graphTransform);
   }
-  toolbar.setFilterText(filterText);
+  toolbar.setFilterText(state.filterText);
 
   const graphPane = h(doc, 'div', { class: 'graph-pane' }, h(doc, 'div', { class: 'node-list-wrap' }, nodeList.element), h(doc, 'div', { class: 'graph-wrap' }, graphView.element));
   const side = h(doc, 'aside', { class: 'side' }, details.element, warnings.element);
@@ -232,7 +201,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     scheduler.invalidate('graph', 'timeline');
   });
   const onKey = (e: KeyboardEvent): void => {
-    if (e.key === 'Escape' && focusedWarning && !(e.target instanceof win.HTMLInputElement)) setFocusWarning(null);
+    if (e.key === 'Escape' && state.focusedWarning && !(e.target instanceof win.HTMLInputElement)) setFocusWarning(null);
   };
   shell.addEventListener('keydown', onKey);
   const ResizeObserverCtor = (win as unknown as { ResizeObserver?: typeof ResizeObserver }).ResizeObserver;
@@ -241,103 +210,13 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   resize?.observe(timeline.element);
 
   // --- rendering ---------------------------------------------------------------------------
-  function laneFilter(): (type: number) => boolean {
-    const m = model;
-    if (!m || !m.filtered) return () => true;
-    return (type) => m.types.has(type);
-  }
-
-  /** Buses holding the focused warning's subjects: shown open while it is focused. */
-  function focusBuses(): Set<number> {
-    const out = new Set<number>();
-    const w = focusedWarning ? store.warnings.get(focusedWarning) : undefined;
-    if (!w) return out;
-    for (const b of w.subjects.buses) out.add(b);
-    for (const t of w.subjects.types) out.add(t.bus);
-    for (const id of w.subjects.subscriptions) {
-      const s = store.subscriptions.get(id);
-      if (s) out.add(s.bus);
-    }
-    return out;
-  }
-
-  function isCollapsed(id: number, name: string, _typeCount: number): boolean {
-    if (focusedBusIds.has(id)) return false;
-    // A class of emitters or the libraries group stays one node until the user expands it.
-    if (isGroupKey(name)) return !expandedBuses.has(name);
-    if (expandedBuses.has(name)) return false;
-    if (collapsedBuses.has(name)) return true;
-    return store.types.size > autoCollapse;
-  }
-
-  function rebuildGraph(): void {
+  function rebuildGraph(now: number): void {
     const t0 = performance.now();
-    focusedBusIds = focusBuses();
-    model = buildGraph(store, { filterText, busFilter, isCollapsed, maxGroupsPerType: maxGroups, expandedMore });
-    memory = needFullLayout ? fullLayout(model) : incrementalLayout(model, memory);
-    needFullLayout = false;
-    subToNode = new Map();
-    for (const n of model.nodes) for (const id of n.subscriptions) subToNode.set(id, n.key);
+    const model = graph.rebuild(now);
     graphView.setModel(model);
     nodeList.setModel(model);
     metrics.graphBuildMs = performance.now() - t0;
     metrics.graphBuilds++;
-  }
-
-  function selectionKey(sel: SelectionRef | null): string | null {
-    if (!sel || !model) return null;
-    switch (sel.kind) {
-      case 'bus':
-        return `b${sel.id}`;
-      case 'type': {
-        if (model.byKey.has(`t${sel.index}`)) return `t${sel.index}`;
-        const t = store.types.get(sel.index);
-        return t ? `b${t.bus}` : null;
-      }
-      case 'subscription':
-        return subToNode.get(sel.id) ?? null;
-      case 'site':
-        return `s${sel.key}`;
-      case 'group':
-        return sel.key;
-      case 'dispatch': {
-        const i = store.timeline.indexOfSeq(sel.seq);
-        if (i < 0) return null;
-        const type = store.timeline.dispatches.typeIndex[i];
-        return model.byKey.has(`t${type}`) ? `t${type}` : `b${store.timeline.dispatches.bus[i]}`;
-      }
-      default:
-        return assertNever(sel);
-    }
-  }
-
-  function focusSets(): { keys: Set<string>; types: Set<number>; subs: Set<number>; label: string } | null {
-    if (!focusedWarning) return null;
-    const w = store.warnings.get(focusedWarning);
-    if (!w || !model) return null;
-    const keys = new Set<string>();
-    const types = new Set<number>();
-    for (const ref of w.subjects.types) {
-      const index = store.typeIndexOf(ref.bus, ref.type);
-      if (index >= 0) types.add(index);
-    }
-    const subs = new Set<number>(w.subjects.subscriptions);
-    for (const id of subs) {
-      const k = subToNode.get(id);
-      if (k) keys.add(k);
-      const s = store.subscriptions.get(id);
-      const type = s ? store.typeOfSubscription(s) : -1;
-      if (type >= 0) types.add(type);
-    }
-    for (const t of types) {
-      const ty = store.types.get(t);
-      keys.add(model.byKey.has(`t${t}`) ? `t${t}` : `b${ty?.bus ?? -1}`);
-    }
-    for (const b of w.subjects.buses) keys.add(`b${b}`);
-    // The warning's sites: dispatch-site nodes, and subscriber nodes made there (a leak's site).
-    const siteSet = new Set(w.sites.map((site) => `${site.file}:${site.line}:${site.column}`));
-    for (const n of model.nodes) if (n.site && siteSet.has(n.site)) keys.add(n.key);
-    return { keys, types, subs, label: w.title };
   }
 
   function render(parts: ReadonlySet<Part>): void {
@@ -345,45 +224,34 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     // The graph follows entities, figures and warnings (a few times a second); the timeline
     // follows every delta, and only its lanes need the new data's types.
     // Structure (entities added, removed, renamed) and view options rebuild it at once; figures and
-    // warnings alone at most every FIGURES_REBUILD_MS.
-    const figures = `${store.statsVersion}:${store.warningsVersion}`;
-    const now = performance.now();
-    let rebuild = needFullLayout || model === null || store.structureVersion !== builtStructure;
-    if (!rebuild && figures !== builtFigures) {
-      if (flushAll || now - builtAt >= FIGURES_REBUILD_MS) rebuild = true;
-      else if (figuresTimer === null) {
-        figuresTimer = win!.setTimeout(() => {
-          figuresTimer = null;
-          scheduler.invalidate('graph');
-        }, FIGURES_REBUILD_MS - (now - builtAt));
-      }
-    }
-    let graphChanged = false;
-    if (rebuild) {
-      builtStructure = store.structureVersion;
-      builtFigures = figures;
-      builtAt = now;
-      rebuildGraph();
-      graphChanged = true;
-      if (refitGraph) {
-        refitGraph = false;
+    // warnings alone at most every FIGURES_REBUILD_MS (graphSync.ts).
+    const now = clock.now();
+    const due = graph.due(now, flushAll);
+    if (due !== true && due > 0) scheduler.invalidateAfter(due, 'graph');
+    const graphChanged = due === true;
+    if (graphChanged) {
+      rebuildGraph(now);
+      if (graph.refit) {
+        graph.refit = false;
         graphView.fit();
       }
     }
+    const model = graph.model;
     let lanesChanged = false;
     if (graphChanged || store.timeline.laneVersion !== lanesVersion) {
       lanesVersion = store.timeline.laneVersion;
-      timeline.setLanes(layoutLanes(store, laneFilter(), undefined, model?.busGroupOf));
+      timeline.setLanes(layoutLanes(store, graph.laneFilter(), undefined, model?.busGroupOf));
       lanesChanged = true;
     }
-    const focus = focusSets();
-    const selKey = selectionKey(selection);
+    const focus = graph.focusSets();
+    const selection = state.selection;
+    const selKey = graph.selectionKey(selection);
     graphView.setSelection(selKey);
     graphView.setFocus(focus ? focus.keys : null);
     timeline.setSelection(selection?.kind === 'dispatch' ? selection.seq : null);
     timeline.setFocus(focus ? focus.types : null, focus ? focus.subs : null);
     toolbar.setFocus(focus ? focus.label : null);
-    toolbar.setBuses([...store.buses.values()].map((b) => b.name), busFilter);
+    toolbar.setBuses([...store.buses.values()].map((b) => b.name), state.busFilter);
     if (model) {
       const hidden = store.hiddenSubscriptions ? ` · ${fmtInt(store.hiddenSubscriptions)} not shown (cap)` : '';
       // The host sends at most its cap of types (the most active): say how many it left out.
@@ -399,17 +267,17 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     }
     if (lanesChanged || parts.has('timeline')) {
       timeline.render();
-      rangeView.render(store, rangeStats, origin());
+      rangeView.render(store, state.rangeStats, origin());
     }
     // Only when the warnings (or the focused one) changed: the list updates its elements in place.
-    const warningsKey = `${store.warningsVersion}:${store.hasSnapshot}:${focusedWarning}:${analysisPartialText(store.session.analysis)}`;
+    const warningsKey = `${store.warningsVersion}:${store.hasSnapshot}:${state.focusedWarning}:${analysisPartialText(store.session.analysis)}`;
     if (parts.has('warnings') || warningsKey !== warningsShown) {
       warningsShown = warningsKey;
-      warnings.setFocused(focusedWarning);
+      warnings.setFocused(state.focusedWarning);
       warnings.render(store);
     }
-    if (parts.has('details') || graphChanged) details.render(store, detailsInput());
-    if (parts.has('banner')) banner.render(store.session, awaitingSnapshot);
+    if (parts.has('details') || graphChanged) details.render(store, state.detailsInput(origin()));
+    if (parts.has('banner')) banner.render(store.session, state.awaitingSnapshot);
     shell.setAttribute('data-phase', store.session.phase);
     metrics.renders++;
     if (snapshotAt >= 0) {
@@ -423,24 +291,13 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     return 0;
   }
 
-  function detailsInput() {
-    let report: WhyReport | 'pending' | null = null;
-    let dispatch: DispatchDetailsView | 'pending' | null = null;
-    if (selection?.kind === 'subscription') {
-      report = explanations.get(selection.id) ?? (pendingDetails.has(`u${selection.id}`) ? 'pending' : null);
-    } else if (selection?.kind === 'dispatch') {
-      dispatch = dispatchDetails.has(selection.seq) ? dispatchDetails.get(selection.seq)! : pendingDetails.has(`d${selection.seq}`) ? 'pending' : null;
-    }
-    return { selection, report, dispatch, origin: origin(), breakpoints: breakpointTypes };
-  }
-
   function requestRangeStats(range: { from: number; to: number } | null): void {
     rangeView.setNote('');
-    if (range === null) rangeStats = null;
-    else if (store.session.phase === 'empty') rangeStats = { ...range, stats: null };
+    if (range === null) state.rangeStats = null;
+    else if (store.session.phase === 'empty') state.rangeStats = { ...range, stats: null };
     else {
-      rangeStats = { ...range, stats: 'pending' };
-      port.postMessage({ type: 'rangeStats', requestId: ++rangeRequestId, from: range.from, to: range.to });
+      state.rangeStats = { ...range, stats: 'pending' };
+      port.postMessage({ type: 'rangeStats', requestId: ++state.rangeRequestId, from: range.from, to: range.to });
     }
     scheduler.invalidate('timeline');
     stateChanged();
@@ -452,25 +309,18 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   }
 
   function userSelect(target: SelectionRef | null): void {
-    if (sameSelection(target, selection)) {
+    if (sameSelection(target, state.selection)) {
       // Re-selecting still reveals it (the list and the canvas may have scrolled away).
       scheduler.invalidate('graph', 'outline', 'details');
       return;
     }
-    selection = target;
+    state.selection = target;
     port.postMessage({ type: 'select', target });
-    requestDetails(target);
-    const key = selectionKey(target);
+    state.requestDetails(target);
+    const key = graph.selectionKey(target);
     if (key) graphView.reveal(key);
     scheduler.invalidate('graph', 'outline', 'timeline', 'details');
     stateChanged();
-  }
-
-  function requestDetails(target: SelectionRef | null): void {
-    // Answers normally come at once; a host that never answers must not make this grow.
-    if (pendingDetails.size > 64) pendingDetails.clear();
-    if (target?.kind === 'subscription' && !explanations.has(target.id)) pendingDetails.add(`u${target.id}`);
-    if (target?.kind === 'dispatch' && !dispatchDetails.has(target.seq)) pendingDetails.add(`d${target.seq}`);
   }
 
   function openSource(site: SiteInfo): void {
@@ -481,64 +331,58 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     if (n.kind === 'bus') {
       const open = expand ?? n.collapsed;
       if (open) {
-        collapsedBuses.delete(n.busName);
-        expandedBuses.add(n.busName);
+        state.collapsedBuses.delete(n.busName);
+        state.expandedBuses.add(n.busName);
       } else {
-        expandedBuses.delete(n.busName);
-        collapsedBuses.add(n.busName);
+        state.expandedBuses.delete(n.busName);
+        state.collapsedBuses.add(n.busName);
       }
       optionsChanged();
     } else if (n.kind === 'more') {
-      expandedMore.add(n.key);
+      state.expandedMore.add(n.key);
       optionsChanged();
     } else userSelect(n.ref);
   }
 
-  /**
-   * Tells the host which groups of buses are expanded (it sends their instances, and records
-   * expanded library emitters at full detail); only when that changed.
-   */
-  let sentExpansion = '';
+  /** Tells the host which groups of buses are expanded; only when that changed. */
   function sendExpansion(): void {
-    const groups = [...expandedBuses].filter(isGroupKey).sort();
-    const more = [...expandedMore].filter((k) => k.startsWith('mc:')).map((k) => k.slice(3)).sort();
-    const key = JSON.stringify([groups, more]);
-    if (key === sentExpansion) return;
-    sentExpansion = key;
-    port.postMessage({ type: 'expandGroups', groups, more });
+    const change = state.expansionChange();
+    if (change) port.postMessage({ type: 'expandGroups', groups: change.groups, more: change.more });
   }
 
   function optionsChanged(): void {
     sendExpansion();
-    needFullLayout = true;
+    graph.needFullLayout = true;
     invalidateAll();
     stateChanged();
   }
 
-  function setFilter(text: string, bus = busFilter): void {
-    if (text === filterText && bus === busFilter) return;
-    filterText = text;
-    busFilter = bus;
+  function setFilter(text: string, bus = state.busFilter): void {
+    if (text === state.filterText && bus === state.busFilter) return;
+    state.filterText = text;
+    state.busFilter = bus;
     toolbar.setFilterText(text);
     optionsChanged();
   }
 
   function relayout(): void {
-    needFullLayout = true;
+    graph.needFullLayout = true;
     graphView.fit();
     invalidateAll();
   }
 
   function setFocusWarning(id: string | null): void {
-    if (id === focusedWarning) return;
-    focusedWarning = id;
+    if (id === state.focusedWarning) return;
+    state.focusedWarning = id;
     port.postMessage({ type: 'focusWarning', warningId: id });
     // Its subjects may sit in collapsed buses: rebuild (they open), then bring the first into view.
-    const buses = focusBuses();
-    if ([...buses].some((b) => !focusedBusIds.has(b)) || [...focusedBusIds].some((b) => !buses.has(b))) needFullLayout = true;
+    const buses = graph.focusBuses();
+    const shown = graph.focusedBusIds;
+    if ([...buses].some((b) => !shown.has(b)) || [...shown].some((b) => !buses.has(b))) graph.needFullLayout = true;
     scheduler.invalidate('graph', 'timeline', 'warnings', 'details', 'outline');
     scheduler.flush();
-    const f = focusSets();
+    const f = graph.focusSets();
+    const model = graph.model;
     if (f) {
       const first = model?.nodes.find((n) => f.keys.has(n.key) && n.column === 2) ?? model?.nodes.find((n) => f.keys.has(n.key));
       if (first) graphView.reveal(first.key);
@@ -547,169 +391,100 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   }
 
   function currentState(): PersistedViewState {
-    return {
-      v: 1,
-      sessionId,
-      selection,
-      filterText,
-      busFilter,
-      collapsedBuses: [...collapsedBuses],
-      expandedBuses: [...expandedBuses],
+    return state.persisted({
       follow: timeline.follow,
       timelineSpanMs: timeline.span,
       timelineView: timeline.follow ? null : timeline.view,
       brush: timeline.currentBrush,
       graphTransform: graphView.currentTransform,
-      focusedWarning: focusedWarning ?? '',
-    };
+    });
   }
 
   function stateChanged(): void {
-    if (stateListeners.size === 0 || stateTimer !== null) return;
-    // Zoom gestures change state every frame; listeners hear it at most every 250 ms.
-    stateTimer = win!.setTimeout(() => {
-      stateTimer = null;
-      const s = currentState();
-      for (const l of stateListeners) l(s);
-    }, 250);
+    if (stateListeners.size > 0) stateReport.request();
   }
 
   // --- messages ----------------------------------------------------------------------------
-  /**
-   * Tells the host (which logs it) that a message was dropped. The first of a kind goes at once;
-   * repeats within the next second are counted and go as one line.
-   */
-  function reportDropped(message: string, reason: string): void {
-    const key = `${message}\u0000${reason}`;
-    const d = drops.get(key);
-    if (d) {
-      d.count++;
-      return;
-    }
-    drops.set(key, { message, reason, count: 0 });
-    postDropped(message, reason);
-    if (dropsTimer === null) dropsTimer = win!.setTimeout(flushDrops, 1000);
-  }
-
-  function flushDrops(): void {
-    dropsTimer = null;
-    for (const d of drops.values()) if (d.count > 0) postDropped(d.message, `${d.reason} (${d.count} more times)`);
-    drops.clear();
-  }
-
-  function postDropped(message: string, reason: string): void {
-    port.postMessage({ type: 'dropped', message: message.slice(0, MAX_DROPPED_MESSAGE_LENGTH), reason: reason.slice(0, MAX_DROPPED_REASON_LENGTH) });
-  }
-
-  function onMessage(msg: HostToWebview): void {
-    if (disposed) return;
-    if (!isHostToWebview(msg)) {
-      reportDropped(describeMessage(msg), 'not a message this inspector page knows (or of another version)');
-      return;
-    }
-    switch (msg.type) {
-      case 'snapshot': {
-        const t0 = performance.now();
-        const changedSession = msg.snapshot.session.sessionId !== sessionId;
-        store.applySnapshot(msg.snapshot);
-        metrics.snapshotApplyMs = performance.now() - t0;
-        snapshotAt = t0;
-        awaitingSnapshot = false;
-        if (changedSession) {
-          sessionId = msg.snapshot.session.sessionId;
-          // Another app: what was selected there means nothing here.
-          selection = null;
-          focusedWarning = null;
-          timeline.reset();
-          rangeStats = null;
-          explanations.clear();
-          dispatchDetails.clear();
-          pendingDetails.clear();
-          needFullLayout = true;
-          refitGraph = metrics.renders > 0;
-        } else if (memory.size === 0) needFullLayout = true;
-        if (restored?.brush && !changedSession && rangeStats === null) timeline.setBrush(restored.brush);
-        else if (rangeStats && !changedSession) requestRangeStats(rangeStats);
-        if (selection && (selection.kind === 'subscription' || selection.kind === 'dispatch')) {
-          requestDetails(selection);
-          port.postMessage({ type: 'select', target: selection });
-        }
-        invalidateAll();
-        stateChanged();
-        break;
+  const handlers: HostMessageHandlers = {
+    snapshot(msg) {
+      const t0 = performance.now();
+      const changedSession = msg.snapshot.session.sessionId !== state.sessionId;
+      store.applySnapshot(msg.snapshot);
+      metrics.snapshotApplyMs = performance.now() - t0;
+      snapshotAt = t0;
+      state.awaitingSnapshot = false;
+      if (changedSession) {
+        state.forgetSession(msg.snapshot.session.sessionId);
+        timeline.reset();
+        graph.needFullLayout = true;
+        graph.refit = metrics.renders > 0;
+      } else if (!graph.hasLayout) graph.needFullLayout = true;
+      if (restored?.brush && !changedSession && state.rangeStats === null) timeline.setBrush(restored.brush);
+      else if (state.rangeStats && !changedSession) requestRangeStats(state.rangeStats);
+      const selection = state.selection;
+      if (selection && (selection.kind === 'subscription' || selection.kind === 'dispatch')) {
+        state.requestDetails(selection);
+        port.postMessage({ type: 'select', target: selection });
       }
-      case 'delta': {
-        if (awaitingSnapshot) {
-          reportDropped('delta', 'waiting for the snapshot asked for after a gap in the delta sequence');
-          return;
-        }
-        const result = store.applyDelta(msg.delta);
-        if (result === 'gap') {
-          awaitingSnapshot = true;
-          reportDropped('delta', `delta ${msg.delta.seq} does not follow delta ${store.lastDeltaSeq}: asked for a snapshot`);
-          port.postMessage({ type: 'requestSnapshot', reason: 'gap' });
-          scheduler.invalidate('banner');
-          return;
-        }
-        if (result === 'stale') {
-          reportDropped('delta', `delta ${msg.delta.seq} is older than the snapshot it follows`);
-          return;
-        }
-        // Flow control: the host sends more once the page has read this one.
-        port.postMessage({ type: 'applied', seq: msg.delta.seq });
-        const parts: Part[] = ['timeline'];
-        if (msg.delta.warnings || msg.delta.clearedWarnings) parts.push('warnings');
-        // The details' figures follow the graph's rebuilds (≤ 2/s for figures alone), not every delta:
-        // the pane is rebuilt when it renders, and a press on its links must not straddle a rebuild.
-        scheduler.invalidate(...parts);
-        break;
+      invalidateAll();
+      stateChanged();
+    },
+    delta(msg) {
+      if (state.awaitingSnapshot) {
+        drops.report('delta', 'waiting for the snapshot asked for after a gap in the delta sequence');
+        return;
       }
-      case 'session':
-        store.setSession(msg.session);
-        scheduler.invalidate('banner', 'timeline');
-        break;
-      case 'details':
-        acceptDetails(msg.details);
-        break;
-      case 'reveal':
-        userSelect(msg.target);
-        break;
-      case 'rangeStats':
-        if (msg.requestId === rangeRequestId && rangeStats) {
-          rangeStats = { from: rangeStats.from, to: rangeStats.to, stats: msg.stats };
-          scheduler.invalidate('timeline');
-        } else reportDropped('rangeStats', `answer to request ${msg.requestId}, superseded by request ${rangeRequestId} or a cleared brush`);
-        break;
-      case 'exported':
-        rangeView.setNote(msg.message);
+      const result = store.applyDelta(msg.delta);
+      if (result === 'gap') {
+        state.awaitingSnapshot = true;
+        drops.report('delta', `delta ${msg.delta.seq} does not follow delta ${store.lastDeltaSeq}: asked for a snapshot`);
+        port.postMessage({ type: 'requestSnapshot', reason: 'gap' });
+        scheduler.invalidate('banner');
+        return;
+      }
+      if (result === 'stale') {
+        drops.report('delta', `delta ${msg.delta.seq} is older than the snapshot it follows`);
+        return;
+      }
+      // Flow control: the host sends more once the page has read this one.
+      port.postMessage({ type: 'applied', seq: msg.delta.seq });
+      const parts: Part[] = ['timeline'];
+      if (msg.delta.warnings || msg.delta.clearedWarnings) parts.push('warnings');
+      // The details' figures follow the graph's rebuilds (≤ 2/s for figures alone), not every delta:
+      // the pane is rebuilt when it renders, and a press on its links must not straddle a rebuild.
+      scheduler.invalidate(...parts);
+    },
+    session(msg) {
+      store.setSession(msg.session);
+      scheduler.invalidate('banner', 'timeline');
+    },
+    details(msg) {
+      state.acceptDetails(msg.details);
+      scheduler.invalidate('details');
+    },
+    reveal(msg) {
+      userSelect(msg.target);
+    },
+    rangeStats(msg) {
+      const current = state.rangeStats;
+      if (msg.requestId === state.rangeRequestId && current) {
+        state.rangeStats = { from: current.from, to: current.to, stats: msg.stats };
         scheduler.invalidate('timeline');
-        break;
-      case 'breakpoints':
-        breakpointTypes = new Set(msg.types);
-        scheduler.invalidate('details');
-        break;
-      default:
-        assertNever(msg);
-    }
-  }
+      } else drops.report('rangeStats', `answer to request ${msg.requestId}, superseded by request ${state.rangeRequestId} or a cleared brush`);
+    },
+    exported(msg) {
+      rangeView.setNote(msg.message);
+      scheduler.invalidate('timeline');
+    },
+    breakpoints(msg) {
+      state.breakpointTypes = new Set(msg.types);
+      scheduler.invalidate('details');
+    },
+  };
 
-  function acceptDetails(d: DetailsMessage): void {
-    switch (d.kind) {
-      case 'subscription':
-        explanations.set(d.id, d.report);
-        pendingDetails.delete(`u${d.id}`);
-        break;
-      case 'dispatch':
-        dispatchDetails.set(d.seq, d.dispatch);
-        pendingDetails.delete(`d${d.seq}`);
-        break;
-      default:
-        assertNever(d);
-    }
-    scheduler.invalidate('details');
-  }
-
-  const subscription = port.onMessage(onMessage);
+  const subscription = port.onMessage((msg: HostToWebview) => {
+    if (!disposed) routeHostMessage(msg, handlers, (message, reason) => drops.report(message, reason));
+  });
   invalidateAll();
   // The restored expansion first, so the snapshot that answers `ready` already has those instances.
   sendExpansion();
@@ -720,7 +495,7 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     graphView,
     timeline,
     metrics,
-    graphModel: () => model,
+    graphModel: (): GraphModel | null => graph.model,
     flush: () => {
       flushAll = true;
       scheduler.invalidate('graph');
@@ -745,9 +520,8 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
       themeWatch.dispose();
       resize?.disconnect();
       scheduler.dispose();
-      if (stateTimer !== null) win.clearTimeout(stateTimer);
-      if (dropsTimer !== null) win.clearTimeout(dropsTimer);
-      if (figuresTimer !== null) win.clearTimeout(figuresTimer);
+      stateReport.cancel();
+      drops.dispose();
       stateListeners.clear();
       shell.remove();
     },

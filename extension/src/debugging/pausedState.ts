@@ -6,7 +6,7 @@
 // cuts them at 100,000 characters in the REPL context. The state is therefore JSON, then base64
 // (no quotes, backslashes or escapes to undo), fetched in chunks well under that budget; a big app's
 // snapshot takes several round trips, a typical one a single one. No `vscode` here.
-import type { ProbeSnapshot } from '../../../runtime-probe/src/protocol/index';
+import { parseProbeSnapshot, ProtocolError, type ProbeSnapshot } from '../../../runtime-probe/src/protocol/index';
 
 /** base64 characters fetched per evaluate (js-debug's REPL budget is 100,000 including quotes). */
 export const PAUSED_STATE_CHUNK_CHARS = 60_000;
@@ -159,10 +159,13 @@ export function parsePausedState(json: string): PausedState {
   if (v.snapshot !== null && v.snapshot !== undefined) {
     const s = v.snapshot;
     if (!isObject(s)) throw new PausedStateError('the paused snapshot is not an object');
-    for (const f of ['buses', 'types', 'subscriptions', 'dispatching', 'breakOn']) {
-      if (!Array.isArray(s[f])) throw new PausedStateError(`the paused snapshot has no ${f} list`);
+    try {
+      // The same field-by-field check as the probe's `snapshot` message: the app's bytes are untrusted either way.
+      snapshot = parseProbeSnapshot(s, 'paused snapshot');
+    } catch (e) {
+      if (e instanceof ProtocolError) throw new PausedStateError(`the paused snapshot is malformed: ${e.message}`);
+      throw e;
     }
-    snapshot = s as unknown as ProbeSnapshot;
   }
   let eventBreak: PausedEventBreak | null = null;
   if (isObject(v.eventBreak)) {

@@ -170,7 +170,7 @@ export class InspectorConnection {
         this.log(`Inspector: the inspector page dropped a ${msg.message} message: ${msg.reason}`);
         return;
       default:
-        assertNever(msg);
+        assertNever(msg, 'message');
     }
   }
 
@@ -282,7 +282,18 @@ export class InspectorConnection {
     const sessions = this.source.sessions().map((s) => ({ id: s.id, label: s.label, phase: s.phase }));
     const s = this.session();
     if (!s) return emptySession(sessions);
-    const view: SessionView = { phase: s.phase, sessionId: s.id, label: s.label, detail: s.detail, droppedRecords: s.model.drops.records, offline: s.offline, sessions };
+    // The app's threads, once a worker thread reported buses (protocol 5).
+    const threads = s.model.threadViews();
+    const view: SessionView = {
+      phase: s.phase,
+      sessionId: s.id,
+      label: s.label,
+      detail: s.detail,
+      droppedRecords: s.model.drops.records,
+      offline: s.offline,
+      sessions,
+      ...(threads !== undefined ? { threads } : {}),
+    };
     // Only while partial (and only the counts), so a complete session's view stays the same text.
     const progress = s.analysisProgress?.();
     return progress?.partial === true ? { ...view, analysis: { partial: true, typesChecked: progress.typesChecked, typesToCheck: progress.typesToCheck } } : view;

@@ -639,14 +639,14 @@ export class InspectorFeed {
 
   private busViewOf(b: BusState): InspectorBusView {
     const group = this.grouper.groupKeyOf(b.id);
-    this.sentBuses.set(b.id, `${b.name}\u0000${group}`);
+    this.sentBuses.set(b.id, `${b.name}\u0000${group}\u0000${b.thread}`);
     const v = busView(b, this.options.maxTypes);
     return group === '' ? v : { ...v, group };
   }
 
   /** Adds the bus's view to `out` when the webview does not have it as it is now (name and group). */
   private sendBus(b: BusState, out: InspectorBusView[]): void {
-    if (this.sentBuses.get(b.id) === `${b.name}\u0000${this.grouper.groupKeyOf(b.id)}`) return;
+    if (this.sentBuses.get(b.id) === `${b.name}\u0000${this.grouper.groupKeyOf(b.id)}\u0000${b.thread}`) return;
     out.push(this.busViewOf(b));
   }
 

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { Warning } from '../../../runtime-probe/src/analysis/analyses/index';
 import { debugChildren, debugRootNodes, debugTreeItem } from '../debugging/pausedTree';
-import { runsBefore, type EventTypeState, type SubscriptionState } from '../../../runtime-probe/src/analysis/model/index';
+import { byExecutionOrder, type EventTypeState, type SubscriptionState } from '../../../runtime-probe/src/analysis/model/index';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
 import { aggregateBuses, groupBuses, LibraryClassifier, LIBRARIES_TOOLTIP, type BusGrouping } from '../../../runtime-probe/src/analysis/busGroups';
@@ -155,7 +155,7 @@ export class SubscriptionsTree extends ThrottledTree {
         const t = session.model.findType(node.bus, node.type);
         if (t === undefined) return [];
         return [...t.live]
-          .sort((a, b) => (runsBefore(a.priority, a.id, b.priority, b.id) ? -1 : 1))
+          .sort(byExecutionOrder)
           .map((s) => ({ kind: 'subscription', sessionId: session.id, subscriptionId: s.id, site: s.site }));
       }
       default:

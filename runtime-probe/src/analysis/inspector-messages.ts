@@ -33,6 +33,7 @@ import type { DispatchView, RangeStatistics } from './model/queries';
 import type { Warning, WarningKind, Severity, TypeRef } from './analyses/warning';
 import type { WhyReason, WhyReport } from './analyses/explain';
 import type { SiteInfo } from '../protocol/records';
+import { assertNever } from '../protocol/assert-never';
 
 /** Bumped when a message changes shape; the host refuses to talk to a webview of another version. */
 export const INSPECTOR_MESSAGES_VERSION = 1;
@@ -505,7 +506,7 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
     case 'dropped':
       return typeof m.message === 'string' && m.message.length <= MAX_DROPPED_MESSAGE_LENGTH && typeof m.reason === 'string' && m.reason.length <= MAX_DROPPED_REASON_LENGTH;
     default:
-      return assertNever(m);
+      return assertNever(m, 'message');
   }
 }
 
@@ -547,9 +548,7 @@ export function describeMessage(value: unknown): string {
   return JSON.stringify(type.length > 40 ? `${type.slice(0, 40)}…` : type);
 }
 
-export function assertNever(value: never): never {
-  throw new TypeError(`unexpected message: ${JSON.stringify(value)}`);
-}
+export { assertNever };
 
 // ---------------------------------------------------------------------------------------------
 // Helpers both sides use
@@ -583,6 +582,6 @@ export function sameSelection(a: SelectionRef | null, b: SelectionRef | null): b
     case 'group':
       return a.key === (b as typeof a).key;
     default:
-      return assertNever(a);
+      return assertNever(a, 'selection');
   }
 }

@@ -6,6 +6,7 @@
 import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult } from './dispatch-context';
 import { runHandlersFor } from './dispatch-code';
+import { runsBefore } from './priority';
 import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import type { ProducerDropPolicy, ProducerStats, TransferablePort } from './cross-thread';
@@ -88,11 +89,6 @@ function tracerFailed(error: unknown): void {
 
 function defaultOnError(error: unknown, info: HandlerErrorInfo): void {
   console.error(`[busscope] handler of "${info.type}" on bus "${info.bus}" (subscription ${info.subscriptionId}) threw:`, error);
-}
-
-/** Higher priority first; equal priority in subscription order (ids grow with time). */
-function runsBefore(a: SubscriptionRecord, b: SubscriptionRecord): boolean {
-  return a.priority > b.priority || (a.priority === b.priority && a.id < b.id);
 }
 
 function toInfo(sub: SubscriptionRecord, bus: string): SubscriptionInfo {
@@ -443,7 +439,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
       let i = 0;
       let j = 0;
       while (i < an || j < wn) {
-        const sub = j >= wn || (i < an && runsBefore(a[i], w[j])) ? a[i++] : w[j++];
+        const sub = j >= wn || (i < an && runsBefore(a[i].priority, a[i].id, w[j].priority, w[j].id)) ? a[i++] : w[j++];
         let handler: StoredHandler | null = sub.handler;
         if (sub.kind !== PLAIN) {
           handler = this.admit(sub, type);
@@ -506,7 +502,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
       let i = 0;
       let j = 0;
       while (i < an || j < wn) {
-        const sub = j >= wn || (i < an && runsBefore(a[i], w[j])) ? a[i++] : w[j++];
+        const sub = j >= wn || (i < an && runsBefore(a[i].priority, a[i].id, w[j].priority, w[j].id)) ? a[i++] : w[j++];
         let handler: StoredHandler | null = sub.handler;
         if (sub.kind !== PLAIN) {
           handler = this.admit(sub, type);

@@ -56,6 +56,12 @@ export interface SharedRuntime {
   nextBusId: number;
   nextSubscriptionId: number;
   nextOwnerId: number;
+  /**
+   * The id counters of every thread of the process (worker_threads), when the Node entry shared them
+   * (threads/environment.ts): [bus, subscription, owner] — the next id of each — in shared memory,
+   * taken with Atomics, so ids are unique across threads. Absent: the `next…` fields are the counters.
+   */
+  sharedIds?: Int32Array;
   readonly ownerIds: WeakMap<object, number>;
   /** The one probe (a `Probe` of the copy that first loaded the probe; the bus-only entry has none). */
   probe: object | undefined;
@@ -195,7 +201,13 @@ export function installTracers(): void {
   for (const set of runtime.copies) set(tracer, dispatchTracer);
 }
 
-/** @internal Process-wide, positive, never reused. */
+/** Indices of `SharedRuntime.sharedIds`. */
+export const SHARED_BUS_ID = 0;
+export const SHARED_SUBSCRIPTION_ID = 1;
+export const SHARED_OWNER_ID = 2;
+
+/** @internal Process-wide (every thread, with shared ids), positive, never reused. */
 export function takeBusId(): number {
-  return runtime.nextBusId++;
+  const shared = runtime.sharedIds;
+  return shared === undefined ? runtime.nextBusId++ : Atomics.add(shared, SHARED_BUS_ID, 1);
 }

@@ -2,7 +2,8 @@
 // tracer reads are the same object, which keeps memory per subscription low.
 import { disposeSymbol } from '../delegates/disposable';
 import { notConsumedResult } from './dispatch-context';
-import { runtime } from './runtime';
+import { runsBefore } from './priority';
+import { runtime, SHARED_OWNER_ID, SHARED_SUBSCRIPTION_ID } from './runtime';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
 
@@ -50,7 +51,8 @@ export function ownerIdOf(owner: object | undefined): number {
   if (owner === undefined) return 0;
   let id = ownerIds.get(owner);
   if (id === undefined) {
-    id = runtime.nextOwnerId++;
+    const shared = runtime.sharedIds;
+    id = shared === undefined ? runtime.nextOwnerId++ : Atomics.add(shared, SHARED_OWNER_ID, 1);
     ownerIds.set(owner, id);
   }
   return id;
@@ -58,7 +60,8 @@ export function ownerIdOf(owner: object | undefined): number {
 
 /** @internal Process-wide (every copy of the package), positive, never reused. */
 export function takeSubscriptionId(): number {
-  return runtime.nextSubscriptionId++;
+  const shared = runtime.sharedIds;
+  return shared === undefined ? runtime.nextSubscriptionId++ : Atomics.add(shared, SHARED_SUBSCRIPTION_ID, 1);
 }
 
 const released: StoredHandler = () => undefined;
@@ -390,7 +393,8 @@ export class ListenerList {
     const snap = this.snap;
     const subs = snap.subs;
     let i = subs.length;
-    while (i > 0 && subs[i - 1].priority < sub.priority) i--;
+    // The newest subscription: it goes after every one that runs before it.
+    while (i > 0 && !runsBefore(subs[i - 1].priority, subs[i - 1].id, sub.priority, sub.id)) i--;
     sub.joined(this);
     if (sub.kind !== PLAIN) this.gate += SLOW_STEP;
     if (!copy && subs !== EMPTY_SUBS) {

@@ -381,6 +381,7 @@ export class ProbeClient {
       case 'welcome':
       case 'records':
       case 'emitter-warning':
+      case 'thread':
         return;
       default: {
         const never: never = message;

@@ -30,7 +30,9 @@ import {
   handlerError,
   handlerStart,
   type EntryKind,
+  tracedEventDispatch,
   type ListenerSubscription,
+  type RunningEventDispatch,
 } from './emitter-bus';
 import { installMethods, methodOf, type InstalledMethods } from './own-methods';
 import type { WatchKind, WatchOptions } from './watch-core';
@@ -96,7 +98,7 @@ export class DomEventTargetBus extends EmitterBus {
   /** Per type, the forwarded listeners in registration order (the shadow's truth). */
   private readonly byType = new Map<string, Forwarded[]>();
   /** The traced `dispatchEvent` in progress on this target (seq 0: none). */
-  readonly running = { seq: 0, delivered: 0 };
+  readonly running: RunningEventDispatch = { seq: 0, delivered: 0 };
 
   constructor(
     name: string,
@@ -237,19 +239,7 @@ export function watchDomEventTarget(target: EventTarget, bus: DomEventTargetBus)
         debugger;
         eventBreakDone();
       }
-      const running = bus.running;
-      const outerSeq = running.seq;
-      const outerDelivered = running.delivered;
-      const seq = dispatchStart(tracer, bus, type, event);
-      running.seq = seq;
-      running.delivered = 0;
-      try {
-        return Reflect.apply(dispatch, this, arguments);
-      } finally {
-        dispatchEnd(tracer, seq, running.delivered);
-        running.seq = outerSeq;
-        running.delivered = outerDelivered;
-      }
+      return tracedEventDispatch(tracer, bus, event, dispatch, this, arguments, null);
     },
   });
   bus.register();

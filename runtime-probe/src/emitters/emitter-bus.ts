@@ -384,6 +384,50 @@ export function dispatchEnd(tracer: DispatchTracer, seq: number, delivered: numb
   }
 }
 
+/** The traced `dispatchEvent` in progress on one EventTarget (seq 0: none), read by its listeners' timing code. */
+export interface RunningEventDispatch {
+  seq: number;
+  delivered: number;
+}
+
+/** A bus that forgets `once` listeners the target dropped during a dispatch (Node's EventTarget). */
+export interface OnceSync {
+  syncType(type: string, reason: 'once'): void;
+}
+
+/**
+ * One traced `dispatchEvent` on a watched EventTarget (browser or Node): a dispatch around
+ * `dispatch.apply(thisArg, args)`, with the target's running dispatch set for its listeners and put
+ * back afterwards (dispatches nest), then `once` listeners synced when `onceSync` is given. The
+ * caller handles event breakpoints itself, so the `debugger` stays one frame below the app's call.
+ */
+export function tracedEventDispatch(
+  tracer: DispatchTracer,
+  bus: TracedBus & { readonly running: RunningEventDispatch },
+  event: Event,
+  dispatch: Function,
+  thisArg: unknown,
+  args: ArrayLike<unknown>,
+  onceSync: OnceSync | null,
+): unknown {
+  const type = event.type;
+  const running = bus.running;
+  const outerSeq = running.seq;
+  const outerDelivered = running.delivered;
+  const seq = dispatchStart(tracer, bus, type, event);
+  running.seq = seq;
+  running.delivered = 0;
+  try {
+    return Reflect.apply(dispatch, thisArg, args);
+  } finally {
+    dispatchEnd(tracer, seq, running.delivered);
+    running.seq = outerSeq;
+    running.delivered = outerDelivered;
+    // `once` records left before their callback ran.
+    if (onceSync !== null) onceSync.syncType(type, 'once');
+  }
+}
+
 export function handlerStart(tracer: DispatchTracer, seq: number, sub: ListenerSubscription): void {
   sub.calls++;
   try {

@@ -17,15 +17,15 @@ import { describeValue } from '../delegates/disposable';
 import {
   breakRequested,
   callListener,
-  dispatchEnd,
-  dispatchStart,
   EmitterBus,
   handlerEnd,
   handlerError,
   handlerStart,
   timingOn,
   type EntryKind,
+  tracedEventDispatch,
   type ListenerSubscription,
+  type RunningEventDispatch,
 } from './emitter-bus';
 import { installMethods, methodOf, type InstalledMethods } from './own-methods';
 
@@ -90,12 +90,6 @@ export const EVENT_TARGET_ENTRY_KIND: EntryKind = {
   },
 };
 
-/** The traced dispatch running on one watched target, read by the records' timing callbacks. */
-interface Running {
-  seq: number;
-  delivered: number;
-}
-
 /** A record's own callback and the timing one that stands in for it while something records. */
 interface Patch {
   readonly original: Function;
@@ -105,7 +99,7 @@ interface Patch {
 /** The bus of a watched EventTarget: swaps each record's callback for a timing one, and back. */
 export class EventTargetBus extends EmitterBus {
   /** The traced `dispatchEvent` in progress on this target (seq 0: none). */
-  readonly running: Running = { seq: 0, delivered: 0 };
+  readonly running: RunningEventDispatch = { seq: 0, delivered: 0 };
   /** Live `once` subscriptions: while there are some, every dispatch syncs afterwards (Node removed them). */
   onceLive = 0;
 
@@ -235,21 +229,7 @@ export function watchEventTarget(target: EventTarget, bus: EventTargetBus): Inst
         debugger;
         eventBreakDone();
       }
-      const running = bus.running;
-      const outerSeq = running.seq;
-      const outerDelivered = running.delivered;
-      const seq = dispatchStart(tracer, bus, type, event);
-      running.seq = seq;
-      running.delivered = 0;
-      try {
-        return Reflect.apply(dispatch, this, arguments);
-      } finally {
-        dispatchEnd(tracer, seq, running.delivered);
-        running.seq = outerSeq;
-        running.delivered = outerDelivered;
-        // `once` records left before their callback ran.
-        bus.syncType(type, 'once');
-      }
+      return tracedEventDispatch(tracer, bus, event, dispatch, this, arguments, bus);
     },
   });
   bus.register();

@@ -28,10 +28,9 @@ import {
   CollectedBus,
   classNameOf,
   defaultBusName,
-  dispatchEnd,
-  dispatchStart,
   EmitterBus,
   payloadOf,
+  tracedEventDispatch,
 } from './emitter-bus';
 import { EventTargetBus } from './event-target';
 import { canReplicateEmit, NODE_ENTRY_KIND, nodeKey, syncNodeAll, syncNodeKey, tracedNodeEmit } from './node-emitter';
@@ -410,20 +409,7 @@ function targetDispatch(original: Function): Function {
       debugger;
       eventBreakDone();
     }
-    const running = bus.running;
-    const outerSeq = running.seq;
-    const outerDelivered = running.delivered;
-    const seq = dispatchStart(tracer, bus, type, event);
-    running.seq = seq;
-    running.delivered = 0;
-    try {
-      return Reflect.apply(original, this, arguments);
-    } finally {
-      dispatchEnd(tracer, seq, running.delivered);
-      running.seq = outerSeq;
-      running.delivered = outerDelivered;
-      bus.syncType(type, 'once');
-    }
+    return tracedEventDispatch(tracer, bus, event, original, this, arguments, bus);
   };
   return wrapper;
 }

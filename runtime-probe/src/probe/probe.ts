@@ -13,6 +13,7 @@ import { DEFAULT_RECORDING_CONFIG, Recorder } from '../recorder/recorder';
 import { buildSnapshot } from '../recorder/snapshot';
 import { ProbeServer, encodeSnapshotFrame } from '../server/probe-server';
 import { FileSink } from '../trace/file-sink';
+import { mainThreadHub } from '../threads/thread-hub';
 import { watch as watchTarget, type WatchHandle, type WatchOptions } from '../emitters/watch';
 import { installProcessWide, uninstallProcessWide } from '../emitters/process-wide';
 import { appInfo, defaultAppName } from './app-info';
@@ -137,6 +138,7 @@ export class Probe {
       } catch (error) {
         reportProbeFailure(`finishing ${absolute}`, error);
       }
+      mainThreadHub()?.detachStream(sink);
       sink.close();
       this.recordings.delete(sink);
       this.updateBusTracer();
@@ -146,6 +148,8 @@ export class Probe {
       recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () =>
         encodeSnapshotFrame(buildSnapshot(recorder), null),
       );
+      mainThreadHub()?.setConfig(recorder.config);
+      mainThreadHub()?.attachStream(sink);
     } catch (error) {
       reportProbeFailure(`recording to ${absolute}`, error);
     }

@@ -17,3 +17,4 @@ export * from './probe-messages';
 export * from './stream';
 export * from './trace-file';
 export * from './site-origin';
+export * from './assert-never';

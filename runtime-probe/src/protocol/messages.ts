@@ -270,7 +270,35 @@ export interface EmitterWarningMessage {
 }
 export const MAX_EMITTER_WARNINGS = 64;
 
-export type ProbeMessage = WelcomeMessage | ErrorMessage | SnapshotMessage | ConfiguredMessage | BreakpointsMessage | PongMessage | EmitterWarningMessage;
+/**
+ * Version 5: a worker thread of the app (`worker_threads`) on this stream. Sent when the thread joins
+ * the stream (with `snapshot`: its buses, types and subscriptions, after the thread's definitions
+ * and before its records) and when it exits (`exitedAt` set, `snapshot` null). The thread's records
+ * arrive in `thread-records` (record code 17) and use the thread's own string and site ids.
+ */
+export interface ThreadMessage {
+  readonly type: 'thread';
+  /** `worker_threads.threadId` (≥ 1). */
+  readonly thread: number;
+  /** The worker's `name` option when the runtime tells it, else its script's file name. */
+  readonly name: string;
+  /** ms since the stream's time origin. */
+  readonly startedAt: number;
+  /** ms since the stream's time origin; null while it runs. */
+  readonly exitedAt: number | null;
+  /** Times in it are on the stream's clock (the probe aligns the worker's clock to the main thread's). */
+  readonly snapshot: ProbeSnapshot | null;
+}
+
+export type ProbeMessage =
+  | WelcomeMessage
+  | ErrorMessage
+  | SnapshotMessage
+  | ConfiguredMessage
+  | BreakpointsMessage
+  | PongMessage
+  | EmitterWarningMessage
+  | ThreadMessage;
 export type ProbeMessageType = ProbeMessage['type'];
 
 export type ControlMessage = ClientMessage | ProbeMessage;

@@ -102,8 +102,13 @@ function strings(o: JsonObject, w: string, f: string, maxItems: number, maxLengt
   return items as string[];
 }
 
-function snapshot(s: JsonObject): ProbeSnapshot {
-  const w = 'snapshot.snapshot';
+/**
+ * A probe's snapshot, every element of every list checked field by field (`malformed` names the first
+ * bad one, prefixed by `where`). The one check for a snapshot from an untrusted app: the `snapshot`
+ * message's, and the extension's for the state read from a paused app (debugging/pausedState.ts).
+ */
+export function parseProbeSnapshot(s: JsonObject, where = 'snapshot.snapshot'): ProbeSnapshot {
+  const w = where;
   const busItems = arr(s, w, 'buses', ANY);
   const buses: BusSnapshot[] = new Array<BusSnapshot>(busItems.length);
   for (let i = 0; i < busItems.length; i++) {
@@ -199,7 +204,7 @@ export function parseProbeMessage(body: Uint8Array): ProbeMessage {
       return { type, code: code as Extract<ProbeMessage, { type: 'error' }>['code'], message, supportedVersions: versions as number[] };
     }
     case 'snapshot':
-      return { type, requestId: optRequestId(o, t), snapshot: snapshot(obj(o, t, 'snapshot')) };
+      return { type, requestId: optRequestId(o, t), snapshot: parseProbeSnapshot(obj(o, t, 'snapshot')) };
     case 'configured':
       return { type, requestId: optRequestId(o, t), config: recordingConfig(obj(o, t, 'config'), 'configured.config') };
     case 'breakpoints':
@@ -219,6 +224,17 @@ export function parseProbeMessage(body: Uint8Array): ProbeMessage {
         event: str(o, t, 'event', 4096),
         count: int(o, t, 'count'),
         message: str(o, t, 'message', 16_384),
+      };
+    }
+    case 'thread': {
+      const exitedAt = o.exitedAt === null ? null : num(o, t, 'exitedAt');
+      return {
+        type,
+        thread: int(o, t, 'thread', 1),
+        name: str(o, t, 'name', 4096),
+        startedAt: num(o, t, 'startedAt'),
+        exitedAt,
+        snapshot: o.snapshot === null ? null : parseProbeSnapshot(obj(o, t, 'snapshot'), 'thread.snapshot'),
       };
     }
     default: {

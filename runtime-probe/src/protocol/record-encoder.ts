@@ -3,7 +3,8 @@
 // itself encodes straight from its ring buffer with `RecordWriter`).
 
 import { RecordWriter } from './record-writer';
-import { BUS_KINDS, DROP_REASONS, UNSUBSCRIBE_REASONS, assertNever, type BusRecord, type SiteInfo } from './records';
+import { assertNever } from './assert-never';
+import { BUS_KINDS, DROP_REASONS, UNSUBSCRIBE_REASONS, type BusRecord, type SiteInfo } from './records';
 import { SITE_ORIGINS } from './site-origin';
 
 export class RecordEncoder {

@@ -55,6 +55,12 @@ export const RecordCode = {
   Drops: 15,
   /** Version 4: a run of dispatch records in fixed-width entries (dispatch-block.ts); decodes to `dispatch` records. */
   DispatchBlock: 16,
+  /**
+   * Version 5: a worker thread's record batch, wrapped by the main thread's probe: threadId, then the
+   * thread's records to the frame's end (the only record of its frame), read with that thread's own
+   * string and site tables. Decodes to a `records` message with `thread`.
+   */
+  ThreadRecords: 17,
 } as const;
 export type RecordCode = (typeof RecordCode)[keyof typeof RecordCode];
 
@@ -94,6 +100,11 @@ export interface BusCreatedRecord {
   readonly busKind?: BusKind;
   /** Optional (version 3): the instance's class name (`Hub` for a watched `class Hub extends EventEmitter`). */
   readonly className?: string;
+  /**
+   * The worker thread that created the bus (version 5; not on the wire: the reader tags the
+   * `bus-created` records of a `thread-records` batch). Absent: the main thread.
+   */
+  readonly thread?: number;
 }
 export interface BusDisposedRecord {
   readonly kind: 'bus-disposed';
@@ -295,8 +306,3 @@ export const RECORD_KINDS: readonly BusRecordKind[] = [
   'owner-collected',
   'drops',
 ];
-
-/** Compile-time exhaustiveness helper for switches over unions. */
-export function assertNever(value: never, what: string): never {
-  throw new TypeError(`unexpected ${what}: ${JSON.stringify(value)}`);
-}

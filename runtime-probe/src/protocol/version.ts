@@ -9,20 +9,24 @@
  * block too (the bus's kind and class name), which a version-2 reader could not skip. Version 4:
  * dispatch blocks (dispatch-block.ts: runs of dispatch records in fixed-width entries with the clock
  * reads their times are interpolated from, so the probe's drain does no per-record encoding).
+ * Version 5: worker threads — `thread` messages and `thread-records` batches (record code 17) carry
+ * the buses of the app's worker threads (PROTOCOL.md, "Worker threads").
  */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /**
  * Every version a reader (client, trace reader, extension) can read, highest first: clients offer
  * them all, so a newer client still talks to an older probe, and old traces stay readable.
  */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION, 3, 2, 1]);
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION, 4, 3, 2, 1]);
 
 /**
  * The versions the probe writes. Batches are encoded once for every sink, so a probe writes one
- * version: a client that offers only version 1 is refused with `unsupported-version`.
+ * encoding: version 5 is version 4 plus the worker threads' messages and batches, which a client
+ * that negotiated 4 simply does not get (it sees the main thread's buses only). A client that offers
+ * only 3 and lower is refused with `unsupported-version`.
  */
-export const PROBE_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION]);
+export const PROBE_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION, 4]);
 
 /** The highest version in both lists, or `undefined` when they share none. */
 export function negotiateProtocolVersion(

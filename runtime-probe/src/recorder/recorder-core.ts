@@ -1,5 +1,6 @@
-// The recorder core: no Node built-ins (browser pages and workers reuse it); what differs per runtime
-// (the clock, Proxy detection, source mapping, the debugger gate) comes in through `RecorderHost`.
+// The recorder core: the bus's tracer, writing records into a preallocated ring and draining it into batches for its sinks.
+// No Node built-ins (browser pages and workers reuse it); what differs per runtime (the clock, Proxy
+// detection, source mapping, the debugger gate) comes in through `RecorderHost` (recorder-host.ts).
 // recorder.ts wires the Node host.
 //
 // The recorder implements the bus's tracer interfaces. Hot path (the DispatchTracer calls): intern the
@@ -16,34 +17,22 @@ import {
   setDispatchTracer,
   type BusTracer,
   type DispatchTracer,
-  type TraceIdSource,
   type TracedBus,
   type TracedSubscription,
   type UnsubscribeReason as TracerUnsubscribeReason,
 } from '../bus/tracer';
 
-/** Longest trace id a dispatch record carries (W3C's are 32 hex digits; other systems' are shorter). */
-const MAX_TRACE_ID_LENGTH = 64;
-
-/** A source's trace id, or null when it has none, gives something else, or throws. */
-function readTraceId(source: TraceIdSource): string | null {
-  try {
-    const id = source();
-    return typeof id === 'string' && id.length > 0 && id.length <= MAX_TRACE_ID_LENGTH ? id : null;
-  } catch {
-    return null;
-  }
-}
 // The protocol's modules by name, not its index: a page bundle must not keep the reader's module state.
 import { MAX_PAYLOAD_CAP_BYTES, TARGET_BATCH_BYTES } from '../protocol/limits';
 import { DETAIL_LEVELS, type DetailLevel, type RecordingConfig } from '../protocol/messages';
 import { RecordWriter } from '../protocol/record-writer';
-import { DROP_REASONS, UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records';
+import { UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records';
 import { BUS_KINDS } from '../protocol/records';
 import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';
-import type { FrameResolver } from './frames';
 import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
+import type { RecorderClock, RecorderCoreOptions } from './recorder-host';
+import { SinkDelivery } from './sink-delivery';
 import type { RecordSink } from './sink';
 import { captureSite } from './sites';
 import { SiteTable, StringTable, type SiteEntry } from './tables';
@@ -63,6 +52,7 @@ import {
   UNSUBSCRIBE,
 } from './layouts';
 import { encodeDispatchBlock, encodeSlot, type SideStrings } from './ring-encoder';
+import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
 import { HandlerSampler } from './handler-sampler';
 
@@ -95,56 +85,19 @@ const MAX_ERROR_TEXT = 16 * 1024;
 const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEntries(
   UNSUBSCRIBE_REASONS.map((r, i) => [r, i]),
 ) as { [R in UnsubscribeReason]: number };
-const BUFFER_FULL = DROP_REASONS.indexOf('buffer-full');
-const SLOW_CLIENT = DROP_REASONS.indexOf('slow-client');
 
 // Indexes into DETAIL_LEVELS; 1 ('dispatch') is never tested for by itself.
 const DETAIL_LIFECYCLE = 0;
 const DETAIL_HANDLERS = 2;
 
-export const DEFAULT_MAX_BUFFERED_RECORDS = 65_536;
-
-/** A monotonic clock in milliseconds since `timeOrigin` (epoch ms): `performance` fits. */
-export interface RecorderClock {
-  now(): number;
-  readonly timeOrigin: number;
-}
-
-/** What the recorder needs of its runtime. Each member is small so a page or worker can supply it. */
-export interface RecorderHost {
-  readonly clock: RecorderClock;
-  /** Tells Proxies apart (payload capture describes them instead of running their traps); undefined: cannot. */
-  readonly isProxy: ProxyCheck | undefined;
-  /** Source mapping of captured sites (default: none, the frame as the runtime printed it). */
-  readonly resolveFrame?: FrameResolver;
-  /**
-   * Payload capture (payload.ts). Without it the recorder records no payloads: `capturePayloads`
-   * stays false whatever a client asks (the browser entry leaves it out to stay within its size budget).
-   */
-  readonly capturePayload?: typeof capturePayload;
-  /** Called with true while event breakpoints are set (Node: watch for an attached debugger). */
-  readonly watchDebugger?: (on: boolean) => void;
-}
-
-export interface RecorderOptions {
-  readonly maxBufferedRecords: number;
-  readonly config: RecordingConfig;
-  readonly sanitize: PayloadSanitizer | undefined;
-  /** Tells Proxies apart; default: the host's. */
-  readonly isProxy?: ProxyCheck;
-}
-
-export interface RecorderCoreOptions extends RecorderOptions {
-  readonly host: RecorderHost;
-}
-
-export const DEFAULT_RECORDING_CONFIG: RecordingConfig = Object.freeze({
-  detail: 'handlers',
-  captureStacks: true,
-  capturePayloads: false,
-  payloadSizeCap: 1024,
-  dispatchSiteEvery: 1000,
-});
+export {
+  DEFAULT_MAX_BUFFERED_RECORDS,
+  DEFAULT_RECORDING_CONFIG,
+  type RecorderClock,
+  type RecorderCoreOptions,
+  type RecorderHost,
+  type RecorderOptions,
+} from './recorder-host';
 
 function highWaterOf(capacity: number): number {
   return Math.max(1, Math.floor(capacity * 0.75));
@@ -246,8 +199,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   // --- encoding
   private readonly writer = new RecordWriter(TARGET_BATCH_BYTES * 2);
-  private readonly controlWriter = new RecordWriter(4096);
-  private defsCache: { strings: number; sites: number; toStrings: number; toSites: number; frame: Uint8Array } | undefined;
+  private readonly delivery: SinkDelivery;
 
   constructor(options: RecorderCoreOptions) {
     const host = options.host;
@@ -255,6 +207,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.windowClock = new WindowClock(host.clock, () => this.drain());
     this.timeOrigin = host.clock.timeOrigin;
     this.sites = new SiteTable(this.strings, host.resolveFrame);
+    this.delivery = new SinkDelivery(this.strings, this.sites);
     this.watchDebugger = host.watchDebugger ?? (() => undefined);
     this.capacity = this.nextCapacity = options.maxBufferedRecords;
     this.highWater = highWaterOf(options.maxBufferedRecords);
@@ -264,6 +217,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.cfg = this.capture === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteEvery = this.cfg.dispatchSiteEvery;
+    this.lastSeq = options.seqBase ?? 0;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -347,7 +301,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   attach(sink: RecordSink, preamble: readonly Uint8Array[], afterDefinitions: () => Uint8Array | undefined): void {
     this.drain();
     for (const frame of preamble) sink.write(frame);
-    this.sendDefinitions(sink);
+    this.delivery.sendDefinitions(sink);
     this.sinks.push(sink);
     if (!this.recording) this.startRecording();
     const snapshot = afterDefinitions();
@@ -366,8 +320,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** Delivers every record produced so far (or its drop count) to `sink`, definitions included. */
   flushTo(sink: RecordSink): void {
     this.drain();
-    this.sendDefinitions(sink);
-    if (sink.hasPendingDrops) this.writeDrops(sink);
+    this.delivery.sendDefinitions(sink);
+    if (sink.hasPendingDrops) this.delivery.writeDrops(sink);
   }
 
   private startRecording(): void {
@@ -895,7 +849,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
         this.fullDroppedDispatches = 0;
       }
       for (const sink of this.sinks) {
-        if (sink.hasPendingDrops && sink.canAccept(64)) this.writeDrops(sink);
+        if (sink.hasPendingDrops && sink.canAccept(64)) this.delivery.writeDrops(sink);
       }
     } catch (error) {
       // Never let a drain failure repeat forever on the same records: discard them, count them.
@@ -1007,62 +961,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const w = this.writer;
     const records = w.records;
     const dispatches = w.dispatches;
-    const frame = w.finish();
-    for (const sink of this.sinks) {
-      this.sendDefinitions(sink);
-      if (sink.hasPendingDrops) {
-        if (sink.canAccept(frame.length + 64)) this.writeDrops(sink);
-      }
-      if (!sink.hasPendingDrops && sink.canAccept(frame.length)) {
-        sink.write(frame);
-      } else {
-        sink.slowDropped += records;
-        sink.slowDroppedDispatches += dispatches;
-      }
-    }
-  }
-
-  /** Definitions are never dropped: later records of this sink cannot be decoded without them. */
-  private sendDefinitions(sink: RecordSink): void {
-    const toSites = this.sites.last;
-    // Sites are source-mapped and interned here, once each: that may define strings they use.
-    this.sites.resolveThrough(toSites);
-    const toStrings = this.strings.last;
-    if (sink.stringsSent === toStrings && sink.sitesSent === toSites) return;
-    const cached = this.defsCache;
-    let frame: Uint8Array;
-    if (
-      cached !== undefined &&
-      cached.strings === sink.stringsSent &&
-      cached.sites === sink.sitesSent &&
-      cached.toStrings === toStrings &&
-      cached.toSites === toSites
-    ) {
-      frame = cached.frame;
-    } else {
-      const w = this.controlWriter;
-      w.begin();
-      const texts = this.strings.texts;
-      for (let id = sink.stringsSent + 1; id <= toStrings; id++) w.stringDef(id, texts[id]);
-      const entries = this.sites.entries;
-      for (let id = sink.sitesSent + 1; id <= toSites; id++) {
-        const e = entries[id] as SiteEntry;
-        w.siteDef(id, e.fileId, e.line, e.column, e.functionId);
-      }
-      frame = w.finish();
-      this.defsCache = { strings: sink.stringsSent, sites: sink.sitesSent, toStrings, toSites, frame };
-    }
-    sink.write(frame);
-    sink.stringsSent = toStrings;
-    sink.sitesSent = toSites;
-  }
-
-  private writeDrops(sink: RecordSink): void {
-    const w = this.controlWriter;
-    w.begin();
-    if (sink.fullDropped !== 0) w.drops(sink.fullDropped, sink.fullDroppedDispatches, BUFFER_FULL);
-    if (sink.slowDropped !== 0) w.drops(sink.slowDropped, sink.slowDroppedDispatches, SLOW_CLIENT);
-    sink.fullDropped = sink.fullDroppedDispatches = sink.slowDropped = sink.slowDroppedDispatches = 0;
-    sink.write(w.finish());
+    this.delivery.deliverBatch(this.sinks, w.finish(), records, dispatches);
   }
 }

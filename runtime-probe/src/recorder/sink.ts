@@ -15,8 +15,12 @@ export abstract class RecordSink {
 
   /** True when `bytes` more can be queued without exceeding this sink's limit. */
   abstract canAccept(bytes: number): boolean;
-  /** Queues one complete frame. Must not throw (report and mark the sink failed instead). */
-  abstract write(frame: Uint8Array): void;
+  /**
+   * Queues one complete frame. Must not throw (report and mark the sink failed instead). A record
+   * batch says how many records (and dispatch records) it holds; definitions, drops and control
+   * frames do not, and must never be skipped (a worker's forwarding sink relies on it).
+   */
+  abstract write(frame: Uint8Array, records?: number, dispatches?: number): void;
 
   get hasPendingDrops(): boolean {
     return this.slowDropped !== 0 || this.fullDropped !== 0;

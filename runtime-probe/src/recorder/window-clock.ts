@@ -8,7 +8,7 @@
 // A handler that runs long inside a window widens that window, and its bound says so.
 // No Node built-ins here (the recorder core runs in pages and workers too).
 
-import type { RecorderClock } from './recorder-core';
+import type { RecorderClock } from './recorder-host';
 
 /** Target window width (ms). Below 50 µs so that a window a little longer than planned still bounds its ticks by 50 µs. */
 export const WINDOW_MS = 0.04;

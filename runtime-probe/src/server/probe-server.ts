@@ -1,6 +1,7 @@
 // The loopback server: accepts clients, checks the token, serves control messages. It never keeps
 // the app alive (server and sockets are unref'd) and never lets one client affect another.
 
+import { mainThreadHub } from '../threads/thread-hub';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import {
@@ -140,6 +141,11 @@ export class ProbeServer implements ConnectionHost {
     recorder.attach(conn, [encodeControlFrame(this.options.welcome(protocolVersion))], () =>
       encodeSnapshotFrame(this.options.snapshot(), null),
     );
+    // Version 5: the worker threads' buses join this stream (each after its own snapshot).
+    if (protocolVersion >= 5) {
+      mainThreadHub()?.setConfig(recorder.config);
+      mainThreadHub()?.attachStream(conn);
+    }
     // The latest emitter warnings, after the snapshot that names their buses.
     if (conn.features.has(CLIENT_FEATURES.emitterWarning)) for (const w of this.emitterWarnings) conn.send(w);
   }
@@ -195,6 +201,7 @@ export class ProbeServer implements ConnectionHost {
 
   closed(conn: ClientConnection): void {
     this.options.recorder.detach(conn, false);
+    mainThreadHub()?.detachStream(conn);
     if (conn.breakOn.length > 0) {
       conn.breakOn = [];
       this.updateBreakOn();
@@ -211,6 +218,7 @@ export class ProbeServer implements ConnectionHost {
   /** Applies a config change and tells every open client the effective config (the asker with its request id). */
   private applyConfig(patch: Partial<RecordingConfig>, asker: ClientConnection | undefined, requestId: number | null): void {
     const config = this.options.recorder.configure(patch);
+    mainThreadHub()?.setConfig(config);
     for (const c of this.connections) {
       if (c.state === 'open') c.send({ type: 'configured', requestId: c === asker ? requestId : null, config });
     }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { WARNING_KINDS } from '../../../runtime-probe/src/analysis/analyses/index';
-import { cleanup, spawnApp } from '../probe/helpers';
+import { cleanup, spawnApp, waitFor, type App } from '../probe/helpers';
 import { CLI, ROOT, checkJsonValidator, cli, recordDemoTrace, sarifValidator, tempDir } from './helpers';
 
 let dir = '';
@@ -34,6 +34,11 @@ interface CheckJson {
   warnings: { id: string; kind: string; severity: string; title: string; explanation: string; sites: { file: string; line: number; column: number }[]; fails: boolean }[];
   source: { kind: string };
   note: string | null;
+}
+
+/** Waits until a client (the check under test) records from the app: the event the check's run starts at. */
+async function recordingStarted(app: App): Promise<void> {
+  await waitFor(async () => (await app.call<{ recording: boolean }>('snapshot')).recording, 20_000, 'the check to attach and record', 50);
 }
 
 function json(args: string[]): { status: number | null; body: CheckJson; stderr: string } {
@@ -259,7 +264,7 @@ test('check <pid>: an app that ends before --duration is up exits 4 (nothing fai
   const app = await spawnApp({ start: { discovery: true, name: 'check-target' }, env });
   await app.call('startBackground', { everyMs: 5, perTick: 2 });
   const early = run([String(app.pid), '--duration', '30']);
-  await new Promise((r) => setTimeout(r, 1500));
+  await recordingStarted(app);
   await app.call('exit', { code: 0 });
   const r = await early;
   assert.equal(r.code, 4, `${r.out}\n${r.err}`);
@@ -269,7 +274,7 @@ test('check <pid>: an app that ends before --duration is up exits 4 (nothing fai
   const app2 = await spawnApp({ start: { discovery: true, name: 'check-target-2' }, env });
   await app2.call('startBackground', { everyMs: 5, perTick: 2 });
   const untilEnd = run([String(app2.pid), '--json']);
-  await new Promise((r) => setTimeout(r, 1500));
+  await recordingStarted(app2);
   await app2.call('exit', { code: 0 });
   const r2 = await untilEnd;
   assert.equal(r2.code, 0, `${r2.out}\n${r2.err}`);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { installConditionsExpression, parseInstallResult } from '../../../extension/src/debugging/conditions';
 import { readPausedState } from '../../../extension/src/debugging/pausedState';
-import { cleanup, connect, debuggedApp, sleep, spawnDebugApp, type Cdp, type Paused } from './helpers';
+import { cleanup, connect, debuggedApp, spawnDebugApp, type Cdp, type Paused } from './helpers';
 
 after(cleanup);
 
@@ -138,9 +138,10 @@ describe('event breakpoints under a real debugger (node --inspect, CDP on its so
       // Figures for the report; a timing ratio on a shared 2-core machine is not a pass/fail criterion.
       const median = (x: number[]): number => [...x].sort((a, b) => a - b)[1];
       process.stdout.write(`# ${inspect ? '--inspect, no debugger' : 'no inspector'}: ${n} dispatches (2 handlers, recorded) with breakOn on their type ${median(breaking).toFixed(1)} ms, on another type ${median(plain).toFixed(1)} ms (medians of 3)\n`);
-      // The records of those dispatches reached the client: the app ran straight through.
+      // The records of those dispatches reached the client: the app ran straight through. The probe
+      // flushes every earlier record to this client before its pong, and the client hands messages
+      // over in order, so once the ping resolves they are all in `records()`.
       await client.ping();
-      await sleep(50);
       // Dispatch records received, plus any the probe dropped for a slow client (counted exactly).
       let dispatches = 0;
       for (const r of records()) {

@@ -1,4 +1,4 @@
-// A real debugger for the debugging tests: the fixture app (fixtures/debug-app.cjs, the BUILT probe)
+// A real debugger for the debugging tests: the fixture app (test/fixtures/apps/debug-app.cjs, the BUILT probe)
 // runs under `node --inspect=127.0.0.1:0`, and the test speaks the Chrome DevTools Protocol to that
 // inspector socket through fixtures/cdp-relay.mjs (Node's own WebSocket client). Everything is
 // bounded by timeouts and registered for `cleanup()` (test/integration/probe/helpers.ts).
@@ -8,7 +8,7 @@ import { onCleanup, withTimeout, type ProbeInfoLike } from '../probe/helpers';
 
 export { cleanup, connect, onCleanup, sleep, tempDir, waitFor, withTimeout } from '../probe/helpers';
 
-export const DEBUG_APP = path.join(__dirname, 'fixtures', 'debug-app.cjs');
+export const DEBUG_APP = path.join(__dirname, '../../fixtures/apps/debug-app.cjs');
 const RELAY = path.join(__dirname, 'fixtures', 'cdp-relay.mjs');
 
 export interface DebugApp {

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sleep, waitFor } from '../../support/wait';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 export const DEMO = path.join(ROOT, 'runtime-probe/dist/demo.cjs');
@@ -48,17 +49,7 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-export async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
+export { sleep, waitFor };
 
 export function nextEvent<T>(subscribe: (listener: (value: T) => void) => { dispose(): void }, ms: number, what: string): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -16,6 +16,7 @@ import {
   type ErrorMessage,
   type StreamMessage,
 } from '../../../runtime-probe/src/protocol/index';
+import { sleep, waitFor, withTimeout } from '../../support/wait';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 export const FIXTURE_APP = path.join(ROOT, 'test/fixtures/apps/probe-app.cjs');
@@ -49,27 +50,7 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-export async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
+export { sleep, waitFor, withTimeout };
 
 export interface Endpoint {
   host: string;
@@ -220,4 +201,54 @@ export function rawSession(port: number, bytes: Uint8Array | undefined, timeoutM
 
 export function errorOf(result: RawResult): ErrorMessage | undefined {
   return result.messages.find((m): m is ErrorMessage => m.type === 'error');
+}
+
+/** A forked fixture app that says `ready` with its probe's info, then answers `run` commands (fixtures/apps/serve-commands.cjs). */
+export interface RunApp<A, R> {
+  readonly info: ProbeInfoLike;
+  readonly stderr: () => string;
+  readonly run: (args: A) => Promise<R>;
+}
+
+/**
+ * Forks `file` (test/fixtures/apps) without the test's own probe settings (BUSSCOPE, BUSSCOPE_RECORD,
+ * NODE_OPTIONS), waits for its `ready`, and killed at cleanup. `name` goes into timeout messages.
+ */
+export async function spawnRunApp<A, R>(file: string, name: string): Promise<RunApp<A, R>> {
+  const env = { ...process.env };
+  delete env.BUSSCOPE;
+  delete env.BUSSCOPE_RECORD;
+  delete env.NODE_OPTIONS;
+  const child = fork(file, [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  onCleanup(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const pending = new Map<number, (m: { ok: boolean; result?: unknown; error?: string }) => void>();
+  let ready: (info: ProbeInfoLike) => void;
+  const readyP = new Promise<ProbeInfoLike>((r) => (ready = r));
+  child.on('message', (m: { event?: string; info?: ProbeInfoLike; id?: number; ok?: boolean; result?: unknown; error?: string }) => {
+    if (m.event === 'ready' && m.info) ready(m.info);
+    else if (m.id !== undefined) pending.get(m.id)?.({ ok: m.ok === true, result: m.result, error: m.error });
+  });
+  child.once('exit', (code) => {
+    for (const p of pending.values()) p({ ok: false, error: `app exited (${code}): ${stderr}` });
+  });
+  const info = await withTimeout(readyP, 10_000, `${name} ready (stderr: ${stderr})`);
+  let nextId = 1;
+  return {
+    info,
+    stderr: () => stderr,
+    run: (args) =>
+      withTimeout(
+        new Promise<R>((resolve, reject) => {
+          const id = nextId++;
+          pending.set(id, (m) => (m.ok ? resolve(m.result as R) : reject(new Error(m.error))));
+          child.send({ id, cmd: 'run', args });
+        }),
+        20_000,
+        'app run',
+      ),
+  };
 }

@@ -22,6 +22,7 @@ import {
   type WelcomeMessage,
 } from '../../../runtime-probe/src/protocol/index';
 import { Session } from '../../../extension/src/sessions/session';
+import { deferred, sleep, withTimeout } from '../../support/wait';
 
 const welcome: WelcomeMessage = {
   type: 'welcome',
@@ -85,10 +86,6 @@ after(() => {
   process.off('uncaughtException', onEscape);
   assert.deepEqual(escaped, [], 'nothing was thrown from a timer or a callback');
 });
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 test('a welcome with a 10 MiB app.runtime is refused at the handshake, naming the field', async () => {
   const probe = await hostileProbe((s) => {
@@ -181,10 +178,9 @@ test('a frame that trickles in keeps the connection while bytes keep coming', as
     }
   });
   try {
-    const messages: StreamMessage[] = [];
-    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 200, onMessage: (m) => messages.push(m) });
-    for (let i = 0; i < 200 && !messages.some((m) => m.type === 'snapshot'); i++) await sleep(20);
-    assert.ok(messages.some((m) => m.type === 'snapshot'), 'a slow but progressing frame is read whole');
+    const snapshot = deferred();
+    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 200, onMessage: (m) => m.type === 'snapshot' && snapshot.resolve() });
+    await withTimeout(snapshot.promise, 10_000, 'a slow but progressing frame is read whole');
     assert.equal(client.isClosed, false);
     client.close();
   } finally {
@@ -216,18 +212,17 @@ test('a probe that keeps defining names: the client table stays under its caps a
   try {
     const session = new Session({ id: 'hostile', source: { kind: 'address', host: '127.0.0.1', port: probe.port, token: 't' } });
     const records: BusRecord[] = [];
-    let sawPong = false;
+    const pong = deferred();
     const client = await ProbeClient.connect({
       port: probe.port,
       token: 't',
       onMessage: (m) => {
         session.ingest(m);
         if (m.type === 'records') for (const r of m.records) if (r.kind === 'bus-created') records.push(r);
-        if (m.type === 'pong') sawPong = true;
+        if (m.type === 'pong') pong.resolve();
       },
     });
-    for (let i = 0; i < 500 && !sawPong; i++) await sleep(20);
-    assert.ok(sawPong, 'the whole hostile stream was read');
+    await withTimeout(pong.promise, 10_000, 'the whole hostile stream was read');
     const table = client.stringTable;
     assert.ok(table.count <= MAX_STRING_TABLE_ENTRIES, `${table.count} strings kept`);
     assert.ok(table.bytes <= MAX_STRING_TABLE_BYTES, `${table.bytes} bytes of strings kept`);
@@ -255,15 +250,14 @@ test('a client that pauses reading in the middle of a frame is not timed out for
     sendRest = () => s.write(frame.subarray(10));
   });
   try {
-    const messages: StreamMessage[] = [];
-    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 150, onMessage: (m) => messages.push(m) });
+    const snapshot = deferred();
+    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 150, onMessage: (m) => m.type === 'snapshot' && snapshot.resolve() });
     client.pause();
-    await sleep(400);
+    await sleep(400); // paused well past the stall timeout: time is what this checks
     assert.equal(client.isClosed, false, 'paused on purpose: no stall');
     sendRest();
     client.resume();
-    for (let i = 0; i < 100 && !messages.some((m) => m.type === 'snapshot'); i++) await sleep(10);
-    assert.ok(messages.some((m) => m.type === 'snapshot'));
+    await withTimeout(snapshot.promise, 5000, 'the snapshot after resuming');
     client.close();
   } finally {
     await probe.close();
@@ -279,15 +273,14 @@ test('a client whose own event loop was blocked past the timeout reads the waiti
     sendRest = () => s.write(frame.subarray(10));
   });
   try {
-    const messages: StreamMessage[] = [];
-    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 100, onMessage: (m) => messages.push(m) });
+    const snapshot = deferred();
+    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 100, onMessage: (m) => m.type === 'snapshot' && snapshot.resolve() });
     await sleep(20); // the first 10 bytes are in: the watch is armed
     sendRest(); // reaches this process's socket buffer at once …
     const until = Date.now() + 300;
     while (Date.now() < until); // … while this process is busy past the timeout
-    for (let i = 0; i < 100 && !messages.some((m) => m.type === 'snapshot'); i++) await sleep(10);
+    await withTimeout(snapshot.promise, 5000, 'the snapshot whose bytes were waiting');
     assert.equal(client.isClosed, false, 'the bytes were waiting: not a stall');
-    assert.ok(messages.some((m) => m.type === 'snapshot'));
     client.close();
   } finally {
     await probe.close();

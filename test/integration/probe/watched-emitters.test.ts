@@ -7,12 +7,11 @@
 // Node's own MaxListenersExceededWarning (still printed) in its evidence.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import path from 'node:path';
 import type { BusRecord, SnapshotMessage, StreamMessage } from '../../../runtime-probe/src/protocol/index';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/index';
-import { cleanup, connect, onCleanup, ROOT, waitFor, withTimeout, type ProbeInfoLike } from './helpers';
+import { cleanup, connect, ROOT, spawnRunApp, waitFor } from './helpers';
 
 after(cleanup);
 
@@ -25,46 +24,9 @@ interface RunResult {
   closeListeners: number;
 }
 
-async function spawnEmittersApp(): Promise<{ info: ProbeInfoLike; stderr: () => string; run: (requests: number) => Promise<RunResult> }> {
-  const env = { ...process.env };
-  delete env.BUSSCOPE;
-  delete env.BUSSCOPE_RECORD;
-  const child = fork(FIXTURE, [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  onCleanup(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const pending = new Map<number, (m: { ok: boolean; result?: unknown; error?: string }) => void>();
-  let ready: (info: ProbeInfoLike) => void;
-  const readyP = new Promise<ProbeInfoLike>((r) => (ready = r));
-  child.on('message', (m: { event?: string; info?: ProbeInfoLike; id?: number; ok?: boolean; result?: unknown; error?: string }) => {
-    if (m.event === 'ready' && m.info) ready(m.info);
-    else if (m.id !== undefined) pending.get(m.id)?.({ ok: m.ok === true, result: m.result, error: m.error });
-  });
-  child.once('exit', (code) => {
-    for (const p of pending.values()) p({ ok: false, error: `app exited (${code}): ${stderr}` });
-  });
-  const info = await withTimeout(readyP, 10_000, `emitters app ready (stderr: ${stderr})`);
-  let nextId = 1;
-  return {
-    info,
-    stderr: () => stderr,
-    run: (requests) =>
-      withTimeout(
-        new Promise<RunResult>((resolve, reject) => {
-          const id = nextId++;
-          pending.set(id, (m) => (m.ok ? resolve(m.result as RunResult) : reject(new Error(m.error))));
-          child.send({ id, cmd: 'run', args: { requests } });
-        }),
-        20_000,
-        'app run',
-      ),
-  };
-}
 
 test('watched http server, shared emitter, mitt and nanoevents: buses, sites, labels, dispatches with timings, and the leak reported at the app’s line', async () => {
-  const app = await spawnEmittersApp();
+  const app = await spawnRunApp<{ requests: number }, RunResult>(FIXTURE, 'emitters app');
   const model = new Model();
   const messages: StreamMessage[] = [];
   await connect(app.info, {
@@ -97,7 +59,7 @@ test('watched http server, shared emitter, mitt and nanoevents: buses, sites, la
   const tickSub = snapshot.snapshot.subscriptions.find((s) => s.bus === ticks && s.type === 'tick');
   assert.equal(tickSub?.label, 'onTick');
 
-  const result = await app.run(REQUESTS);
+  const result = await app.run({ requests: REQUESTS });
   assert.equal(result.handled, REQUESTS);
   const records = (): BusRecord[] => messages.flatMap((m) => (m.type === 'records' ? m.records : []));
   const dispatchesOf = (bus: number, type: string) => records().filter((r) => r.kind === 'dispatch' && r.bus === bus && r.type === type);

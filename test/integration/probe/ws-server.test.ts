@@ -7,7 +7,6 @@
 // listener, the warning's evidence.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import path from 'node:path';
 import net from 'node:net';
 import {
@@ -24,7 +23,7 @@ import {
 } from '../../../runtime-probe/src/protocol/index';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { Analyzer } from '../../../runtime-probe/src/analysis/analyses/index';
-import { cleanup, connect, onCleanup, ROOT, waitFor, withTimeout, type ProbeInfoLike } from './helpers';
+import { cleanup, connect, onCleanup, ROOT, spawnRunApp, waitFor, withTimeout, type ProbeInfoLike } from './helpers';
 
 after(cleanup);
 
@@ -38,44 +37,6 @@ interface RunResult {
   readonly caught: string | null;
 }
 
-async function spawnWsApp(): Promise<{ info: ProbeInfoLike; stderr: () => string; run: (clients: number, gapMs: number) => Promise<RunResult> }> {
-  const env = { ...process.env };
-  delete env.BUSSCOPE;
-  delete env.BUSSCOPE_RECORD;
-  delete env.NODE_OPTIONS;
-  const child = fork(FIXTURE, [], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  onCleanup(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const pending = new Map<number, (m: { ok: boolean; result?: unknown; error?: string }) => void>();
-  let ready: (info: ProbeInfoLike) => void;
-  const readyP = new Promise<ProbeInfoLike>((r) => (ready = r));
-  child.on('message', (m: { event?: string; info?: ProbeInfoLike; id?: number; ok?: boolean; result?: unknown; error?: string }) => {
-    if (m.event === 'ready' && m.info) ready(m.info);
-    else if (m.id !== undefined) pending.get(m.id)?.({ ok: m.ok === true, result: m.result, error: m.error });
-  });
-  child.once('exit', (code) => {
-    for (const p of pending.values()) p({ ok: false, error: `app exited (${code}): ${stderr}` });
-  });
-  const info = await withTimeout(readyP, 10_000, `ws app ready (stderr: ${stderr})`);
-  let nextId = 1;
-  return {
-    info,
-    stderr: () => stderr,
-    run: (clients, gapMs) =>
-      withTimeout(
-        new Promise<RunResult>((resolve, reject) => {
-          const id = nextId++;
-          pending.set(id, (m) => (m.ok ? resolve(m.result as RunResult) : reject(new Error(m.error))));
-          child.send({ id, cmd: 'run', args: { clients, gapMs } });
-        }),
-        20_000,
-        'app run',
-      ),
-  };
-}
 
 /** Control messages a client without `hello.features` receives up to its first pong. */
 function oldClientMessages(info: ProbeInfoLike): Promise<ProbeMessage[]> {
@@ -111,7 +72,7 @@ function oldClientMessages(info: ProbeInfoLike): Promise<ProbeMessage[]> {
 }
 
 test('ws WebSocketServer with real clients: the per-connection leak on the shared hub is reported at the app’s line; one listener per WebSocket is not', async () => {
-  const app = await spawnWsApp();
+  const app = await spawnRunApp<{ clients: number; gapMs: number }, RunResult>(FIXTURE, 'ws app');
   const model = new Model();
   const messages: StreamMessage[] = [];
   await connect(app.info, {
@@ -128,7 +89,7 @@ test('ws WebSocketServer with real clients: the per-connection leak on the share
   const hub = snapshot.snapshot.buses.find((b) => b.name === 'hub');
   assert.ok(hub);
 
-  const result = await app.run(CLIENTS, 25);
+  const result = await app.run({ clients: CLIENTS, gapMs: 25 });
   assert.equal(result.echoed, CLIENTS, 'every real client got its broadcast back');
   assert.equal(result.broadcastListeners, CLIENTS, 'the leak is real: one listener per connection');
   const records = (): BusRecord[] => messages.flatMap((m) => (m.type === 'records' ? m.records : []));

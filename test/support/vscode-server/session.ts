@@ -8,7 +8,7 @@ import type { BrowserContext } from 'playwright-core';
 import { E2eArtifacts } from './artifacts';
 import { launchChromium, Workbench } from './browser';
 import { buildHarnessVsix, RESULTS_ENV, waitForSuiteResults, type SuiteResults } from './harness';
-import { findVscodeServerInstall, missingInstallMessage, type VscodeServerInstall } from './install';
+import { findVscodeServerInstall, INSTALL_COMMAND, missingInstallMessage, type VscodeServerInstall } from './install';
 import { describeProcesses, processesMentioning } from './processes';
 import { CodeServer, installExtensions } from './server';
 import { ensureBusscopeVsix } from './vsix';
@@ -43,15 +43,15 @@ export interface SessionOptions {
  */
 export function vscodeServerTestOptions(timeoutMs = 300_000): { skip: string | false; timeout: number } {
   const lookup = findVscodeServerInstall();
-  if (!lookup.found) process.stderr.write(missingInstallMessage(lookup.reason));
-  const skip = !lookup.found && process.env.CI !== 'true' ? 'code-server is not installed: run `node scripts/setup-vscode-server.mjs`' : false;
+  if (!lookup.found) process.stderr.write(missingInstallMessage(lookup));
+  const skip = !lookup.found && process.env.CI !== 'true' ? `the real-VS-Code tier cannot run: ${lookup.reason}` : false;
   return { skip, timeout: timeoutMs };
 }
 
 export async function withVscodeSession(name: string, options: SessionOptions, body: (session: VscodeSession) => Promise<void>): Promise<void> {
   const lookup = findVscodeServerInstall();
   if (!lookup.found) {
-    assert.fail(`the VS Code server install is missing (${lookup.reason}); run \`node scripts/setup-vscode-server.mjs\` (.ci/run does)`);
+    assert.fail(`the real-VS-Code tier cannot run (${lookup.reason}); to fix: ${lookup.fix ?? INSTALL_COMMAND} (\`npm test\` provisions code-server and Node 24 by itself)`);
   }
   const { install } = lookup;
   const run = E2eArtifacts.create(name);

@@ -1,10 +1,11 @@
 // The Busscope VSIX for tests: reuse busscope-<version>.vsix when it is newer than everything that
-// goes into it, else run `npm run package` (scripts/package.mjs) once, across test processes; and read
-// a VSIX's file list (a VSIX is a zip).
+// goes into it (the test command packages it before the tests), else run `npm run package`
+// (scripts/package.mjs) once, across test processes; and read a VSIX's file list (a VSIX is a zip).
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
+import { busscopeVsixPath as vsixPathIn, isVsixFresh as isVsixFreshIn } from '../../../scripts/lib/vsix-freshness.mjs';
 import { repoRoot } from './artifacts';
 
 export interface ZipEntry {
@@ -63,30 +64,11 @@ export function readZipEntry(file: string, name: string): Buffer {
 }
 
 export function busscopeVsixPath(): string {
-  const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
-  return path.join(repoRoot, `busscope-${version}.vsix`);
-}
-
-/** Everything whose change makes a packaged VSIX stale. */
-const PACKAGE_INPUTS = [
-  'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'media',
-  'extension/src', 'webview/src', 'runtime-probe/src', 'runtime-probe/package.json',
-  'scripts/build.mjs', 'scripts/package.mjs',
-];
-
-function newestMtime(p: string): number {
-  if (!existsSync(p)) return 0;
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs; // a deleted file changes its folder's mtime
-  for (const name of readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, name)));
-  return newest;
+  return vsixPathIn(repoRoot);
 }
 
 export function isVsixFresh(vsix = busscopeVsixPath()): boolean {
-  if (!existsSync(vsix)) return false;
-  const built = statSync(vsix).mtimeMs;
-  return PACKAGE_INPUTS.every((p) => newestMtime(path.join(repoRoot, p)) < built);
+  return isVsixFreshIn(repoRoot, vsix);
 }
 
 /** The path of a fresh busscope-<version>.vsix, packaging it when needed (serialized across processes). */

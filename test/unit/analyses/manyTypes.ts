@@ -4,6 +4,7 @@
 import type { BusRecord, StreamMessage, SubscriptionSnapshot } from '../../../runtime-probe/src/protocol/index';
 import { Model } from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, TIME_ORIGIN } from '../model/streamBuilder';
+import { mulberry32 as random } from '../../support/random';
 
 export type ManyTypesScenario =
   /** The app dispatches `user.<id>.updated` per id, nobody listens; a few ordinary typed events besides. */
@@ -17,18 +18,6 @@ export type ManyTypesScenario =
    * subscribed and never dispatched, so both pools are large and every name has many near misses.
    */
   | 'dense-near-misses';
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['user', 'order', 'cart', 'item', 'player', 'enemy', 'health', 'session', 'payment', 'invoice', 'route', 'panel', 'socket', 'frame', 'level', 'score'];
 const VERBS = ['updated', 'created', 'removed', 'changed', 'opened', 'closed', 'killed', 'spawned', 'loaded', 'saved', 'failed', 'started'];

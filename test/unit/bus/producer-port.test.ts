@@ -7,6 +7,7 @@ import path from 'node:path';
 import { isMainThread, Worker, type MessagePort as NodeMessagePort } from 'node:worker_threads';
 import fc from 'fast-check';
 import { connectProducer, EventBus } from '../../../runtime-probe/src/bus/index';
+import { waitFor } from '../../support/wait';
 
 interface WorkEvents {
   'work.done': { producer: number; i: number };
@@ -232,7 +233,8 @@ test('messages that are not a producer\'s are discarded and counted; dispose clo
   port.postMessage([0, '', 1]);
   port.postMessage([0, '*', 1]);
   port.postMessage([99]);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Port messages arrive in order on the bus's side: wait for the four, not for a guessed time.
+  await waitFor(() => bus.producerStats.discarded >= 4, 10_000, 'the four foreign messages to arrive');
   assert.equal(bus.producerStats.discarded, 4);
   assert.equal(bus.queueLength, 0);
   bus.openProducerPort();

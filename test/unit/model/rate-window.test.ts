@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WindowedCounter } from '../../../runtime-probe/src/analysis/model/index';
+import { mulberry32 } from '../../support/random';
 
 /** The implementation before the fast path, kept as the reference. */
 class ReferenceCounter {
@@ -63,17 +64,6 @@ class ReferenceCounter {
     else for (let k = this.head + 1; k <= b; k++) this.counts[((k % n) + n) % n] = 0;
     this.head = b;
   }
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 test('the fast path of WindowedCounter.add counts exactly as the general path', () => {

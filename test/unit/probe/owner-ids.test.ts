@@ -4,24 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EventBus } from '../../../runtime-probe/src/index';
-import { FrameDecoder, FrameKind, MAX_PROBE_FRAME_BYTES, RecordDecoder, type BusRecord } from '../../../runtime-probe/src/protocol/index';
+import type { BusRecord } from '../../../runtime-probe/src/protocol/index';
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
-import { RecordSink } from '../../../runtime-probe/src/recorder/sink';
 import { buildSnapshot } from '../../../runtime-probe/src/recorder/snapshot';
 import { setBusTracer } from '../../../runtime-probe/src/bus/tracer';
-
-class TestSink extends RecordSink {
-  readonly records: BusRecord[] = [];
-  private readonly frames = new FrameDecoder(MAX_PROBE_FRAME_BYTES);
-  private readonly decoder = new RecordDecoder();
-  canAccept(): boolean {
-    return true;
-  }
-  write(frame: Uint8Array): void {
-    this.frames.push(frame);
-    for (let f = this.frames.next(); f; f = this.frames.next()) if (f.kind === FrameKind.Records) this.decoder.decode(f.body, this.records);
-  }
-}
+import { DecodingSink } from '../../support/decoding-sink';
 
 class Enemy {
   disposed = false;
@@ -42,7 +29,7 @@ test('one id per owner object: shared across buses, distinct for look-alike owne
   const a = new EventBus<{ hit: number; gone: void }>({ name: 'owners-a' });
   const b = new EventBus<{ hit: number }>({ name: 'owners-b' });
   try {
-    const sink = new TestSink();
+    const sink = new DecodingSink();
     rec.attach(sink, [], () => undefined);
     const first = new Enemy();
     const second = new Enemy();

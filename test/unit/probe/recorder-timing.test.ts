@@ -5,38 +5,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EventBus } from '../../../runtime-probe/src/index';
-import { FrameDecoder, FrameKind, MAX_PROBE_FRAME_BYTES, RecordDecoder, type BusRecord } from '../../../runtime-probe/src/protocol/index';
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
-import { RecordSink } from '../../../runtime-probe/src/recorder/sink';
 import { buildSnapshot } from '../../../runtime-probe/src/recorder/snapshot';
 import { currentDispatchTracer, setBusTracer } from '../../../runtime-probe/src/bus/tracer';
 import type { DetailLevel, ProbeSnapshot } from '../../../runtime-probe/src/protocol/index';
-
-class TestSink extends RecordSink {
-  readonly records: BusRecord[] = [];
-  private readonly frames = new FrameDecoder(MAX_PROBE_FRAME_BYTES);
-  private readonly decoder = new RecordDecoder();
-  canAccept(): boolean {
-    return true;
-  }
-  write(frame: Uint8Array): void {
-    this.frames.push(frame);
-    for (let f = this.frames.next(); f; f = this.frames.next()) if (f.kind === FrameKind.Records) this.decoder.decode(f.body, this.records);
-  }
-  of<K extends BusRecord['kind']>(kind: K): Extract<BusRecord, { kind: K }>[] {
-    return this.records.filter((r): r is Extract<BusRecord, { kind: K }> => r.kind === kind);
-  }
-}
+import { DecodingSink } from '../../support/decoding-sink';
 
 function spin(ms: number): void {
   const end = performance.now() + ms;
   while (performance.now() < end);
 }
 
-function withRecorder(detail: DetailLevel, body: (rec: Recorder, sink: TestSink) => void): void {
+function withRecorder(detail: DetailLevel, body: (rec: Recorder, sink: DecodingSink) => void): void {
   const rec = new Recorder({ maxBufferedRecords: 256, config: { ...DEFAULT_RECORDING_CONFIG, detail }, sanitize: undefined });
   setBusTracer(rec);
-  const sink = new TestSink();
+  const sink = new DecodingSink();
   try {
     rec.attach(sink, [], () => undefined);
     body(rec, sink);

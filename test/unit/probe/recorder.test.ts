@@ -8,31 +8,13 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { EventBus, probe } from '../../../runtime-probe/src/index';
 import { readTraceFileMessages } from '../../../runtime-probe/src/client/index';
-import { RecordDecoder, FrameDecoder, FrameKind, MAX_PROBE_FRAME_BYTES, type BusRecord } from '../../../runtime-probe/src/protocol/index';
+import type { BusRecord } from '../../../runtime-probe/src/protocol/index';
 import { Recorder, DEFAULT_RECORDING_CONFIG } from '../../../runtime-probe/src/recorder/recorder';
-import { RecordSink } from '../../../runtime-probe/src/recorder/sink';
 import { setBusTracer } from '../../../runtime-probe/src/bus/tracer';
+import { DecodingSink } from '../../support/decoding-sink';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-rec-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-/** A sink that decodes what it gets and can refuse batches (like a socket that stopped draining). */
-class TestSink extends RecordSink {
-  accepting = true;
-  readonly records: BusRecord[] = [];
-  private readonly frames = new FrameDecoder(MAX_PROBE_FRAME_BYTES);
-  private readonly decoder = new RecordDecoder();
-  canAccept(): boolean {
-    return this.accepting;
-  }
-  write(frame: Uint8Array): void {
-    this.frames.push(frame);
-    for (let f = this.frames.next(); f; f = this.frames.next()) if (f.kind === FrameKind.Records) this.decoder.decode(f.body, this.records);
-  }
-  count(kind: BusRecord['kind']): number {
-    return this.records.filter((r) => r.kind === kind).length;
-  }
-}
 
 function withRecorder(config: Partial<typeof DEFAULT_RECORDING_CONFIG>, body: (r: Recorder) => void): void {
   const r = new Recorder({ maxBufferedRecords: 256, config: { ...DEFAULT_RECORDING_CONFIG, ...config }, sanitize: undefined });
@@ -49,8 +31,8 @@ test('drops are exact per sink: a stalled sink is told what it missed, a reading
   withRecorder({ detail: 'handlers' }, (rec) => {
     const bus = new EventBus<{ e: number }>({ name: 'drops' });
     bus.subscribe('e', () => undefined);
-    const reading = new TestSink();
-    const stalled = new TestSink();
+    const reading = new DecodingSink();
+    const stalled = new DecodingSink();
     rec.attach(reading, [], () => undefined);
     rec.attach(stalled, [], () => undefined);
     for (let i = 0; i < 1000; i++) bus.dispatch('e', i);
@@ -80,19 +62,19 @@ test('drops are exact per sink: a stalled sink is told what it missed, a reading
 test('a late sink gets every definition first; strings are interned once', () => {
   withRecorder({}, (rec) => {
     const bus = new EventBus<{ a: void; b: void }>({ name: 'late' });
-    const early = new TestSink();
+    const early = new DecodingSink();
     rec.attach(early, [], () => undefined);
     bus.subscribe('a', () => undefined, { label: 'L' });
     bus.dispatch('a');
     rec.drain();
-    const late = new TestSink();
+    const late = new DecodingSink();
     rec.attach(late, [], () => undefined);
     bus.dispatch('a');
     bus.subscribe('b', () => undefined);
     bus.dispatch('b');
     rec.flushTo(early);
     rec.flushTo(late);
-    const strings = (s: TestSink) => s.records.filter((r) => r.kind === 'string').map((r) => (r.kind === 'string' ? r.text : ''));
+    const strings = (s: DecodingSink) => s.records.filter((r) => r.kind === 'string').map((r) => (r.kind === 'string' ? r.text : ''));
     assert.deepEqual(strings(late), strings(early), 'the same ids and texts, whenever the sink attached');
     assert.equal(new Set(strings(early)).size, strings(early).length);
     assert.deepEqual(late.records.filter((r) => r.kind === 'dispatch').map((r) => (r.kind === 'dispatch' ? r.type : '')), ['a', 'b']);
@@ -104,7 +86,7 @@ test('detail levels: lifecycle records no dispatches, dispatch no handler timing
   for (const detail of ['lifecycle', 'dispatch', 'handlers'] as const) {
     withRecorder({ detail }, (rec) => {
       const bus = new EventBus<{ x: void }>({ name: `detail-${detail}`, onError: () => undefined });
-      const sink = new TestSink();
+      const sink = new DecodingSink();
       rec.attach(sink, [], () => undefined);
       bus.subscribe('x', () => undefined);
       bus.subscribe('x', () => {
@@ -123,7 +105,7 @@ test('detail levels: lifecycle records no dispatches, dispatch no handler timing
 test('handler timings tile the dispatch: each handler starts where the previous ended', () => {
   withRecorder({ detail: 'handlers' }, (rec) => {
     const bus = new EventBus<{ x: void }>({ name: 'timing' });
-    const sink = new TestSink();
+    const sink = new DecodingSink();
     rec.attach(sink, [], () => undefined);
     for (let i = 0; i < 3; i++) bus.subscribe('x', () => undefined);
     bus.dispatch('x');
@@ -148,7 +130,7 @@ test('payload capture: sanitize hook, size cap, cycles', () => {
   setBusTracer(r);
   try {
     const bus = new EventBus<{ login: { user: string; password: string }; big: string; cyclic: object }>({ name: 'payloads' });
-    const sink = new TestSink();
+    const sink = new DecodingSink();
     r.attach(sink, [], () => undefined);
     bus.subscribe('login', () => undefined);
     bus.dispatch('login', { user: 'a', password: 'secret' });

@@ -10,10 +10,7 @@ import { appInfo } from '../../../runtime-probe/src/probe/app-info';
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
 import { buildSnapshot } from '../../../runtime-probe/src/recorder/snapshot';
 import { MAX_PENDING_HANDSHAKES, ProbeServer } from '../../../runtime-probe/src/server/probe-server';
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+import { sleep } from '../../support/wait';
 
 /** The server's sockets are unref'd (it never keeps an app alive): keep the loop up while it closes. */
 async function closeServer(server: ProbeServer): Promise<void> {

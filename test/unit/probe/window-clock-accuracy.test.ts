@@ -7,23 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EventBus } from '../../../runtime-probe/src/index';
-import { FrameDecoder, FrameKind, MAX_PROBE_FRAME_BYTES, RecordDecoder, type BusRecord, type DispatchRecord } from '../../../runtime-probe/src/protocol/index';
+import type { DispatchRecord } from '../../../runtime-probe/src/protocol/index';
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
-import { RecordSink } from '../../../runtime-probe/src/recorder/sink';
 import { setBusTracer } from '../../../runtime-probe/src/bus/tracer';
-
-class TestSink extends RecordSink {
-  readonly records: BusRecord[] = [];
-  private readonly frames = new FrameDecoder(MAX_PROBE_FRAME_BYTES);
-  private readonly decoder = new RecordDecoder();
-  canAccept(): boolean {
-    return true;
-  }
-  write(frame: Uint8Array): void {
-    this.frames.push(frame);
-    for (let f = this.frames.next(); f; f = this.frames.next()) if (f.kind === FrameKind.Records) this.decoder.decode(f.body, this.records);
-  }
-}
+import { DecodingSink } from '../../support/decoding-sink';
 
 function spinUs(us: number): void {
   const end = performance.now() + us / 1000;
@@ -36,7 +23,7 @@ type Events = { [K in (typeof TYPES)[number]]: number };
 test('interpolated dispatch starts lie within their stated bound of the true start (dense workload)', async () => {
   const rec = new Recorder({ maxBufferedRecords: 65_536, config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', dispatchSiteEvery: 0 }, sanitize: undefined });
   setBusTracer(rec);
-  const sink = new TestSink();
+  const sink = new DecodingSink();
   const bus = new EventBus<Events>({ name: 'accuracy' });
   /** Per dispatch, in dispatch (= sequence) order: the true start lies in [before, after]. */
   const MAX = 40_000;

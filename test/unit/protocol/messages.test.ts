@@ -76,6 +76,25 @@ const probeMessages: { [K in ProbeMessageType]: Extract<ProbeMessage, { type: K 
     count: 11,
     message: 'Possible EventEmitter memory leak detected. 11 Symbol(tick) listeners added to [EventEmitter]. MaxListeners is 10.',
   },
+  thread: {
+    type: 'thread',
+    thread: 2,
+    name: 'crunch',
+    startedAt: 4.5,
+    exitedAt: null,
+    snapshot: {
+      time: 5,
+      timeOrigin: 1_700_000_000_000.25,
+      lastSeq: 2 * 2 ** 32,
+      recording: true,
+      buses: [{ id: 9, name: 'work', createdAt: 1_700_000_000_004, subscriptions: 0 }],
+      types: [],
+      subscriptions: [],
+      dispatching: [],
+      breakOn: [],
+      truncated: false,
+    },
+  },
 };
 
 function body(frame: Uint8Array): Uint8Array {
@@ -133,15 +152,18 @@ test('probe messages with the wrong shape are rejected', () => {
 });
 
 test('version negotiation picks the highest common version', () => {
-  assert.equal(PROTOCOL_VERSION, 4);
-  // A reader reads 4, 3, 2 and 1 (old traces, old probes); the probe writes 4 only.
+  assert.equal(PROTOCOL_VERSION, 5);
+  // A reader reads 5 … 1 (old traces, old probes); the probe writes 5, and 4 (the same batches
+  // without the worker threads' messages and batches) to a client that offers nothing higher.
   assert.equal(negotiateProtocolVersion([1]), 1);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 7]), 2);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 7]), 3);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 4, 7]), 4);
-  assert.equal(negotiateProtocolVersion([5, 6]), undefined);
+  assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 4, 5, 7]), 5);
+  assert.equal(negotiateProtocolVersion([6, 7]), undefined);
   assert.equal(negotiateProtocolVersion([1, 2, 3], PROBE_PROTOCOL_VERSIONS), undefined);
   assert.equal(negotiateProtocolVersion([1, 2, 3, 4], PROBE_PROTOCOL_VERSIONS), 4);
+  assert.equal(negotiateProtocolVersion([1, 2, 3, 4, 5], PROBE_PROTOCOL_VERSIONS), 5);
   assert.equal(negotiateProtocolVersion([1, 2, 3], [3, 2]), 3);
   assert.equal(negotiateProtocolVersion([]), undefined);
 });

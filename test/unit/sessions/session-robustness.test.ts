@@ -7,16 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { StreamMessage } from '../../../runtime-probe/src/protocol/index';
 import { Session } from '../../../extension/src/sessions/session';
+import { waitFor } from '../../support/wait';
 
 const ORIGIN = 1_700_000_000_000;
 const escaped: unknown[] = [];
 const onEscape = (e: unknown) => escaped.push(e);
 before(() => process.on('uncaughtException', onEscape));
 after(() => process.off('uncaughtException', onEscape));
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 const welcome: StreamMessage = {
   type: 'welcome',
@@ -63,8 +60,7 @@ test('an analysis that throws is reported once; the session keeps updating from 
       records: [{ kind: 'dispatch', seq: round, bus: 1, type: 'clack', start: round, duration: 0.1, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null }],
       });
       const seen = updates;
-      for (let i = 0; i < 100 && updates === seen; i++) await sleep(5);
-      assert.ok(updates > seen, `update ${round} reached the views`);
+      await waitFor(() => updates > seen, 10_000, `update ${round} to reach the views`);
     }
     assert.deepEqual(escaped, [], 'nothing escaped from the update timer');
     assert.equal(reports.length, 1, 'reported once, not on every run');

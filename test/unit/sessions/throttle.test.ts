@@ -1,37 +1,42 @@
 // The trailing throttle the views use: at most one run per interval, never losing the last request.
+// On node:test's mock clock (setTimeout and Date): the intervals are checked exactly, whatever the
+// machine's load, and the test takes no real time.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { Throttle } from '../../../extension/src/sessions/throttle';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('Throttle', () => {
-  it('coalesces bursts into one run, and runs once more after the interval', async () => {
+  beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 }));
+  afterEach(() => mock.timers.reset());
+
+  it('coalesces bursts into one run, and runs once more after the interval', () => {
     let runs = 0;
     const t = new Throttle(() => runs++, 50);
     for (let i = 0; i < 100; i++) t.schedule();
-    await sleep(10);
+    mock.timers.tick(0);
     assert.equal(runs, 1, 'the first request runs promptly');
     for (let i = 0; i < 100; i++) t.schedule();
-    await sleep(20);
+    mock.timers.tick(49);
     assert.equal(runs, 1, 'not again within the interval');
-    await sleep(60);
-    assert.equal(runs, 2, 'the trailing run happened');
+    mock.timers.tick(1);
+    assert.equal(runs, 2, 'the trailing run happened at the end of the interval');
+    mock.timers.tick(1000);
+    assert.equal(runs, 2, 'and no run without a request');
     t.dispose();
   });
 
-  it('flush runs a pending request now; dispose cancels it', async () => {
+  it('flush runs a pending request now; dispose cancels it', () => {
     let runs = 0;
     const t = new Throttle(() => runs++, 1000);
     t.schedule();
-    await sleep(5);
+    mock.timers.tick(5);
     t.schedule();
     assert.equal(t.pending, true);
     t.flush();
     assert.equal(runs, 2);
     t.schedule();
     t.dispose();
-    await sleep(20);
+    mock.timers.tick(2000);
     assert.equal(runs, 2);
   });
 

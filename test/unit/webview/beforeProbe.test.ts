@@ -15,14 +15,7 @@ import { EventBus, probe } from '../../../runtime-probe/src/index';
 import { createInspector } from '../../../webview/src/inspector';
 import { click, createDom } from './dom';
 import { loopback } from './loopback';
-
-async function waitFor(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { waitFor } from '../../support/wait';
 
 test('subscriptions made before probe.start() say so in the snapshot, the warning and the details pane', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-before-probe-'));
@@ -48,7 +41,7 @@ test('subscriptions made before probe.start() say so in the snapshot, the warnin
       if (i % 10 === 0) bus.dispatch('message', { text: 'hi' });
       await new Promise((r) => setImmediate(r));
     }
-    await waitFor(() => session.warnings.some((w) => w.title.startsWith('TypingIndicator never runs')), 'the starved warning');
+    await waitFor(() => session.warnings.some((w) => w.title.startsWith('TypingIndicator never runs')), 10_000, 'the starved warning');
     assert.equal(session.model.subscriptions.get(indicator.id)?.beforeProbe, true);
     assert.equal(session.model.subscriptions.get(late.id)?.beforeProbe, false);
     const warning = session.warnings.find((w) => w.title.startsWith('TypingIndicator never runs'))!;

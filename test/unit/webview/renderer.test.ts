@@ -4,11 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { createInspector, type Inspector } from '../../../webview/src/inspector';
+import { createInspector, type Inspector, type InspectorOptions } from '../../../webview/src/inspector';
 import { INSPECTOR_MESSAGES_VERSION, type SelectionRef } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { FixtureApp, NAMED } from '../../webview/fixtures/fixtureApp';
 import { click, createDom, dblclick, key, type TestDom } from './dom';
 import { FixtureSource, loopback, type Loopback } from './loopback';
+import { ManualClock } from './manualClock';
 
 interface Setup {
   dom: TestDom;
@@ -21,11 +22,11 @@ interface Setup {
 
 let open: Setup[] = [];
 
-function create(app: FixtureApp | null): Setup {
+function create(app: FixtureApp | null, options?: InspectorOptions): Setup {
   const dom = createDom();
   const source = app ? new FixtureSource(app) : new FixtureSource();
   const lb = loopback(source);
-  const ins = createInspector(dom.root, lb.port);
+  const ins = createInspector(dom.root, lb.port, options);
   ins.flush();
   return { dom, doc: dom.document, app: app as FixtureApp, source, lb, ins };
 }
@@ -37,8 +38,8 @@ function close(s: Setup): void {
 }
 
 /** A fresh app and renderer for a test that changes things (closed after the test). */
-function setup(app: FixtureApp | null = new FixtureApp()): Setup {
-  const s = create(app);
+function setup(app: FixtureApp | null = new FixtureApp(), options?: InspectorOptions): Setup {
+  const s = create(app, options);
   open.push(s);
   return s;
 }
@@ -416,16 +417,19 @@ describe('inspector renderer', () => {
     assert.deepEqual(new Set(rows(doc).map((r) => r.dataset.bus)), new Set(['ui']));
   });
 
-  test('view state is reported for vscode.setState and restored by a new renderer', async () => {
-    const { dom, lb, ins, app } = setup();
+  test('view state is reported for vscode.setState (a burst of changes once, 250 ms after the first) and restored by a new renderer', () => {
+    const clock = new ManualClock();
+    const { dom, lb, ins, app } = setup(new FixtureApp(), { clock });
     const states: unknown[] = [];
     ins.onDidChangeState((s) => states.push(s));
     ins.setFilter('health');
     click(row(dom.document, 'HealthBar', 'group'));
     ins.timeline.setBrush({ from: 20_000, to: 21_000 });
-    await new Promise((r) => setTimeout(r, 300));
+    clock.advance(249);
+    assert.equal(states.length, 0, 'not reported before 250 ms');
+    clock.advance(1);
     const state = ins.state();
-    assert.ok(states.length >= 1);
+    assert.equal(states.length, 1, 'the filter, the selection and the brush reported together');
     assert.deepEqual(states.at(-1), state);
     assert.equal(state.filterText, 'health');
     assert.equal(state.sessionId, app.opts.sessionId);

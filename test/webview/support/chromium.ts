@@ -1,6 +1,6 @@
 // Shared by the Chromium tests and the benchmark: bundle the page harness, serve the BUILT webview
-// (dist/webview) and the harness from a loopback HTTP server, and open pages in Debian's headless
-// Chromium through playwright-core. The page carries the same Content Security Policy the
+// (dist/webview) and the harness from a loopback HTTP server, and open pages in a headless
+// Chrome/Chromium (Debian's, or whichever scripts/lib/test-env.mjs finds) through playwright-core. The page carries the same Content Security Policy the
 // extension uses, so the bundle is proven to run under it.
 
 import * as esbuild from 'esbuild';
@@ -10,19 +10,28 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { contentSecurityPolicy } from '../../../extension/src/inspector/html';
+import { findChromium } from '../../../scripts/lib/test-env.mjs';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 export const OUT_DIR = path.join(ROOT, '.test-output', 'webview');
-export const CHROMIUM = '/usr/bin/chromium';
+const lookup = findChromium();
+/** The browser the tests run: the same one the test command's tier summary names; undefined when there is none. */
+export const CHROMIUM: string | undefined = lookup.found ? lookup.path : undefined;
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /** Why Chromium tests cannot run here, or null when they can. Under CI=true a missing browser is a failure. */
 export function chromiumUnavailable(): string | null {
-  if (existsSync(CHROMIUM)) return null;
-  const message = `${CHROMIUM} is missing: the inspector's Chromium tests need Debian's chromium (apt-get install -y chromium)`;
+  if (lookup.found) return null;
+  const message = `${lookup.reason}: the Chromium tests need one (${lookup.fix})`;
   if (process.env.CI === 'true') throw new Error(`${message}. CI must run them.`);
   console.warn(`\n!!!!!!!! SKIPPING CHROMIUM TESTS: ${message} !!!!!!!!\n`);
   return message;
+}
+
+/** The browser's path, for a test that `chromiumUnavailable()` did not skip. */
+export function chromiumExecutable(): string {
+  if (!lookup.found) throw new Error(`${lookup.reason}; to fix: ${lookup.fix}`);
+  return lookup.path;
 }
 
 export function builtBundle(): { js: string; css: string } {
@@ -102,7 +111,7 @@ export async function servePage(): Promise<PageServer> {
 }
 
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+  return chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
 }
 
 /** Opens the inspector page; resolves when the snapshot has been rendered. Collects console errors. */

@@ -8,10 +8,13 @@
 
 import type { BusKind } from '../../../runtime-probe/src/protocol/records';
 import type { BusGroupView, SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView } from '../../../runtime-probe/src/analysis/inspector-messages';
+import { byExecutionOrder } from '../../../runtime-probe/src/bus/priority';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
 import { classLabel, groupBuses, groupFromHost, LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN, type BusEntry } from './busGroups';
+import { MAIN_THREAD, threadGroups, threadOfBus, type ThreadGroup } from '../store/threads';
 
-export type GraphNodeKind = 'site' | 'bus' | 'type' | 'group' | 'more';
+/** 'thread' heads a thread's buses in the outline (only when the app has worker threads); it is not drawn on the graph. */
+export type GraphNodeKind = 'site' | 'bus' | 'type' | 'group' | 'more' | 'thread';
 export type Tone = 'normal' | 'warning' | 'error' | 'dim';
 
 export interface GraphNode {
@@ -42,6 +45,8 @@ export interface GraphNode {
   tone: Tone;
   /** Collapsed bus node. */
   collapsed: boolean;
+  /** The label of the thread a bus (or thread header) belongs to, when the outline groups by thread. */
+  thread?: string;
   readonly ref: SelectionRef;
   source: SiteInfo | null;
   // Layout (world coordinates), filled by layout.ts.
@@ -165,11 +170,6 @@ function newNode(init: Pick<GraphNode, 'key' | 'kind' | 'column' | 'label' | 'bu
   };
 }
 
-/** Execution order: higher priority first, then subscription order (ids grow with time). */
-function byExecutionOrder(a: SubscriptionView, b: SubscriptionView): number {
-  return b.priority - a.priority || a.id - b.id;
-}
-
 interface DispatchEdge {
   readonly site: SiteInfo;
   readonly key: string;
@@ -262,6 +262,9 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     sn.dispatches += e.dispatches;
   };
 
+  // Worker threads: the outline heads each thread's buses with the thread (null: one thread, no headers).
+  const threads = threadGroups(store);
+  const threadOf = new Map<number, ThreadGroup>((threads ?? []).map((t) => [t.id, t]));
   const buses: { id: number; name: string; group?: string; kind?: BusKind }[] = [];
   for (const b of store.buses.values()) {
     const ref: { id: number; name: string; group?: string; kind?: BusKind } = { id: b.id, name: b.name };
@@ -306,6 +309,8 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     );
     busNode.count = shown.length;
     busNode.detail = `${shown.length} type${shown.length === 1 ? '' : 's'}`;
+    const thread = threadOf.get(threadOfBus(store, bus.id));
+    if (thread !== undefined) busNode.thread = thread.label;
     outline.push(busNode);
 
     if (collapsed) {
@@ -395,23 +400,56 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
   const busGroupOf = new Map<number, { key: string; label: string }>();
   // The host's groups when it sends them (it sends only some instances); else grouped here.
   const grouping = opts.busFilter || text ? null : store.busGroups !== null ? groupFromHost(buses, store.busGroups) : groupBuses(buses, store.subscriptions.values());
+  const addLibraries = (): void => {
+    if (grouping === null || (grouping.libraries.length === 0 && grouping.librariesView === undefined)) return;
+    addGroup(
+      LIBRARIES_GROUP,
+      'libraries',
+      grouping.libraries.flatMap(entryBuses),
+      () => {
+        for (const e of grouping.libraries) addEntry(e);
+      },
+      grouping.librariesView,
+    );
+  };
   if (grouping === null) {
     buses.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
-    for (const bus of buses) addBus(bus);
-  }
-  else {
-    if (grouping.libraries.length > 0 || grouping.librariesView !== undefined) {
-      addGroup(
-        LIBRARIES_GROUP,
-        'libraries',
-        grouping.libraries.flatMap(entryBuses),
-        () => {
-          for (const e of grouping.libraries) addEntry(e);
-        },
-        grouping.librariesView,
-      );
+    byThread(buses, (b) => b.id, addBus, () => undefined);
+  } else byThread(grouping.app, (e) => (e.kind === 'bus' ? e.bus.id : (e.buses[0]?.id ?? -1)), addEntry, addLibraries);
+
+  /**
+   * Adds `items` (in their order) under a header per thread when the app has worker threads, else
+   * as they are; `main()` adds what belongs before the main thread's own entries (the libraries).
+   */
+  function byThread<T>(items: readonly T[], busOf: (item: T) => number, addItem: (item: T) => void, main: () => void): void {
+    if (threads === null) {
+      main();
+      for (const item of items) addItem(item);
+      return;
     }
-    for (const e of grouping.app) addEntry(e);
+    const perThread = new Map<number, T[]>();
+    for (const item of items) {
+      const id = threadOfBus(store, busOf(item));
+      let list = perThread.get(id);
+      if (list === undefined) perThread.set(id, (list = []));
+      list.push(item);
+    }
+    const busCount = new Map<number, number>();
+    for (const b of buses) {
+      const id = threadOfBus(store, b.id);
+      busCount.set(id, (busCount.get(id) ?? 0) + 1);
+    }
+    for (const t of threads) {
+      const n = busCount.get(t.id) ?? 0;
+      // In the outline only (the graph draws the buses, ordered by thread); a heading is never
+      // selected (the node list skips it), so its ref is a placeholder.
+      const header = newNode({ key: `th${t.id}`, kind: 'thread', column: 1, label: t.label, bus: -1, busName: '', type: -1, site: '', ref: { kind: 'bus', id: -1 }, thread: t.label });
+      header.count = n;
+      header.detail = `${n} bus${n === 1 ? '' : 'es'}${t.exited ? ' · exited' : ''}`;
+      outline.push(header);
+      if (t.id === MAIN_THREAD) main();
+      for (const item of perThread.get(t.id) ?? []) addItem(item);
+    }
   }
 
   function entryBuses(e: BusEntry): readonly { id: number; name: string }[] {

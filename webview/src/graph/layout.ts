@@ -118,7 +118,7 @@ export function incrementalLayout(model: GraphModel, memory: PositionMemory): Po
     const busOf = new Map<number, GraphNode>();
     for (const n of model.nodes) if (n.kind === 'bus') busOf.set(n.bus, n);
     const targets = siteTargets(model);
-    const order = { bus: 0, type: 1, group: 2, more: 2, site: 3 } as const;
+    const order = { thread: 0, bus: 0, type: 1, group: 2, more: 2, site: 3 } as const;
     fresh.sort((a, b) => order[a.kind] - order[b.kind]);
     const freshSet = new Set(fresh);
     let bottom = 0;
@@ -132,6 +132,7 @@ export function incrementalLayout(model: GraphModel, memory: PositionMemory): Po
         continue;
       }
       switch (n.kind) {
+        case 'thread': // never among the graph's nodes (outline only)
         case 'bus':
           want = bottom + GRAPH_LAYOUT.busGap;
           break;

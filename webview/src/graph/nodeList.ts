@@ -60,6 +60,7 @@ export class NodeList {
       if (row < 0) return;
       this.setActive(row);
       const n = this.rows[row];
+      if (n.kind === 'thread') return; // a heading, nothing to select
       if (n.kind === 'bus' && (e.target as Element).closest('.caret')) this.events.toggle(n);
       else this.events.select(n);
     });
@@ -135,7 +136,7 @@ export class NodeList {
   }
 
   private updateRow(rec: RowRecord, n: GraphNode, i: number): void {
-    const level = n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' || n.column === 1 ? 2 : 3;
+    const level = n.kind === 'thread' || n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' || n.column === 1 ? 2 : 3;
     const kindLabel =
       n.kind === 'group' ? (n.count > 1 ? `${n.count} subscriptions` : 'subscription') : n.kind === 'more' ? (n.column === 0 ? 'more dispatch sites' : n.column === 1 ? 'more types' : 'more subscriptions') : n.kind === 'site' ? 'dispatch site' : n.kind;
     const attrs: Record<string, string | null> = {
@@ -150,6 +151,7 @@ export class NodeList {
       'data-kind': n.kind,
       'data-bus': n.busName,
       'data-type': n.kind === 'type' ? n.label : null,
+      'data-thread': n.thread ?? null,
       'data-tone': n.tone,
       title: n.source ? visibleText(`${n.source.file}:${n.source.line}`) : null,
     };
@@ -190,6 +192,7 @@ export class NodeList {
   }
 
   private activate(n: GraphNode): void {
+    if (n.kind === 'thread') return;
     if (n.kind === 'bus' || n.kind === 'more') this.events.toggle(n);
     else {
       this.events.select(n);
@@ -205,6 +208,7 @@ export class NodeList {
     const act = isActivation(e);
     if (act && node) {
       e.preventDefault();
+      if (node.kind === 'thread') return;
       if (act === 'space') this.events.select(node);
       else this.activate(node);
       return;

@@ -21,6 +21,7 @@ import { emptySession } from '../../../runtime-probe/src/analysis/inspector-mess
 import { BoundedMap } from './boundedQueue';
 import { healthFromWarnings } from './health';
 import { TimelineStore } from './timelineStore';
+import { threadsKey } from './threads';
 
 export interface StoreLimits {
   readonly dispatches: number;
@@ -202,6 +203,8 @@ export class InspectorStore {
   }
 
   setSession(session: SessionView): void {
+    // New or exited threads regroup the buses (graph outline and timeline lanes).
+    if (threadsKey(session.threads) !== threadsKey(this.session.threads)) this.structureVersion++;
     this.session = session;
     this.sessionVersion++;
   }

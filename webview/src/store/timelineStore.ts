@@ -29,6 +29,10 @@ export class TimelineStore {
   readonly flags: Uint8Array;
   /** Lane (type index of the top-level ancestor) by physical index; -1 until the ancestor is known. */
   readonly lane: Int32Array;
+  /** Thread whose producer enqueued the event (worker_threads), by physical index; -1: dispatched where it was raised. */
+  readonly fromThread: Int32Array;
+  /** When that producer enqueued it, ms (record time); read only where `fromThread` ≥ 0. */
+  readonly enqueuedAt: Float64Array;
   readonly markers: BoundedQueue<TimelineMarker>;
   /** Deepest depth seen per lane (bounded by the number of types). */
   readonly laneDepth = new Map<number, number>();
@@ -55,6 +59,8 @@ export class TimelineStore {
     this.handlers = new HandlerRing(limits.handlers);
     this.flags = new Uint8Array(limits.dispatches);
     this.lane = new Int32Array(limits.dispatches);
+    this.fromThread = new Int32Array(limits.dispatches);
+    this.enqueuedAt = new Float64Array(limits.dispatches);
     this.handlerMaxEnd = new Float64Array(limits.handlers);
     this.markers = new BoundedQueue<TimelineMarker>(limits.markers);
     // Parents complete within a few thousand records of their children in any realistic app.
@@ -81,6 +87,9 @@ export class TimelineStore {
       ring.push(seq, cols.bus[r], type, cols.start[r], cols.duration[r], cols.delivered[r], cols.consumedBy[r], depth, parent, cols.site[r], (cols.startBound?.[r] ?? 0) / 1000);
       const i = ring.physicalIndex(ring.size - 1);
       this.flags[i] = cols.flags[r];
+      const from = cols.fromThread?.[r] ?? -1;
+      this.fromThread[i] = from;
+      this.enqueuedAt[i] = from >= 0 ? (cols.enqueuedAt?.[r] ?? cols.start[r]) : 0;
       const end = cols.start[r] + cols.duration[r];
       if (end > this.latest) this.latest = end;
       this.recent.set(seq, i);

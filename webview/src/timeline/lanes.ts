@@ -3,9 +3,13 @@
 // At most `maxLanes` lanes: beyond that the most active types keep theirs and the rest share one
 // "other types (N)" lane at the bottom — an app with 100,000 event types still gets a few hundred
 // lanes, and types the host did not describe (it caps what it sends) always go there.
+// With worker threads (the session lists more than one), the lanes form one group per thread — the
+// main thread first — each under a header band; a thread with no lanes keeps its header, the place
+// its cross-thread flows start from.
 
 import type { InspectorStore } from '../store/inspectorStore';
 import { MAX_LANE_ROWS } from '../store/timelineStore';
+import { threadGroups, threadOfBus } from '../store/threads';
 
 export const LANE_ROW_HEIGHT = 16;
 export const LANE_PADDING = 4;
@@ -13,6 +17,8 @@ export const LANE_PADDING = 4;
 export const DEFAULT_MAX_LANES = 200;
 /** `Lane.type` of the "other types" lane. */
 export const OTHER_LANE = -1;
+/** Height of a thread's header band, px. */
+export const THREAD_HEADER_HEIGHT = 18;
 
 export interface Lane {
   /** Type index; OTHER_LANE for the lane that gathers the types without their own. */
@@ -31,6 +37,21 @@ export interface Lane {
   readonly colour: number;
   /** Types drawn in this lane (1, or N for "other types"). */
   readonly types: number;
+  /** Thread of the lane's bus (0: main); -1 for the "other types" lane, outside every thread's group. */
+  readonly thread: number;
+}
+
+/** A thread's lane group: its header band, then its lanes. */
+export interface ThreadBand {
+  readonly id: number;
+  /** "main thread" or "worker <name>". */
+  readonly label: string;
+  readonly exited: boolean;
+  /** Offset of the header from the top of the lanes area, px (the lanes follow it). */
+  readonly top: number;
+  /** Header and lanes, px. */
+  readonly height: number;
+  readonly lanes: number;
 }
 
 export interface LaneLayout {
@@ -38,6 +59,8 @@ export interface LaneLayout {
   /** Lane by type index (sparse); the types without a lane of their own map to the "other" lane. */
   readonly byType: (Lane | undefined)[];
   readonly totalHeight: number;
+  /** One per thread, in drawing order; empty when the session has one thread (no headers). */
+  readonly threads: readonly ThreadBand[];
 }
 
 interface Entry {
@@ -46,6 +69,7 @@ interface Entry {
   name: string;
   busName: string;
   rows: number;
+  thread: number;
   /** A group's lane: the type indices drawn in it (its `type` is then a negative id). */
   members?: number[];
   rate?: number;
@@ -90,7 +114,7 @@ export function layoutLanes(
       if (g === undefined) {
         let busId = groupBus.get(group.key);
         if (busId === undefined) groupBus.set(group.key, (busId = GROUP_LANE_BASE - groupBus.size));
-        grouped.set(key, (g = { type: GROUP_LANE_BASE - grouped.size, bus: busId, name: t.type, busName: group.label, rows: 0, members: [], rate: 0, dispatches: 0 }));
+        grouped.set(key, (g = { type: GROUP_LANE_BASE - grouped.size, bus: busId, name: t.type, busName: group.label, rows: 0, thread: threadOfBus(store, bus), members: [], rate: 0, dispatches: 0 }));
         entries.push(g);
       }
       g.members!.push(type);
@@ -99,7 +123,7 @@ export function layoutLanes(
       g.dispatches! += t.dispatches;
       continue;
     }
-    entries.push({ type, bus, name: t?.type ?? `type #${type}`, busName: bus >= 0 ? store.busName(bus) : '', rows: d + 1 });
+    entries.push({ type, bus, name: t?.type ?? `type #${type}`, busName: bus >= 0 ? store.busName(bus) : '', rows: d + 1, thread: threadOfBus(store, bus) });
   }
   let rest: Entry[] = [];
   // Over the cap (or with undescribed types): the most active keep a lane — by rate, then
@@ -114,7 +138,11 @@ export function layoutLanes(
     entries = ranked.slice(0, keep).map((r) => r.e);
     rest = ranked.slice(keep).map((r) => r.e);
   }
-  entries.sort((a, b) => a.busName.localeCompare(b.busName) || a.bus - b.bus || a.name.localeCompare(b.name) || a.type - b.type);
+  const threads = threadGroups(store);
+  // Grouped by thread (main first, then workers by id), else as before.
+  const threadRank = new Map<number, number>((threads ?? []).map((t, k) => [t.id, k]));
+  const rankOf = (e: Entry): number => threadRank.get(e.thread) ?? 0;
+  entries.sort((a, b) => rankOf(a) - rankOf(b) || a.busName.localeCompare(b.busName) || a.bus - b.bus || a.name.localeCompare(b.name) || a.type - b.type);
   const lanes: Lane[] = [];
   // Preallocated: filling a sparse array at type index 99,999 first would turn it into a slow
   // dictionary, and the timeline looks a lane up per dispatch drawn.
@@ -124,17 +152,33 @@ export function layoutLanes(
   let top = 0;
   let colour = -1;
   let lastBus: number | null = null;
-  for (const e of entries) {
-    if (e.bus !== lastBus) {
-      colour++;
-      lastBus = e.bus;
+  const bands: ThreadBand[] = [];
+  let next = 0;
+  const addLanes = (until: (e: Entry) => boolean): void => {
+    for (; next < entries.length && !until(entries[next]); next++) {
+      const e = entries[next];
+      if (e.bus !== lastBus) {
+        colour++;
+        lastBus = e.bus;
+      }
+      const height = e.rows * LANE_ROW_HEIGHT + LANE_PADDING;
+      const lane: Lane = { type: e.type, bus: e.bus, name: e.name, busName: e.busName, rows: e.rows, top, height, slot: lanes.length, colour, types: e.members?.length ?? 1, thread: e.thread };
+      lanes.push(lane);
+      if (e.members !== undefined) for (const m of e.members) byType[m] = lane;
+      else byType[e.type] = lane;
+      top += height;
     }
-    const height = e.rows * LANE_ROW_HEIGHT + LANE_PADDING;
-    const lane: Lane = { type: e.type, bus: e.bus, name: e.name, busName: e.busName, rows: e.rows, top, height, slot: lanes.length, colour, types: e.members?.length ?? 1 };
-    lanes.push(lane);
-    if (e.members !== undefined) for (const m of e.members) byType[m] = lane;
-    else byType[e.type] = lane;
-    top += height;
+  };
+  if (threads === null) addLanes(() => false);
+  else {
+    for (let k = 0; k < threads.length; k++) {
+      const t = threads[k];
+      const bandTop = top;
+      const first = lanes.length;
+      top += THREAD_HEADER_HEIGHT;
+      addLanes((e) => rankOf(e) > k);
+      bands.push({ id: t.id, label: t.label, exited: t.exited, top: bandTop, height: top - bandTop, lanes: lanes.length - first });
+    }
   }
   let others = unknown.length;
   for (const e of rest) others += e.members?.length ?? 1;
@@ -143,7 +187,7 @@ export function layoutLanes(
     for (const e of rest) if (e.rows > rows) rows = e.rows;
     rows = Math.min(rows, MAX_LANE_ROWS);
     const height = rows * LANE_ROW_HEIGHT + LANE_PADDING;
-    const lane: Lane = { type: OTHER_LANE, bus: -1, name: `other types (${others})`, busName: '', rows, top, height, slot: lanes.length, colour: colour + 1, types: others };
+    const lane: Lane = { type: OTHER_LANE, bus: -1, name: `other types (${others})`, busName: '', rows, top, height, slot: lanes.length, colour: colour + 1, types: others, thread: -1 };
     lanes.push(lane);
     for (const e of rest) {
       if (e.members !== undefined) for (const m of e.members) byType[m] = lane;
@@ -152,5 +196,5 @@ export function layoutLanes(
     for (const t of unknown) byType[t] = lane;
     top += height;
   }
-  return { lanes, byType, totalHeight: top };
+  return { lanes, byType, totalHeight: top, threads: bands };
 }

@@ -17,10 +17,8 @@ export function siteKey(site: SiteInfo): string {
   return `${site.file}:${site.line}:${site.column}`;
 }
 
-/** Equal priority runs in subscription order, and ids grow with time: lower id first. */
-export function runsBefore(aPriority: number, aId: number, bPriority: number, bId: number): boolean {
-  return aPriority > bPriority || (aPriority === bPriority && aId < bId);
-}
+/** The bus's handler order (bus/priority.ts), which the model, analyses and views follow. */
+export { byExecutionOrder, runsBefore } from '../../bus/priority';
 
 /** A probe-side owner description names one object when it carries an id or name (`Enemy#12`). */
 export function ownerIsIdentifiable(owner: string | null): owner is string {
@@ -85,6 +83,8 @@ export class BusState {
   kind: BusKind | null = null;
   /** A watched emitter's class name (`Hub`), when the probe said. */
   className: string | null = null;
+  /** The worker thread that created it (protocol 5: its records came in a thread's batches); 0: the main thread. */
+  thread = 0;
 
   constructor(
     readonly id: number,

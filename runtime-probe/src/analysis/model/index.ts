@@ -28,6 +28,7 @@ export {
   ChurnCounter,
   SiteRemovals,
   runsBefore,
+  byExecutionOrder,
   siteKey,
   ownerIsIdentifiable,
   ownerIdentity,

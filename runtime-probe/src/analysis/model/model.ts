@@ -20,8 +20,10 @@ import {
   type SiteInfo,
   type StreamMessage,
   type SubscribeRecord,
+  type ThreadMessage,
   type UnsubscribeRecord,
 } from '../../protocol/index';
+import type { ThreadView } from './views';
 import { DispatchRing } from './dispatchRing';
 import {
   BusState,
@@ -79,6 +81,8 @@ export class Model {
   readonly timeline: DispatchRing;
   readonly handlerSlices: HandlerRing;
   readonly buses = new Map<number, BusState>();
+  /** The app's worker threads that joined the session (protocol 5), by threadId; the main thread is not in it. */
+  readonly threads = new Map<number, { name: string; startedAt: number; exitedAt: number | null }>();
   /** Every subscription known: live ones, and ended ones up to `maxEndedSubscriptions`. */
   readonly subscriptions = new Map<number, SubscriptionState>();
   /**
@@ -262,6 +266,9 @@ export class Model {
       case 'emitter-warning':
         this.applyEmitterWarning(message);
         break;
+      case 'thread':
+        this.applyThread(message);
+        break;
       default:
         assertNever(message, 'stream message');
     }
@@ -333,6 +340,7 @@ export class Model {
   private resetData(): void {
     this.generation++;
     this.buses.clear();
+    this.threads.clear();
     this.subscriptions.clear();
     this.owners.clear();
     this.churn.clear();
@@ -478,11 +486,13 @@ export class Model {
       case 'bus-created': {
         this.touch(r.time);
         const existing = this.buses.get(r.bus);
+        const bus = existing ?? new BusState(r.bus, r.name, r.time);
         if (existing) {
           existing.name = r.name;
           existing.createdAt = r.time;
-          describedBus(existing, r.busKind, r.className);
-        } else this.buses.set(r.bus, describedBus(new BusState(r.bus, r.name, r.time), r.busKind, r.className));
+        } else this.buses.set(r.bus, bus);
+        describedBus(bus, r.busKind, r.className);
+        if (r.thread !== undefined) bus.thread = r.thread;
         return;
       }
       case 'bus-disposed': {
@@ -885,18 +895,45 @@ export class Model {
   // -------------------------------------------------------------------------------------------
   // Control messages
 
-  private applySnapshot(s: ProbeSnapshot): void {
+  /**
+   * The threads in the session (protocol 5), main thread first; undefined while only the main thread
+   * reported buses.
+   */
+  threadViews(): ThreadView[] | undefined {
+    if (this.threads.size === 0) return undefined;
+    const app = this.session.app;
+    const main: ThreadView = { id: 0, name: 'main', startedAt: app === null ? 0 : app.startTime - this.session.timeOrigin, exitedAt: null };
+    const out = [main];
+    for (const [id, t] of this.threads) out.push({ id, name: t.name, startedAt: t.startedAt, exitedAt: t.exitedAt });
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  /** A worker thread joined (with its snapshot) or exited. */
+  private applyThread(m: ThreadMessage): void {
+    this.version++;
+    const known = this.threads.get(m.thread);
+    if (known === undefined) this.threads.set(m.thread, { name: m.name, startedAt: m.startedAt, exitedAt: m.exitedAt });
+    else known.exitedAt = m.exitedAt;
+    if (m.snapshot !== null) this.applySnapshot(m.snapshot, m.thread);
+    if (m.exitedAt !== null) this.touch(m.exitedAt);
+  }
+
+  /** `thread`: whose snapshot (a worker's, protocol 5; 0 the main thread's): it is the truth for that thread's buses only. */
+  private applySnapshot(s: ProbeSnapshot, thread = 0): void {
     this.version++;
     this.touch(s.time);
     const origin = s.timeOrigin;
-    if (this.session.timeOrigin === 0 || this.session.state === 'waiting') this.session = { ...this.session, timeOrigin: origin };
-    if (this.session.attachedAt === null) this.session = { ...this.session, attachedAt: s.time };
-    if (this.session.state === 'waiting') this.session = { ...this.session, state: 'live' };
+    if (thread === 0) {
+      if (this.session.timeOrigin === 0 || this.session.state === 'waiting') this.session = { ...this.session, timeOrigin: origin };
+      if (this.session.attachedAt === null) this.session = { ...this.session, attachedAt: s.time };
+      if (this.session.state === 'waiting') this.session = { ...this.session, state: 'live' };
+    }
     const toTime = (epoch: number): number => epoch - origin;
     for (const b of s.buses) {
-      const bus = this.buses.get(b.id);
-      if (bus === undefined) this.buses.set(b.id, describedBus(new BusState(b.id, b.name, toTime(b.createdAt)), b.kind, b.className));
+      let bus = this.buses.get(b.id);
+      if (bus === undefined) this.buses.set(b.id, (bus = describedBus(new BusState(b.id, b.name, toTime(b.createdAt)), b.kind, b.className)));
       else describedBus(bus, b.kind, b.className).name = b.name;
+      bus.thread = thread;
     }
     for (const ts of s.types) {
       const t = this.typeFor(ts.bus, ts.type);
@@ -928,7 +965,7 @@ export class Model {
     // while records were dropped.
     if (!s.truncated) {
       for (const sub of [...this.subscriptions.values()]) {
-        if (sub.active && !present.has(sub.id)) this.endSubscription(sub, s.time, 'missing-from-snapshot');
+        if (sub.active && !present.has(sub.id) && sub.type.busState.thread === thread) this.endSubscription(sub, s.time, 'missing-from-snapshot');
       }
     }
   }

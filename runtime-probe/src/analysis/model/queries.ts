@@ -2,7 +2,7 @@
 // a time range (as rows, or as columns for the canvas timeline), and statistics of a range.
 import type { DispatchRecord } from '../../protocol/index';
 import type { SubscriptionState } from './entities';
-import { runsBefore } from './entities';
+import { byExecutionOrder } from './entities';
 import type { HandlerSlice } from './handlerRing';
 import type { Model } from './model';
 import { subscriptionView, type SubscriptionView } from './views';
@@ -23,7 +23,7 @@ export function subscriptionsOf(model: Model, query: SubscriptionQuery = {}): Su
     if (!s.active && query.includeEnded !== true) continue;
     out.push(s);
   }
-  out.sort((a, b) => (a.bus !== b.bus ? a.bus - b.bus : runsBefore(a.priority, a.id, b.priority, b.id) ? -1 : 1));
+  out.sort((a, b) => (a.bus !== b.bus ? a.bus - b.bus : byExecutionOrder(a, b)));
   return out.map(subscriptionView);
 }
 

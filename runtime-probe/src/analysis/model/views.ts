@@ -1,32 +1,22 @@
 // Plain, JSON-safe views of the model's entities (no Infinity, no Maps, no class instances): what
 // trees, the webview and analyses' evidence carry. Times are record times (ms since the origin).
-import type { BusKind, SiteInfo, SiteOrigin } from '../../protocol/index';
+import type { BusKind, SiteInfo, SubscriptionSnapshot } from '../../protocol/index';
 import type { BusState, EndReason, EventTypeState, OwnerState, SubscriptionState } from './entities';
 
-export interface SubscriptionView {
-  readonly id: number;
-  readonly bus: number;
-  readonly type: string;
-  readonly priority: number;
-  readonly label: string | null;
-  readonly owner: string | null;
-  /** The probe's per-process owner id (null without an owner, or from a probe that does not send it). */
-  readonly ownerId?: number | null;
-  readonly once: boolean;
-  readonly site: SiteInfo | null;
+/** The snapshot fields a view carries as they are (its `createdAt` is a record time, not epoch ms). */
+type SnapshotSubscriptionFields = 'id' | 'bus' | 'type' | 'priority' | 'label' | 'owner' | 'ownerId' | 'once' | 'site' | 'calls' | 'beforeProbe' | 'origin';
+
+/** A subscription as the model knows it: the probe's snapshot of it, plus what the records told since. */
+export interface SubscriptionView extends Pick<SubscriptionSnapshot, SnapshotSubscriptionFields> {
+  /** Record time (ms since the origin), unlike the snapshot's epoch ms. */
   readonly createdAt: number;
   readonly observedFrom: number;
   readonly fromSnapshot: boolean;
-  /** Made before the probe started: no site could be captured. Absent when false. */
-  readonly beforeProbe?: boolean;
-  /** Whose code subscribed, when the probe said (protocol/site-origin.ts). Absent otherwise. */
-  readonly origin?: SiteOrigin;
   readonly active: boolean;
   readonly endedAt: number | null;
   readonly endReason: EndReason | null;
   /** Still registered when its bus was disposed (the app never removed it). */
   readonly endedWithBus: boolean;
-  readonly calls: number;
   readonly lastCalledAt: number | null;
   readonly consumed: number;
   readonly errors: number;
@@ -204,6 +194,7 @@ export function busView(b: BusState, maxTypeNames = Infinity): BusView {
     types: names,
     typeCount: b.types.size,
     ...(b.kind !== null ? { kind: b.kind } : {}),
+    ...(b.thread !== 0 ? { thread: b.thread } : {}),
   };
 }
 

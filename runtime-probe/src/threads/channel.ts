@@ -1,0 +1,52 @@
+// What the threads of one process say to each other about recording (Node's worker_threads). The
+// main thread publishes THREADS_ENVIRONMENT_KEY with `setEnvironmentData` when the package loads,
+// so every worker created afterwards (a worker's own workers included: environment data is
+// inherited) finds the shared id counters, the channel's name and the main thread's clock origin.
+// The channel is a BroadcastChannel: nothing has to be transferred to a worker, so a worker the app
+// created before `probe.start()` still joins, and the app's own `parentPort` is never touched.
+
+/** `setEnvironmentData` key. */
+export const THREADS_ENVIRONMENT_KEY = 'busscope.threads';
+
+/** What the main thread publishes to its workers. */
+export interface ThreadsEnvironment {
+  /** [bus, subscription, owner]: the next id of each (Int32, Atomics): ids unique across threads. */
+  readonly ids: SharedArrayBuffer;
+  /** BroadcastChannel name, per process. */
+  readonly channel: string;
+  /** The main thread's `performance.timeOrigin`: workers record on its clock. */
+  readonly timeOrigin: number;
+}
+
+/** Bytes a worker may have posted that the main thread has not taken yet; beyond, batches are dropped and counted. */
+export const MAX_FORWARD_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
+
+/** Main → workers. `thread` 0: every worker. */
+export type MainToWorker =
+  | { readonly t: 'attach'; readonly key: number; readonly thread: number }
+  | { readonly t: 'detach'; readonly key: number }
+  /** The main thread's recording settings (a client's `configure`): every worker records the same way. */
+  | { readonly t: 'config'; readonly config: import('../protocol/messages').RecordingConfig };
+
+/** Worker → main. Times are epoch ms. */
+export type WorkerToMain =
+  | {
+      readonly t: 'hello';
+      readonly thread: number;
+      readonly name: string;
+      readonly startedAt: number;
+      /** Int32 [bytes the main thread took], mod 2^32: the worker's bound on what it has in flight. */
+      readonly credit: SharedArrayBuffer;
+    }
+  | { readonly t: 'frame'; readonly thread: number; readonly key: number; readonly frame: Uint8Array; readonly records: number; readonly dispatches: number }
+  | { readonly t: 'snapshot'; readonly thread: number; readonly key: number; readonly snapshot: import('../protocol/messages').ProbeSnapshot }
+  | { readonly t: 'bye'; readonly thread: number; readonly exitedAt: number };
+
+export function isWorkerMessage(value: unknown): value is WorkerToMain {
+  return typeof value === 'object' && value !== null && typeof (value as { t?: unknown }).t === 'string' && typeof (value as { thread?: unknown }).thread === 'number';
+}
+
+export function isMainMessage(value: unknown): value is MainToWorker {
+  const t = typeof value === 'object' && value !== null ? (value as { t?: unknown }).t : undefined;
+  return t === 'attach' || t === 'detach' || (t === 'config' && typeof (value as { config?: unknown }).config === 'object');
+}

@@ -1,0 +1,41 @@
+// Joins the threads of a Node process when the package loads (Node entry only; pages have none).
+// Main thread: shares the id counters (so bus, subscription and owner ids are unique across
+// threads), publishes the channel name and clock origin to workers created from now on, and starts
+// the hub that feeds their records to the probe's streams. Worker: adopts the shared counters and
+// starts forwarding (worker-forwarder.ts). Once per thread, by the first copy of the package loaded.
+
+import { getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
+import { runtime, SHARED_BUS_ID, SHARED_OWNER_ID, SHARED_SUBSCRIPTION_ID } from '../bus/runtime';
+import { reportProbeFailure } from '../probe/report';
+import { THREADS_ENVIRONMENT_KEY, type ThreadsEnvironment } from './channel';
+import { ThreadHub, setMainThreadHub } from './thread-hub';
+import { WorkerForwarder } from './worker-forwarder';
+
+function isThreadsEnvironment(value: unknown): value is ThreadsEnvironment {
+  const v = value as Partial<ThreadsEnvironment> | undefined;
+  return typeof v === 'object' && v !== null && v.ids instanceof SharedArrayBuffer && v.ids.byteLength >= 12 && typeof v.channel === 'string' && typeof v.timeOrigin === 'number';
+}
+
+export function installThreads(): void {
+  if (runtime.sharedIds !== undefined) return;
+  try {
+    if (isMainThread) {
+      const ids = new Int32Array(new SharedArrayBuffer(12));
+      ids[SHARED_BUS_ID] = runtime.nextBusId;
+      ids[SHARED_SUBSCRIPTION_ID] = runtime.nextSubscriptionId;
+      ids[SHARED_OWNER_ID] = runtime.nextOwnerId;
+      runtime.sharedIds = ids;
+      const env: ThreadsEnvironment = { ids: ids.buffer as SharedArrayBuffer, channel: `busscope.threads.${process.pid}`, timeOrigin: performance.timeOrigin };
+      setEnvironmentData(THREADS_ENVIRONMENT_KEY, env);
+      setMainThreadHub(new ThreadHub(env.channel, env.timeOrigin));
+      return;
+    }
+    const env = getEnvironmentData(THREADS_ENVIRONMENT_KEY);
+    // A worker of a main thread that never loaded the package: on its own, as before.
+    if (!isThreadsEnvironment(env)) return;
+    runtime.sharedIds = new Int32Array(env.ids);
+    new WorkerForwarder(env);
+  } catch (error) {
+    reportProbeFailure('joining the worker threads', error);
+  }
+}

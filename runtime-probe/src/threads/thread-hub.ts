@@ -1,0 +1,200 @@
+// The main thread's side: knows the app's worker threads (each says `hello` when the package loads
+// in it; `process.on('worker')` tells when one exits, crash or terminate included) and feeds every
+// version-5 stream of the probe (client connections, trace files) with each worker's records. A
+// worker's record batch is wrapped, not decoded: code 17, the thread id, then the worker's own
+// batch, which readers decode with that thread's string and site tables (PROTOCOL.md, "Worker
+// threads"). The main thread never buffers a worker's records: a batch its stream cannot take is
+// dropped and counted into that stream's `drops` (slow-client) at once, and the worker is credited.
+
+import { BroadcastChannel, type Worker } from 'node:worker_threads';
+import { ByteWriter } from '../protocol/bytes';
+import { encodeFrame, FrameKind } from '../protocol/framing';
+import { encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type ThreadMessage } from '../protocol/messages';
+import { RecordCode } from '../protocol/records';
+import { reportProbeFailure } from '../probe/report';
+import type { RecordSink } from '../recorder/sink';
+import { isWorkerMessage, type MainToWorker, type WorkerToMain } from './channel';
+
+interface KnownThread {
+  readonly id: number;
+  readonly name: string;
+  /** Epoch ms. */
+  readonly startedAt: number;
+  exitedAt: number | null;
+  readonly credit: Int32Array;
+}
+
+interface Stream {
+  readonly sink: RecordSink;
+  /** Threads that sent this stream their snapshot (their records follow it). */
+  readonly joined: Set<number>;
+}
+
+/** Frame header (4 length bytes, 1 kind byte) of the worker's frames. */
+const HEADER = 5;
+
+export class ThreadHub {
+  private readonly channel: BroadcastChannel;
+  private readonly threads = new Map<number, KnownThread>();
+  private readonly streams = new Map<number, Stream>();
+  private readonly keys = new WeakMap<RecordSink, number>();
+  private nextKey = 1;
+  private readonly writer = new ByteWriter(16);
+  /** Records of workers that some stream could not take (its socket over the limit). */
+  droppedRecords = 0;
+
+  constructor(
+    channelName: string,
+    /** The main thread's time origin (epoch ms): thread times are sent relative to it. */
+    private readonly timeOrigin: number,
+  ) {
+    this.channel = new BroadcastChannel(channelName);
+    this.channel.onmessage = (event: unknown) => this.onMessage((event as { data: unknown }).data);
+    // Never keeps the app alive (after `onmessage`: setting it refs the channel).
+    (this.channel as { unref?: () => void }).unref?.();
+    // Exits the worker could not report itself (terminate(), an uncaught error, process.exit in it).
+    process.on('worker', (worker: Worker) => {
+      const id = worker.threadId;
+      worker.once('exit', () => this.exited(id, performance.timeOrigin + performance.now()));
+    });
+  }
+
+  /** Worker threads known (for tests and the snapshot): id, name, times (epoch ms). */
+  get knownThreads(): readonly Omit<KnownThread, 'credit'>[] {
+    return [...this.threads.values()];
+  }
+
+  /** The main recorder's settings, which the workers' recorders follow (sent again to each worker that says hello). */
+  private config: RecordingConfig | undefined;
+
+  setConfig(config: RecordingConfig): void {
+    if (this.config === config) return;
+    this.config = config;
+    this.send({ t: 'config', config });
+  }
+
+  /** A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it. */
+  attachStream(sink: RecordSink): void {
+    if (this.keys.has(sink)) return;
+    const key = this.nextKey++;
+    this.keys.set(sink, key);
+    this.streams.set(key, { sink, joined: new Set() });
+    this.send({ t: 'attach', key, thread: 0 });
+  }
+
+  detachStream(sink: RecordSink): void {
+    const key = this.keys.get(sink);
+    if (key === undefined) return;
+    this.keys.delete(sink);
+    this.streams.delete(key);
+    this.send({ t: 'detach', key });
+  }
+
+  private send(message: MainToWorker): void {
+    try {
+      this.channel.postMessage(message);
+    } catch (error) {
+      reportProbeFailure('asking worker threads for their records', error);
+    }
+  }
+
+  private onMessage(data: unknown): void {
+    if (!isWorkerMessage(data)) return;
+    try {
+      this.handle(data);
+    } catch (error) {
+      reportProbeFailure('receiving a worker thread\'s records', error);
+    }
+  }
+
+  private handle(m: WorkerToMain): void {
+    switch (m.t) {
+      case 'hello': {
+        if (!(m.credit instanceof SharedArrayBuffer)) return;
+        this.threads.set(m.thread, { id: m.thread, name: m.name, startedAt: m.startedAt, exitedAt: null, credit: new Int32Array(m.credit) });
+        if (this.config !== undefined) this.send({ t: 'config', config: this.config });
+        // Streams already open want this worker too.
+        for (const key of this.streams.keys()) this.send({ t: 'attach', key, thread: m.thread });
+        return;
+      }
+      case 'frame': {
+        const thread = this.threads.get(m.thread);
+        if (thread !== undefined) Atomics.add(thread.credit, 0, m.frame.length);
+        const stream = this.streams.get(m.key);
+        if (stream === undefined || m.frame.length <= HEADER || m.frame[4] !== FrameKind.Records) return;
+        const wrapped = this.wrap(m.thread, m.frame);
+        const sink = stream.sink;
+        // Definitions and drops (no counts) are never skipped; a batch the stream cannot take is counted.
+        if (m.records === 0 || sink.canAccept(wrapped.length)) sink.write(wrapped);
+        else {
+          sink.slowDropped += m.records;
+          sink.slowDroppedDispatches += m.dispatches;
+          this.droppedRecords += m.records;
+        }
+        return;
+      }
+      case 'snapshot': {
+        const stream = this.streams.get(m.key);
+        const thread = this.threads.get(m.thread);
+        if (stream === undefined || thread === undefined) return;
+        stream.joined.add(m.thread);
+        stream.sink.write(encodeControlFrame(this.threadMessage(thread, m.snapshot)));
+        return;
+      }
+      case 'bye':
+        this.exited(m.thread, m.exitedAt);
+        return;
+      default: {
+        const never: never = m;
+        throw new Error(`unknown worker message ${String(never)}`);
+      }
+    }
+  }
+
+  private exited(id: number, at: number): void {
+    const thread = this.threads.get(id);
+    if (thread === undefined || thread.exitedAt !== null) return;
+    thread.exitedAt = at;
+    for (const stream of this.streams.values()) {
+      if (!stream.joined.delete(id)) continue;
+      stream.sink.write(encodeControlFrame(this.threadMessage(thread, null)));
+    }
+    // Its id is never reused (threadIds are per process): forget it.
+    this.threads.delete(id);
+  }
+
+  private threadMessage(thread: KnownThread, snapshot: ProbeSnapshot | null): ThreadMessage {
+    return {
+      type: 'thread',
+      thread: thread.id,
+      name: thread.name,
+      startedAt: thread.startedAt - this.timeOrigin,
+      exitedAt: thread.exitedAt === null ? null : thread.exitedAt - this.timeOrigin,
+      snapshot,
+    };
+  }
+
+  /** Code 17, the thread id, then the worker's batch body. */
+  private wrap(thread: number, frame: Uint8Array): Uint8Array {
+    const w = this.writer;
+    w.reset();
+    w.u8(RecordCode.ThreadRecords);
+    w.uvarint(thread);
+    const head = w.written();
+    const body = new Uint8Array(head.length + frame.length - HEADER);
+    body.set(head, 0);
+    body.set(frame.subarray(HEADER), head.length);
+    return encodeFrame(FrameKind.Records, body);
+  }
+}
+
+let hub: ThreadHub | undefined;
+
+/** The main thread's hub, once threads/environment.ts installed it. */
+export function mainThreadHub(): ThreadHub | undefined {
+  return hub;
+}
+
+export function setMainThreadHub(h: ThreadHub): void {
+  hub = h;
+}

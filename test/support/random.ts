@@ -1,0 +1,14 @@
+// The tests' seeded pseudo-random numbers, defined once: a fixed seed gives the same sequence on
+// every run and machine, so generated workloads and fixtures are repeatable.
+
+/** mulberry32: a deterministic sequence of numbers in [0, 1) from a 32-bit seed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
