@@ -2,8 +2,8 @@
 // of order records), as ratios to the 1 KB case. The probe records to a trace file with
 // `capturePayloads` on (detail `dispatch`, cap 1024 characters), so each dispatch runs the real
 // sanitize-free capture, its ring write and the file encoding (the loop yields to the event loop
-// between batches, so the off-hot-path work is inside the measured time). The target (DESIGN): capture
-// costs about the same whatever the payload's size. For reference: the same dispatches with the probe
+// between batches, so the off-hot-path work is inside the measured time). The target: capture costs
+// about the same whatever the payload's size (the cap bounds the work; runtime-probe/README.md says so). For reference: the same dispatches with the probe
 // stopped and with recording but no capture, and what capture did before — `JSON.stringify` the whole
 // payload, then cut it — timed alone.
 import fs from 'node:fs';
@@ -118,7 +118,7 @@ export async function run(): Promise<void> {
       `## Payload capture per dispatch, by payload size\n\n` +
         `Median of ${rounds} interleaved rounds, ${ms} ms per cell, batches of ${BATCH} dispatches with a yield between batches; ` +
         `recording to a trace file, detail \`dispatch\`, \`capturePayloads: true\`, \`payloadSizeCap: ${CAP}\`, one handler. ` +
-        `Ratios are to the 1 KB payload with capture. Target (DESIGN): about the same cost for 1 KB and 50 MB. ` +
+        `Ratios are to the 1 KB payload with capture. Target: about the same cost for 1 KB and 50 MB. ` +
         `Last trace file: ${(traceBytes / 1e6).toFixed(1)} MB.\n\n` +
         markdownTable(['payload', 'probe stopped', 'recording, capture off', 'recording, capturing', 'vs 1 KB', 'before: stringify all then cut, alone'], rows),
     );

@@ -12,11 +12,13 @@
 // is rewritten to point there, relative to itself. The extension runs the demo with
 // --enable-source-maps, so in an installed extension a site is
 // `<extension>/dist/demo/runtime-probe/src/demo/hud.ts:26` — a file that exists, and whose imports
-// resolve in the editor (only the files using Node's globals miss @types/node there). Frames of the bus keep a `runtime-probe/src/bus/…` path, which the probe recognises as its
-// own and skips. Unminified, the bus's methods also keep their names (EventBus.subscribe), so even
-// without source maps a site is the demo's call in demo.cjs, never the bus's subscribe. In the
-// extension: `path.join(context.extensionPath, 'dist', 'demo', 'demo.cjs')`. When the demo's source
-// exists and its bundle cannot be built, packaging fails: a VSIX without the demo breaks story 1.
+// resolve in the editor (only the files using Node's globals miss @types/node there). Frames of the
+// bus keep a `runtime-probe/src/bus/…` path, which the probe recognises as its own and skips.
+// Unminified, the bus's methods also keep their names (EventBus.subscribe), so even without source
+// maps a site is the demo's call in demo.cjs, never the bus's subscribe. In the extension:
+// `path.join(context.extensionPath, 'dist', 'demo', 'demo.cjs')`. When the demo's source exists and
+// its bundle cannot be built, packaging fails: a VSIX without the demo breaks the README's first
+// steps (*Busscope: Run Demo App*).
 //
 // Size budget (enforced by test/package/vsix.test.ts): the .vsix at most 2 MiB.
 import { spawnSync } from 'node:child_process';

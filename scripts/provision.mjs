@@ -112,7 +112,7 @@ async function withLock(cache, log, fn) {
       let alive = false;
       try { if (holder) { process.kill(holder, 0); alive = true; } } catch { /* gone */ }
       if (!alive) { rmSync(lock, { force: true }); continue; }
-      if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for too long`);
+      if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for too long`, { cause: e });
       if (!said) { log(`waiting for pid ${holder} (another provisioning) to finish`); said = true; }
       await new Promise((r) => setTimeout(r, 1000));
     }

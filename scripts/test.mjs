@@ -1,9 +1,10 @@
-// The README's test command: check the layering, build, type-check every part (including the compile-time API tests),
-// then run every test file under test/ in Node's built-in runner. Before that it provisions what the
+// The README's test command: lint, check the formatting and the layering, build, type-check every part (including the
+// compile-time API tests), then run every test file under test/ in Node's built-in runner. Before that it provisions what the
 // browser and real-VS-Code tiers need and npm can give (scripts/lib/test-tiers.mjs; cached, stats only
 // when present) and packages the VSIX when stale. Output ends with the runner's summary, a `tiers: …`
-// line (which tiers ran, which were skipped and why) and a plain `N passed, N failed, N skipped` line.
-//   node scripts/test.mjs [substring…]   only the test files whose path contains one of them
+// line (which tiers ran, which were skipped and why) and a plain `N passed, N failed, N skipped` line
+// (lint and the format check count as one test each).
+//   node scripts/test.mjs [substring…]   only the test files whose path contains one of them (no lint, no format check)
 //   node scripts/test.mjs --tiers        provision and report the tiers (.test-output/tiers.json); run nothing
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -27,7 +28,7 @@ function step(title, cmd, args) {
   const status = run(cmd, args);
   if (status !== 0) {
     console.log(`[busscope test] ${title} failed (exit ${status})`);
-    console.log('0 passed, 1 failed');
+    console.log(`${checksPassed()} passed, ${checksFailed() + 1} failed`);
     process.exit(status);
   }
 }
@@ -54,7 +55,26 @@ if (tiersOnly) {
   process.exit(0);
 }
 
-// First, since it needs no build: runtime-probe ↛ extension/webview, webview ↛ extension, the model
+// Lint and formatting come first (no build needed). Each counts as one test in the final line and a
+// failure fails the run, yet the tests still run, so one run reports everything that is wrong. A
+// filtered run is a quick loop over a few files and skips both (`npm run lint`, `npm run format:check`).
+const checks = [];
+const checksPassed = () => checks.filter(Boolean).length;
+const checksFailed = () => checks.length - checksPassed();
+function check(title, args) {
+  console.log(`\n[busscope test] ${title}`);
+  const status = run(process.execPath, args);
+  checks.push(status === 0);
+  console.log(`[busscope test] ${title}: ${status === 0 ? 'passed' : `FAILED (exit ${status})`}`);
+}
+if (filter.length) {
+  console.log('\n[busscope test] lint and format check skipped (filtered run)');
+} else {
+  check('lint (eslint)', ['node_modules/eslint/bin/eslint.js', '.']);
+  check('format (prettier --check)', ['node_modules/prettier/bin/prettier.cjs', '--check', '.']);
+}
+
+// Then, since it needs no build: runtime-probe ↛ extension/webview, webview ↛ extension, the model
 // and analyses free of vscode, Node and the DOM (scripts/check-layers.mjs says why each rule exists).
 step('layering', process.execPath, ['scripts/check-layers.mjs']);
 // Before the build: packaging rebuilds dist/ minified, which must not happen while tests read it.
@@ -75,5 +95,7 @@ const status = run(process.execPath, [
 const tap = readFileSync(tapFile, 'utf8');
 const count = (k) => Number((tap.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
 console.log(tierSummary(tiers));
-console.log(`${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped') + count('todo')} skipped`);
-process.exit(status);
+console.log(
+  `${count('pass') + checksPassed()} passed, ${count('fail') + count('cancelled') + checksFailed()} failed, ${count('skipped') + count('todo')} skipped`,
+);
+process.exit(status !== 0 ? status : checksFailed() ? 1 : 0);

@@ -89,24 +89,6 @@ async function inspectorWarnings(frame: Frame): Promise<WarningView[]> {
   );
 }
 
-/** The buses (and class groups) of the graph's node list (virtualised: scrolls through it). No named helpers inside: it runs in the page. */
-function graphBuses(frame: Frame): Promise<string[]> {
-  return frame.locator('[data-testid="node-list"]').evaluate(async (list) => {
-    const seen = new Set<string>();
-    list.scrollTop = 0;
-    for (let guard = 0; guard < 300; guard++) {
-      await new Promise((r) => setTimeout(r, 60));
-      for (const row of list.querySelectorAll('[data-key]')) {
-        if (row.getAttribute('data-kind') !== 'type') seen.add(`${row.getAttribute('data-bus') ?? ''} ${row.querySelector('.node-label')?.textContent ?? ''}`);
-      }
-      if (list.scrollTop + list.clientHeight >= list.scrollHeight - 1) break;
-      list.scrollTop += Math.max(20, list.clientHeight - 44);
-    }
-    list.scrollTop = 0;
-    return [...seen];
-  });
-}
-
 /** aria-labels of the rows of the Run and Debug view's call stack. */
 function callStackRows(workbench: Workbench): Promise<string[]> {
   return workbench.page.locator('.debug-call-stack .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? r.textContent ?? ''));

@@ -1,4 +1,4 @@
-// Acceptance story 1 the way a user lives it, in a real VS Code (code-server + chromium) with the
+// The README's first run (*Try it.*) the way a user lives it, in a real VS Code (code-server + chromium) with the
 // PACKAGED extension: install busscope-<version>.vsix, run the demo and attach through the command
 // palette, read the inspector's DOM (buses and event types in the graph, a timeline that keeps
 // receiving dispatches, the demo's HUD leak as a warning with its source location), follow the
@@ -218,7 +218,7 @@ const waitUntil = (what: string, timeoutMs: number, check: () => boolean | Promi
 
 const discoveryFiles = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : []);
 
-test('first run (story 1): packaged VSIX → demo → attach → inspector → source link → export → detach, nothing left behind',
+test('first run: packaged VSIX → demo → attach → inspector → source link → export → detach, nothing left behind',
   vscodeServerTestOptions(240_000), async () => {
     assert.ok(LEAK, 'the demo lists its HUD leak (runtime-probe/src/demo/bugs.ts)');
     // A per-run discovery folder (0700, as the probe wants it), handed to the extension through the
@@ -261,7 +261,7 @@ test('first run (story 1): packaged VSIX → demo → attach → inspector → s
           await workbench.runCommandWhenListed('View: Show Busscope', 15_000);
           await workbench.page.locator('.part.sidebar .monaco-list-row[aria-label*="busscope-demo"]').first().waitFor({ timeout: 15_000 });
           await workbench.page.locator('.part.sidebar .monaco-list-row', { hasText: 'gameplay' }).first().waitFor({ timeout: 15_000 });
-          // For the picture only (not part of the story's checks): open the gameplay bus and the leak
+          // For the picture only (not part of this test's checks): open the gameplay bus and the leak
           // warning in the trees by their twisties (a click on a row would open its source).
           const sidebar = workbench.page.locator('.part.sidebar');
           await sidebar.locator('.monaco-list-row', { hasText: 'gameplay' }).first().locator('.monaco-tl-twistie').click({ timeout: 5000 })

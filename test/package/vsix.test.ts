@@ -33,7 +33,7 @@ const ALLOWED = [
   // the files they import for types), copied under dist/demo/ by scripts/package.mjs: with them the
   // demo (run with --enable-source-maps) reports subscribe sites such as
   // dist/demo/runtime-probe/src/demo/hud.ts:26 that exist after install, open in the editor and
-  // type-check there (acceptance story 1: click a warning's source link).
+  // type-check there (the README's first run: a warning's source link opens the demo's code).
   /^extension\/dist\/demo\/demo\.cjs\.map$/,
   /^extension\/dist\/demo\/runtime-probe\/src\/[\w./-]+\.ts$/,
   /^extension\/media\/[\w./-]+\.(png|svg|gif|jpg)$/,

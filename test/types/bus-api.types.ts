@@ -31,7 +31,7 @@ type IsAny<T> = 0 extends 1 & T ? true : false;
 function use(..._values: unknown[]): void {}
 
 // ------------------------------------------------------------------------------------------------
-// The event map from DESIGN, as an `interface` (no implicit index signature: must still be accepted)
+// The event map of runtime-probe/README.md (Define the event map), as an `interface` (no implicit index signature: must still be accepted)
 
 interface GameEvents {
   'item.picked': { itemId: number; picker: string };
@@ -47,7 +47,7 @@ declare const widget: { disposed: boolean };
 
 const bus = new EventBus<GameEvents>({ name: 'gameplay' });
 
-// The DESIGN sample, verbatim in substance.
+// The README's Subscribe and dispatch sample, verbatim in substance.
 {
   const sub = bus.subscribe('health.changed', (e) => bar.set(e.current / e.max), { owner: widget, priority: 10, label: 'HealthBar' });
   bus.dispatch('health.changed', { current: 80, max: 100 });

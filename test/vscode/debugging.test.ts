@@ -1,4 +1,4 @@
-// Story 3 in a real VS Code with its built-in JavaScript debugger (ms-vscode.js-debug): the demo app
+// The README's *While debugging* in a real VS Code with its built-in JavaScript debugger (ms-vscode.js-debug): the demo app
 // is launched under the debugger (a plain `node` launch configuration), Busscope switches its probe on
 // and attaches by itself, an event breakpoint set by command stops the debug session inside
 // `dispatch`, the paused app's state is read through the debug session and shown (Subscriptions view,

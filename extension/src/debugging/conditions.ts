@@ -18,6 +18,7 @@ export function conditionProblem(source: string): string | undefined {
   if (text.length > MAX_CONDITION_LENGTH) return `the condition is longer than ${MAX_CONDITION_LENGTH} characters`;
   try {
     // Parses as the body the app will compile; never called here.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled to be parsed, never run
     new Function('payload', 'type', conditionBody(text));
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

@@ -1,4 +1,4 @@
-// Busscope while debugging (acceptance story 3): auto-attach to Node programs started by VS Code's
+// Busscope while debugging (the README's *While debugging*): auto-attach to Node programs started by VS Code's
 // JavaScript debugger, event breakpoints (the probe runs a `debugger` statement when a chosen type is
 // dispatched), and a snapshot of the paused app read through the debug session. `registerDebugging`
 // wires it all; everything it creates is rooted in `context.subscriptions`.

@@ -22,7 +22,7 @@ declare module 'ws' {
     on(event: 'error', listener: (error: Error) => void): this;
     on(event: 'open', listener: () => void): this;
     on(event: 'unexpected-response', listener: (req: unknown, res: IncomingMessage) => void): this;
-    on(event: string, listener: (...args: any[]) => void): this;
+    on(event: string, listener: (...args: unknown[]) => void): this;
   }
 
   export interface VerifyClientInfo {
@@ -48,7 +48,7 @@ declare module 'ws' {
     on(event: 'connection', listener: (socket: WebSocket, req: IncomingMessage) => void): this;
     on(event: 'listening', listener: () => void): this;
     on(event: 'error', listener: (error: Error) => void): this;
-    on(event: string, listener: (...args: any[]) => void): this;
+    on(event: string, listener: (...args: unknown[]) => void): this;
   }
 
   export default WebSocket;

@@ -53,7 +53,7 @@ export interface ProducerPortEnd {
 }
 
 /** Things structured clone refuses (DataCloneError) or that arrive as something else. */
-// eslint-disable-next-line @typescript-eslint/ban-types
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- any function at all is what structured clone refuses
 type NotCloneable = Function | symbol | WeakMap<object, unknown> | WeakSet<object> | WeakRef<object> | Promise<unknown>;
 /** Objects the structured clone copies whole (their methods live on the prototype and come back). */
 type ClonedWhole = Date | RegExp | ArrayBuffer | ArrayBufferView | Error | boolean | number | string | bigint;

@@ -4,7 +4,7 @@
 // reads the tracer slot once, keeps the traced work in a separate method, and stays small enough for
 // the engine to inline it into the caller (uncommon cases live in dispatchGeneral).
 import { describeValue, disposeSymbol } from '../delegates/disposable';
-import { contextAt, contexts, makeConsumedResult, notConsumedResult, type DispatchContextImpl } from './dispatch-context';
+import { contextAt, contexts, makeConsumedResult, notConsumedResult } from './dispatch-context';
 import { runHandlersFor } from './dispatch-code';
 import { runsBefore } from './priority';
 import { callInScope } from './scoped-call';

@@ -31,7 +31,6 @@ export async function runCheck(flags: CheckArgs): Promise<ExitCode> {
   let source: CheckedSource;
   let note: string | null = null;
   let end: SessionEnd | undefined;
-  let app = '';
   switch (flags.source.kind) {
     case 'trace': {
       const t = await loadTrace(flags.source.file);
@@ -45,7 +44,7 @@ export async function runCheck(flags: CheckArgs): Promise<ExitCode> {
       model = a.model;
       source = { kind: 'app', label: a.label, durationMs: flags.durationMs ?? null };
       end = a.end;
-      app = a.app;
+      const app = a.app;
       if (end.kind === 'app-ended' || end.kind === 'probe-stopped') {
         const what = end.kind === 'app-ended' ? 'ended' : 'stopped its probe';
         note = `${app} ${what} after ${Math.round(model.now)} ms of record time${flags.durationMs !== undefined ? `, before --duration was up` : ''}`;

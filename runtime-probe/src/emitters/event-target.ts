@@ -155,7 +155,7 @@ export class EventTargetBus extends EmitterBus {
     const original = record.callback as Function;
     const running = this.running;
     const bus = this;
-    const timed = function timedListener(this: unknown, arg: unknown): unknown {
+    const timed = function timedListener(this: unknown, _event: unknown): unknown {
       const tracer = currentDispatchTracer();
       const seq = running.seq;
       // Not inside a traced dispatchEvent (NodeEventTarget's emit, a dispatch begun before recording).

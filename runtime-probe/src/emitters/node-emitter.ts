@@ -4,11 +4,12 @@
 //    is synced with the stored list (so `once` → `on`, `removeAllListeners` → `removeListener`, a
 //    `newListener` listener adding listeners, all come out right, whatever the order of calls).
 //  - Dispatches: while something records, `emit` is wrapped; otherwise the instance's `emit` own
-//    property is the emitter's own `emit` (no cost at all). While recording, the wrapper runs the same steps as Node's own `emit` (events.js), timing each listener:
-//    snapshot of the stored list, listeners called with the emitter as `this`, the first throw
-//    propagating unchanged, promise results handed to `captureRejections` the way Node does. An
-//    `'error'` with no listener and any class that overrides `emit` run the original `emit` instead
-//    (the dispatch is recorded without per-listener timings), so nothing can differ from Node there.
+//    property is the emitter's own `emit` (no cost at all). While recording, the wrapper runs the
+//    same steps as Node's own `emit` (events.js), timing each listener: snapshot of the stored list,
+//    listeners called with the emitter as `this`, the first throw propagating unchanged, promise
+//    results handed to `captureRejections` the way Node does. An `'error'` with no listener and any
+//    class that overrides `emit` run the original `emit` instead (the dispatch is recorded without
+//    per-listener timings), so nothing can differ from Node there.
 //  - `newListener` / `removeListener` emits are lifecycle, not dispatches: they go straight through.
 // `watchNodeEmitter` installs these as own properties of one instance; the functions below take the
 // instance and its bus as arguments so a prototype-wide patch can call them too.

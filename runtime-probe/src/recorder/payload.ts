@@ -293,6 +293,7 @@ class BudgetedWriter {
     }
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- any function the app put in a payload
   private describeFunction(fn: Function): string {
     if (this.isProxy === undefined) return '[function]';
     if (this.isProxy(fn)) return '[Proxy]';

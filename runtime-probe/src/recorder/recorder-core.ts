@@ -86,8 +86,8 @@ const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEn
   UNSUBSCRIBE_REASONS.map((r, i) => [r, i]),
 ) as { [R in UnsubscribeReason]: number };
 
+// Indexes into DETAIL_LEVELS; 1 ('dispatch') is never tested for by itself.
 const DETAIL_LIFECYCLE = 0;
-const DETAIL_DISPATCH = 1;
 const DETAIL_HANDLERS = 2;
 
 export {

@@ -7,7 +7,6 @@ import net from 'node:net';
 import {
   CLIENT_FEATURES,
   MAX_EMITTER_WARNINGS,
-  MAX_PROBE_FRAME_BYTES,
   encodeControlFrame,
   type ClientMessage,
   type EmitterWarningMessage,

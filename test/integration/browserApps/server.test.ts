@@ -155,8 +155,8 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     bad.send(encodeControlFrame({ type: 'hello', token: server.token, protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS], clientName: 'bad-page' }));
     const decoder = new FrameDecoder(1 << 20);
     await new Promise<void>((resolve) =>
-      bad.on('message', (data: Buffer) => {
-        decoder.push(data);
+      bad.on('message', (data) => {
+        decoder.push(data as Buffer); // binaryType 'nodebuffer' (the default): one Buffer per message
         const f = decoder.next();
         if (f !== undefined && f.kind === FrameKind.Control && JSON.parse(Buffer.from(f.body).toString()).type === 'hello') resolve();
       }),

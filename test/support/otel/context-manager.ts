@@ -19,6 +19,7 @@ export class TestContextManager implements ContextManager {
 
   bind<T>(context: Context, target: T): T {
     if (typeof target !== 'function') return target;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the returned function has its own `this` (the caller's) to pass on
     const manager = this;
     return function (this: unknown, ...args: unknown[]) {
       return manager.with(context, () => (target as (...a: unknown[]) => unknown).apply(this, args));

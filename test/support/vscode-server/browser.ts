@@ -165,7 +165,7 @@ export class Workbench {
         return;
       } catch (e) {
         if (Date.now() >= deadline) {
-          throw new Error(`"${title}" did not appear in the command palette within ${timeoutMs} ms: ${e instanceof Error ? e.message : String(e)}`);
+          throw new Error(`"${title}" did not appear in the command palette within ${timeoutMs} ms: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
         }
         await this.page.keyboard.press('Escape');
         await this.page.waitForTimeout(500);

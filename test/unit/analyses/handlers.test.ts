@@ -15,7 +15,10 @@ function frameApp(model: Model): StreamBuilder {
 test('slow handler: p95 of self time over enough calls', () => {
   const model = new Model();
   const s = frameApp(model);
-  for (let f = 0; f < 40; f++) s.dispatch({ type: 'frame.tick', handlers: [{ sub: 1, duration: f % 4 === 0 ? 2.5 : 0.02 }, { sub: 2, duration: 0.01 }] }), s.wait(16);
+  for (let f = 0; f < 40; f++) {
+    s.dispatch({ type: 'frame.tick', handlers: [{ sub: 1, duration: f % 4 === 0 ? 2.5 : 0.02 }, { sub: 2, duration: 0.01 }] });
+    s.wait(16);
+  }
   s.into(model);
   const ws = warningsOf(model, 'slow-handler');
   assert.deepEqual(ws.map((w) => w.subjects.subscriptions), [[1]]);

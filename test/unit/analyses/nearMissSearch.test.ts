@@ -211,7 +211,7 @@ test('a name that shares its words with thousands of id-less names is compared w
   while (names.size < 2_000) names.add(`user.${letter()}${letter()}${letter()}${letter()}.updated`);
   let id = 1;
   for (const name of names) s.subscribe({ id: id++, type: name });
-  s.subscribe({ id: id++, type: 'user.qxzv.updated' });
+  s.subscribe({ id, type: 'user.qxzv.updated' });
   s.dispatch({ type: 'user.qxzv.updatd' });
   s.into(model);
   const update = new Analyzer(model, { kinds: ['unheard-dispatch'], nearMissBudget: Infinity, timeBudgetMs: Infinity }).run();

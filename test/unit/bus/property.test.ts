@@ -1,7 +1,7 @@
 // Property test: random programs of subscribe / unsubscribe / dispose / owner death /
 // unsubscribeOwner / clear / dispatch — including all of those from inside handlers, with nested
 // dispatch across two buses — run once against the real EventBus and once against a small reference
-// model written straight from DESIGN's semantics list. Both runs must produce the same trace: who was
+// model written straight from the Semantics list of runtime-probe/README.md. Both runs must produce the same trace: who was
 // called, in what order, at which ctx.depth, with which ctx.type / payload, every dispatch's
 // delivered / consumedBy (or depth error), every onError, and after each top-level step the same
 // live subscriptions, `active` flags, listener counts and per-subscription call counts. A second run
@@ -46,8 +46,8 @@ type Action =
   | { kind: 'bad-call'; bus: number; call: BadCall };
 
 /**
- * Calls DESIGN says must throw a TypeError at the call and leave the bus exactly as it was ("never a
- * corrupted bus") — also when made from inside a handler, in the middle of a dispatch.
+ * Calls that must throw a TypeError at the call and leave the bus exactly as it was ("before anything
+ * changes", runtime-probe/README.md, Errors) — also when made from inside a handler, in the middle of a dispatch.
  */
 const BAD_CALLS = [
   'dispatch-empty-name',
@@ -781,7 +781,7 @@ function checkAgainstModel(tracers: RecordingTracers | undefined, numRuns: numbe
     { numRuns, seed: 20261201, includeErrorInReport: true },
   );
   if (process.env.BUSSCOPE_PROPERTY_STATS) console.log(coverage);
-  // The generator must actually reach every rule in DESIGN's list, or the property proves little.
+  // The generator must actually reach every rule in the README's Semantics list, or the property proves little.
   // Floors are roughly 40% of what a run typically reaches.
   const floor: Record<keyof typeof coverage, number> = {
     calls: numRuns * 5,

@@ -345,6 +345,7 @@ test('a watched EventEmitter (probe.watch) gets the same: send span per emit, li
   try {
     let thisSeen: unknown;
     door.on('open', function (this: unknown, a: number, b: number) {
+      // eslint-disable-next-line @typescript-eslint/no-this-alias -- the receiver the listener got is what the test checks
       thisSeen = this;
       assert.equal(a + b, 3);
       appTracer.startSpan('listener work').end();

@@ -49,7 +49,7 @@ test('interpolated dispatch starts lie within their stated bound of the true sta
       if (type === 'damage' && v % 2 === 0) dispatch('score', rand(21));
     });
   }
-  let firstSeq = 0;
+  let firstSeq: number;
   try {
     rec.attach(sink, [], () => undefined);
     firstSeq = rec.lastSequence + 1;

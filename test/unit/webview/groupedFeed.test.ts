@@ -9,7 +9,7 @@ import { InspectorFeed } from '../../../extension/src/inspector/feed';
 import { Model } from '../../../runtime-probe/src/analysis/model/model';
 import { classGroupKey, isGroupKey, LIBRARIES_GROUP, MAX_INSTANCES_EXPANDED, MAX_INSTANCES_SHOWN } from '../../../webview/src/graph/busGroups';
 import { buildGraph } from '../../../webview/src/graph/graphModel';
-import type { InspectorDelta, InspectorSnapshot, SessionView, SiteInfo } from '../../../runtime-probe/src/analysis/inspector-messages';
+import type { InspectorDelta, SessionView, SiteInfo } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { InspectorStore } from '../../../webview/src/store/inspectorStore';
 import type { BusRecord } from '../../../runtime-probe/src/protocol/records';
 

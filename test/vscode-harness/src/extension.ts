@@ -6,6 +6,7 @@ import type { HarnessContext } from './run';
 
 export function activate(context: HarnessContext): void {
   process.setSourceMapsEnabled(true);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only now, after source maps are on
   const { runHarness } = require('./suite.js') as typeof import('./run');
   runHarness(context);
 }

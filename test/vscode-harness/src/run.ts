@@ -21,6 +21,7 @@ export function runHarness(context: HarnessContext): void {
   writeAtomically(file, running);
   let vscodeVersion: string | undefined;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- only inside VS Code's extension host
     vscodeVersion = (require('vscode') as { version?: string }).version;
   } catch {
     vscodeVersion = undefined;

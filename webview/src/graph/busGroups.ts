@@ -31,6 +31,7 @@ export function parseGroupSelection(key: string): { readonly kind: 'libraries' }
   if (!key.startsWith('c\u0000')) return null;
   const k = key.slice(1);
   if (k === LIBRARIES_GROUP) return { kind: 'libraries' };
+  // eslint-disable-next-line no-control-regex -- NUL separates a group key's parts: no name contains it
   const m = /^\u0000([AL]):(.+)$/.exec(k);
   return m === null ? null : { kind: 'class', className: m[2], library: m[1] === 'L' };
 }

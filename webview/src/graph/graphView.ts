@@ -226,6 +226,8 @@ export class GraphView {
         if (n.health.size > 0) lines.push([...n.health].join(', '));
         break;
       }
+      case 'thread': // never among the graph's nodes (outline only): its label is all there is
+        break;
     }
     this.tooltip.textContent = '';
     lines.forEach((l, i) => this.tooltip.append(h(this.doc, 'div', { class: i === 0 ? 'tooltip-title' : '' }, l)));
