@@ -90,12 +90,7 @@ export default defineConfig(
   {
     // `Function` where any callable at all is meant: the methods and listeners other libraries hold,
     // and V8's stack API (`Error.captureStackTrace(target, above: Function)`), and the tests of both.
-    files: [
-      'runtime-probe/src/emitters/**/*.ts',
-      'runtime-probe/src/recorder/sites.ts',
-      'test/unit/emitters/**/*.ts',
-      'test/unit/probe/site-capture.test.ts',
-    ],
+    files: ['runtime-probe/src/emitters/**/*.ts', 'runtime-probe/src/recorder/sites.ts', 'test/unit/emitters/**/*.ts', 'test/unit/probe/site-capture.test.ts'],
     rules: { '@typescript-eslint/no-unsafe-function-type': 'off' },
   },
   {

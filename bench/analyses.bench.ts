@@ -117,7 +117,18 @@ function timeRuns(model: Model, maxRuns: number): RunFigures {
   const warnings = update.warnings;
   for (let i = 0; i < 3; i++) more();
   const steadyExamined = update.progress.typesExamined;
-  return { first: firstRun.wall, firstCpu: firstRun.cpu, later: median(later), laterCpu: median(laterCpu), maxWork, maxReported, maxExamined, steadyExamined, runsToComplete, warnings };
+  return {
+    first: firstRun.wall,
+    firstCpu: firstRun.cpu,
+    later: median(later),
+    laterCpu: median(laterCpu),
+    maxWork,
+    maxReported,
+    maxExamined,
+    steadyExamined,
+    runsToComplete,
+    warnings,
+  };
 }
 
 /**
@@ -146,7 +157,10 @@ export async function run(): Promise<void> {
       (globalThis as { gc?: () => void }).gc?.();
       await new Promise((resolve) => setTimeout(resolve, 300));
       const f = timeRuns(model, maxRuns);
-      if (Number.isFinite(f.runsToComplete) && !f.warnings.some((w) => w.kind === 'unheard-dispatch' && w.subjects.types.some((t) => t.type === 'enemy.killed'))) {
+      if (
+        Number.isFinite(f.runsToComplete) &&
+        !f.warnings.some((w) => w.kind === 'unheard-dispatch' && w.subjects.types.some((t) => t.type === 'enemy.killed'))
+      ) {
         throw new Error(`${scenario} ${n}: the near miss enemy.kiled → enemy.killed was not found`);
       }
       const target = n >= 100_000 ? '≤ 250 ms' : n >= 10_000 ? '≤ 50 ms' : '—';
@@ -167,9 +181,23 @@ export async function run(): Promise<void> {
   }
   report(
     `## Analyses with many event types (one whole \`Analyzer.run()\`)\n\n` +
-      `Load average at the start: ${loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${cpus().length} cores (wall times inflate with it; CPU time is this process's).\n\n` +
+      `Load average at the start: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' / ')} on ${cpus().length} cores (wall times inflate with it; CPU time is this process's).\n\n` +
       markdownTable(
-        ['Scenario', 'before: old near-miss search alone', 'before: main, whole run (first / later / runs)', 'now: first run', 'now: later runs (median)', 'runs until complete', 'per run at most: types examined / near-miss work / warnings reported', 'types examined by a run once complete', 'warnings', 'target per run', '(model build)'],
+        [
+          'Scenario',
+          'before: old near-miss search alone',
+          'before: main, whole run (first / later / runs)',
+          'now: first run',
+          'now: later runs (median)',
+          'runs until complete',
+          'per run at most: types examined / near-miss work / warnings reported',
+          'types examined by a run once complete',
+          'warnings',
+          'target per run',
+          '(model build)',
+        ],
         rows,
       ),
   );

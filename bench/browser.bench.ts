@@ -41,7 +41,13 @@ async function serve(entry: Buffer): Promise<{ port: number; close(): Promise<vo
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const body =
-      url.pathname === '/' ? '<!DOCTYPE html><title>bench</title><script type="module" src="/page.js"></script>' : url.pathname === '/page.js' ? PAGE_JS : url.pathname === '/busscope-browser.mjs' ? entry : undefined;
+      url.pathname === '/'
+        ? '<!DOCTYPE html><title>bench</title><script type="module" src="/page.js"></script>'
+        : url.pathname === '/page.js'
+          ? PAGE_JS
+          : url.pathname === '/busscope-browser.mjs'
+            ? entry
+            : undefined;
     if (body === undefined) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': url.pathname === '/' ? 'text/html' : 'text/javascript' });
     res.end(body);
@@ -80,7 +86,9 @@ async function openPage(browser: import('playwright-core').Browser, url: string)
 export async function run(): Promise<void> {
   const entryFile = path.join(ROOT, 'runtime-probe/dist/browser.mjs');
   if (!CHROMIUM || !existsSync(entryFile)) {
-    report(`## Browser app (headless Chromium)\n\nSkipped: ${CHROMIUM ? 'runtime-probe/dist/browser.mjs is missing (build first)' : 'no Chrome/Chromium found'}.`);
+    report(
+      `## Browser app (headless Chromium)\n\nSkipped: ${CHROMIUM ? 'runtime-probe/dist/browser.mjs is missing (build first)' : 'no Chrome/Chromium found'}.`,
+    );
     return;
   }
   const rounds = benchRounds(5);

@@ -75,7 +75,8 @@ function measurePairs(c: LifecycleCandidate, ms: number): number {
   const check = (): void => {
     // Every pair really unsubscribed: one dispatch reaches the resident listener only.
     s.dispatch();
-    if (counts[0] !== 1 || counts[1] !== 0) throw new Error(`${c.name}: after subscribe+dispose pairs a dispatch called resident ${counts[0]}×, churn ${counts[1]}×`);
+    if (counts[0] !== 1 || counts[1] !== 0)
+      throw new Error(`${c.name}: after subscribe+dispose pairs a dispatch called resident ${counts[0]}×, churn ${counts[1]}×`);
     counts.fill(0);
     takeAccumulator();
   };

@@ -163,7 +163,8 @@ async function benchKind(kind: Kind, rounds: number, ms: number, dir: string): P
       for (let j = 0; j < MODES.length; j++) {
         const { mode, title } = MODES[(j + round) % MODES.length];
         const c = candidates.get(mode) as Candidate;
-        const recording = mode === 'recording' ? probe.record(path.join(dir, `${kind}-${recordings++}.trace`), { detail: 'handlers', discovery: false }) : undefined;
+        const recording =
+          mode === 'recording' ? probe.record(path.join(dir, `${kind}-${recordings++}.trace`), { detail: 'handlers', discovery: false }) : undefined;
         let result: { emits: number; seconds: number };
         try {
           result = await emitFor(c, round === 0 ? ms / 2 : ms);
@@ -206,7 +207,7 @@ const PROTO_MODES: readonly { mode: ProtoMode; title: string }[] = [
   { mode: 'untouched', title: 'prototype untouched (emitters off)' },
   { mode: 'untouchedAgain', title: 'prototype untouched, another instance (noise gauge)' },
   { mode: 'protoIdle', title: "prototype instrumented (emitters 'all'), nobody recording" },
-  { mode: 'protoRecording', title: "prototype instrumented, recording (detail `handlers`)" },
+  { mode: 'protoRecording', title: 'prototype instrumented, recording (detail `handlers`)' },
 ];
 const protoLoops: Record<ProtoMode, (ee: EventEmitter) => void> = {
   untouched: (ee) => {

@@ -32,8 +32,21 @@ function records(types: number): BusRecord[] {
   let sub = 0;
   for (let i = 0; i < types; i++) {
     const type = `user.${i}.updated`;
-    if (i % 10 === 0) out.push({ kind: 'subscribe', time: 0, subscriptionId: ++sub, bus: 1, type, priority: 0, label: null, owner: null, once: false, site: null });
-    out.push({ kind: 'dispatch', seq: ++seq, bus: 1, type, start: i * 0.0001, duration: 0.001, delivered: i % 10 === 0 ? 1 : 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    if (i % 10 === 0)
+      out.push({ kind: 'subscribe', time: 0, subscriptionId: ++sub, bus: 1, type, priority: 0, label: null, owner: null, once: false, site: null });
+    out.push({
+      kind: 'dispatch',
+      seq: ++seq,
+      bus: 1,
+      type,
+      start: i * 0.0001,
+      duration: 0.001,
+      delivered: i % 10 === 0 ? 1 : 0,
+      consumedBy: 0,
+      depth: 0,
+      parentSeq: 0,
+      site: null,
+    });
   }
   return out;
 }
@@ -73,7 +86,11 @@ function emitterRecords(connections: number): BusRecord[] {
   let seq = 0;
   for (let c = 1; c <= connections; c++) {
     const time = c * 0.01;
-    for (const [cls, type, site] of [['Socket', 'data', NET], ['IncomingMessage', 'end', HTTP], ['ServerResponse', 'finish', HTTP]] as const) {
+    for (const [cls, type, site] of [
+      ['Socket', 'data', NET],
+      ['IncomingMessage', 'end', HTTP],
+      ['ServerResponse', 'finish', HTTP],
+    ] as const) {
       const id = ++bus;
       out.push({ kind: 'bus-created', time, bus: id, name: `${cls}#${c}` });
       out.push({ kind: 'subscribe', time, subscriptionId: ++sub, bus: id, type, priority: 0, label: null, owner: null, once: false, site });
@@ -81,7 +98,19 @@ function emitterRecords(connections: number): BusRecord[] {
       out.push({ kind: 'handler', seq: ++seq, subscriptionId: sub - 1, start: time, duration: 0.002, consumed: false });
       out.push({ kind: 'dispatch', seq, bus: id, type, start: time, duration: 0.003, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
     }
-    out.push({ kind: 'dispatch', seq: ++seq, bus: 1, type: 'request', start: time, duration: 0.01, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    out.push({
+      kind: 'dispatch',
+      seq: ++seq,
+      bus: 1,
+      type: 'request',
+      start: time,
+      duration: 0.01,
+      delivered: 1,
+      consumedBy: 0,
+      depth: 0,
+      parentSeq: 0,
+      site: null,
+    });
   }
   return out;
 }
@@ -109,7 +138,11 @@ async function emitters(rounds: number): Promise<string> {
   let everyBus: InspectorSnapshot = snap;
   const tSnapAll = medianMs(rounds, () => {
     const s = feed.snapshot(session, []);
-    everyBus = { ...s, buses: [...model.buses.values()].map((b) => busView(b, feed.options.maxTypes)), omitted: { ...s.omitted!, typesByBus: [...model.buses.values()].map((b) => ({ bus: b.id, count: b.types.size })) } };
+    everyBus = {
+      ...s,
+      buses: [...model.buses.values()].map((b) => busView(b, feed.options.maxTypes)),
+      omitted: { ...s.omitted!, typesByBus: [...model.buses.values()].map((b) => ({ bus: b.id, count: b.types.size })) },
+    };
   });
   const bytesAll = JSON.stringify(everyBus).length;
   if (snap.buses.length > feed.options.maxTypes + 10) throw new Error(`grouped snapshot sends ${snap.buses.length} buses`);
@@ -120,8 +153,24 @@ async function emitters(rounds: number): Promise<string> {
   let sub = 10_000_000;
   const more = (): void => {
     const time = model.now + 1;
-    const rs: BusRecord[] = [{ kind: 'bus-created', time, bus: ++bus, name: `Socket#${++c}` }, { kind: 'subscribe', time, subscriptionId: ++sub, bus, type: 'data', priority: 0, label: null, owner: null, once: false, site: NET }];
-    for (let k = 0; k < 20; k++) rs.push({ kind: 'dispatch', seq: ++seq, bus: 1, type: 'request', start: time + k * 0.01, duration: 0.01, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    const rs: BusRecord[] = [
+      { kind: 'bus-created', time, bus: ++bus, name: `Socket#${++c}` },
+      { kind: 'subscribe', time, subscriptionId: ++sub, bus, type: 'data', priority: 0, label: null, owner: null, once: false, site: NET },
+    ];
+    for (let k = 0; k < 20; k++)
+      rs.push({
+        kind: 'dispatch',
+        seq: ++seq,
+        bus: 1,
+        type: 'request',
+        start: time + k * 0.01,
+        duration: 0.01,
+        delivered: 1,
+        consumedBy: 0,
+        depth: 0,
+        parentSeq: 0,
+        site: null,
+      });
     model.applyRecords(rs);
   };
   const sentNames = new Map([...model.buses.values()].map((b) => [b.id, b.name]));
@@ -178,7 +227,11 @@ export async function run(): Promise<void> {
 
   // Host: snapshot, capped vs every type.
   const capped = new InspectorFeed(model, {}, () => 0);
-  const uncapped = new InspectorFeed(model, { maxTypes: Number.MAX_SAFE_INTEGER, maxSubscriptions: Number.MAX_SAFE_INTEGER, maxWarnings: Number.MAX_SAFE_INTEGER }, () => 0);
+  const uncapped = new InspectorFeed(
+    model,
+    { maxTypes: Number.MAX_SAFE_INTEGER, maxSubscriptions: Number.MAX_SAFE_INTEGER, maxWarnings: Number.MAX_SAFE_INTEGER },
+    () => 0,
+  );
   let snapCapped = capped.snapshot(session, []);
   let snapAll = uncapped.snapshot(session, []);
   const tSnapCapped = medianMs(rounds, () => (snapCapped = capped.snapshot(session, [])));
@@ -192,7 +245,20 @@ export async function run(): Promise<void> {
   let seq = TYPES + 1;
   const more = (): void => {
     const rs: BusRecord[] = [];
-    for (let k = 0; k < 1000; k++) rs.push({ kind: 'dispatch', seq: ++seq, bus: 1, type: `user.${(k * 97) % TYPES}.updated`, start: model.now + 0.01, duration: 0.001, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    for (let k = 0; k < 1000; k++)
+      rs.push({
+        kind: 'dispatch',
+        seq: ++seq,
+        bus: 1,
+        type: `user.${(k * 97) % TYPES}.updated`,
+        start: model.now + 0.01,
+        duration: 0.001,
+        delivered: 0,
+        consumedBy: 0,
+        depth: 0,
+        parentSeq: 0,
+        site: null,
+      });
     model.applyRecords(rs);
   };
   const deltaTimes = (feed: InspectorFeed): number => {
@@ -218,7 +284,11 @@ export async function run(): Promise<void> {
   const bus = model.buses.get(1)!;
   let firstLevel = 0;
   const tTree = medianMs(rounds, () => (firstLevel = typePage(bus, 0, (count) => rankTypes(bus, model.now, count)).types.length + 1));
-  const tTreeAll = medianMs(rounds, () => [...bus.types.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((t) => ({ kind: 'type', sessionId: 's', bus: 1, type: t.name })));
+  const tTreeAll = medianMs(rounds, () =>
+    [...bus.types.values()]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((t) => ({ kind: 'type', sessionId: 's', bus: 1, type: t.name })),
+  );
   if (firstLevel > 501) throw new Error(`tree first level has ${firstLevel} items`);
 
   // Webview: store, graph (bus expanded) and lanes.

@@ -25,7 +25,16 @@ function stats(values: readonly number[]): { mean: number; p95: number; max: num
 
 const ms = (v: number): string => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
 
-async function graphRun(page: Page): Promise<{ interactive: number; hostSnapshot: number; expand: number; nodesCollapsed: number; nodesExpanded: number; hitTestUs: number; subs: number; types: number }> {
+async function graphRun(page: Page): Promise<{
+  interactive: number;
+  hostSnapshot: number;
+  expand: number;
+  nodesCollapsed: number;
+  nodesExpanded: number;
+  hitTestUs: number;
+  subs: number;
+  types: number;
+}> {
   return page.evaluate(() => {
     const w = window as unknown as BenchWindow;
     const ins = w.busscopeInspector;
@@ -169,7 +178,13 @@ export async function run(): Promise<void> {
           markdownTable(
             ['measure', 'mean', 'p95', 'max', 'target'],
             [
-              [`draw per frame, zoom ×2000 in and out while panning (${driven.draw.length} frames, modes: ${driven.modes.join('/')})`, ms(d.mean), ms(d.p95), ms(d.max), '≤ 16 ms'],
+              [
+                `draw per frame, zoom ×2000 in and out while panning (${driven.draw.length} frames, modes: ${driven.modes.join('/')})`,
+                ms(d.mean),
+                ms(d.p95),
+                ms(d.max),
+                '≤ 16 ms',
+              ],
               ['frame interval during that animation (rAF to rAF)', ms(iv.mean), ms(iv.p95), ms(iv.max), '≤ 16.7 ms'],
               [`draw per frame from real wheel + drag input (${input.length} frames)`, ms(inp.mean), ms(inp.p95), ms(inp.max), '≤ 16 ms'],
             ],

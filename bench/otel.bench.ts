@@ -68,7 +68,8 @@ export async function run(): Promise<void> {
             for (let k = 0; k < iterations; k++) tracer.startSpan('send bench').end();
           };
         } else {
-          if (provider !== undefined) instrumentation = instrumentOpenTelemetry({ tracerProvider: provider, spans: mode === 'handlers' ? 'handlers' : 'dispatch' });
+          if (provider !== undefined)
+            instrumentation = instrumentOpenTelemetry({ tracerProvider: provider, spans: mode === 'handlers' ? 'handlers' : 'dispatch' });
           body = (iterations) => {
             for (let k = 0; k < iterations; k++) bus.dispatch('tick', PAYLOAD);
           };

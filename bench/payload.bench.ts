@@ -55,7 +55,8 @@ async function dispatchFor(bus: EventBus<Events>, payload: { orders: Order[] }, 
 }
 
 export async function run(): Promise<void> {
-  if (probe.info !== undefined || probe.snapshot().recording) throw new Error('the probe is already running in this process (unset BUSSCOPE / BUSSCOPE_RECORD)');
+  if (probe.info !== undefined || probe.snapshot().recording)
+    throw new Error('the probe is already running in this process (unset BUSSCOPE / BUSSCOPE_RECORD)');
   const rounds = benchRounds(3);
   const ms = benchMs(200);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-payload-bench-'));

@@ -137,5 +137,7 @@ async function handle(command: ReaderCommand): Promise<void> {
 // Commands are handled one at a time, in order.
 let chain: Promise<void> = Promise.resolve();
 process.on('message', (command: ReaderCommand) => {
-  chain = chain.then(() => handle(command)).catch((error: unknown) => reply({ type: 'error', message: error instanceof Error ? error.message : String(error) }));
+  chain = chain
+    .then(() => handle(command))
+    .catch((error: unknown) => reply({ type: 'error', message: error instanceof Error ? error.message : String(error) }));
 });

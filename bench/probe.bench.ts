@@ -158,7 +158,8 @@ function verdict(carried: number, produced: number, dropped: number): string {
 }
 
 export async function run(): Promise<void> {
-  if (probe.info !== undefined || probe.snapshot().recording) throw new Error('the probe is already running in this process (unset BUSSCOPE / BUSSCOPE_RECORD)');
+  if (probe.info !== undefined || probe.snapshot().recording)
+    throw new Error('the probe is already running in this process (unset BUSSCOPE / BUSSCOPE_RECORD)');
   const rounds = benchRounds(3);
   const ms = benchMs(200);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-bench-'));
@@ -255,16 +256,26 @@ export async function run(): Promise<void> {
     report(
       `## Probe end to end: app → socket → client (child process)\n\n` +
         markdownTable(
-          ['dispatched', 'app rate', 'records decoded by the client', 'dropped (counted)', 'carried records/s', 'target ≥ 1,000,000/s', 'delivered + dropped = dispatched'],
-          [[
-            formatOps(burst.dispatches),
-            `${formatOps(burst.dispatches / burst.seconds)}/s`,
-            formatOps(counts.dispatchRecords),
-            `${formatOps(counts.droppedDispatches)} (${((100 * counts.droppedDispatches) / burst.dispatches).toFixed(1)} %)`,
-            `${formatOps(carried)}/s`,
-            verdict(carried, burst.dispatches / burst.seconds, counts.droppedDispatches),
-            'exact',
-          ]],
+          [
+            'dispatched',
+            'app rate',
+            'records decoded by the client',
+            'dropped (counted)',
+            'carried records/s',
+            'target ≥ 1,000,000/s',
+            'delivered + dropped = dispatched',
+          ],
+          [
+            [
+              formatOps(burst.dispatches),
+              `${formatOps(burst.dispatches / burst.seconds)}/s`,
+              formatOps(counts.dispatchRecords),
+              `${formatOps(counts.droppedDispatches)} (${((100 * counts.droppedDispatches) / burst.dispatches).toFixed(1)} %)`,
+              `${formatOps(carried)}/s`,
+              verdict(carried, burst.dispatches / burst.seconds, counts.droppedDispatches),
+              'exact',
+            ],
+          ],
         ) +
         `\n\nCarried rate = dispatch records decoded by the client ÷ time from the burst's start to the last one's arrival (${carriedSeconds.toFixed(2)} s; burst ${burst.seconds.toFixed(2)} s).`,
     );

@@ -83,7 +83,13 @@ async function measure(handlers: number, ms: number): Promise<AppReply> {
     if (elapsed >= ms) {
       const dispatches = top + nested; // dispatches, not runs: nested ones count
       const cpu = process.cpuUsage(cpuStart);
-      return { type: 'measured', handlers, nsPerDispatch: (elapsed * 1e6) / dispatches, cpuNsPerDispatch: ((cpu.user + cpu.system) * 1e3) / dispatches, dispatches };
+      return {
+        type: 'measured',
+        handlers,
+        nsPerDispatch: (elapsed * 1e6) / dispatches,
+        cpuNsPerDispatch: ((cpu.user + cpu.system) * 1e3) / dispatches,
+        dispatches,
+      };
     }
   }
 }

@@ -155,7 +155,7 @@ async function measureIngest(rounds: number): Promise<{ rows: string[][]; dispat
     dispatches: recorded,
     rows: [
       ['record objects, then `model.apply` (the old path; same decoder)', perSecond(results.objects.cpu), perSecond(results.objects.wall), '1×'],
-      ['decoded into the model\'s record sink (the extension)', perSecond(results.sink.cpu), perSecond(results.sink.wall), ratio],
+      ["decoded into the model's record sink (the extension)", perSecond(results.sink.cpu), perSecond(results.sink.wall), ratio],
     ],
   };
 }
@@ -297,7 +297,15 @@ export async function run(): Promise<void> {
       `### End to end into the extension's model\n\n` +
       markdownTable(
         ['processes', 'records/s into the model', 'target', 'dropped (counted)', 'delivered + dropped = dispatched'],
-        [[String(e2e.length), spread(e2eRates, (x) => `${formatOps(x)}/s`), '≥ 3 M/s', e2e.map((e) => `${formatOps(e.dropped)} of ${formatOps(e.dispatched)}`).join(', '), 'exact']],
+        [
+          [
+            String(e2e.length),
+            spread(e2eRates, (x) => `${formatOps(x)}/s`),
+            '≥ 3 M/s',
+            e2e.map((e) => `${formatOps(e.dropped)} of ${formatOps(e.dispatched)}`).join(', '),
+            'exact',
+          ],
+        ],
       ) +
       `\n\n### The reader's side: a trace decoded into the model\n\n` +
       `${formatOps(ingest.dispatches)} dispatch records of the same workload (1 handler per type, written by the probe), decoded in this process ` +

@@ -35,7 +35,8 @@ function inside(s, x, y) {
     case 'circle':
       return (x - s.cx) ** 2 + (y - s.cy) ** 2 <= s.r ** 2;
     case 'segment': {
-      const dx = s.bx - s.ax, dy = s.by - s.ay;
+      const dx = s.bx - s.ax,
+        dy = s.by - s.ay;
       const t = Math.max(0, Math.min(1, ((x - s.ax) * dx + (y - s.ay) * dy) / (dx * dx + dy * dy)));
       return (x - s.ax - t * dx) ** 2 + (y - s.ay - t * dy) ** 2 <= (s.w / 2) ** 2;
     }
@@ -53,13 +54,22 @@ const raw = Buffer.alloc(SIZE * (1 + SIZE * 4)); // each row: filter byte 0, the
 for (let py = 0; py < SIZE; py++) {
   raw[py * (1 + SIZE * 4)] = 0;
   for (let px = 0; px < SIZE; px++) {
-    let r = 0, g = 0, b = 0, a = 0;
+    let r = 0,
+      g = 0,
+      b = 0,
+      a = 0;
     for (let sy = 0; sy < SS; sy++) {
       for (let sx = 0; sx < SS; sx++) {
-        const x = px + (sx + 0.5) / SS, y = py + (sy + 0.5) / SS;
+        const x = px + (sx + 0.5) / SS,
+          y = py + (sy + 0.5) / SS;
         let color;
         for (const s of shapes) if (inside(s, x, y)) color = s.color;
-        if (color) { r += color[0]; g += color[1]; b += color[2]; a += 1; }
+        if (color) {
+          r += color[0];
+          g += color[1];
+          b += color[2];
+          a += 1;
+        }
       }
     }
     const o = py * (1 + SIZE * 4) + 1 + px * 4;

@@ -39,12 +39,18 @@ const IMPORT_RULES = [
   {
     rule: 'probe-imports-no-app',
     from: 'runtime-probe',
-    forbid: (t) => (t.resolved !== null && (isUnder(t.resolved, 'extension') || isUnder(t.resolved, 'webview')) ? `imports '${t.specifier}' from ${t.resolved.split('/')[0]}/; the probe package ships alone` : null),
+    forbid: (t) =>
+      t.resolved !== null && (isUnder(t.resolved, 'extension') || isUnder(t.resolved, 'webview'))
+        ? `imports '${t.specifier}' from ${t.resolved.split('/')[0]}/; the probe package ships alone`
+        : null,
   },
   {
     rule: 'webview-imports-no-extension',
     from: 'webview',
-    forbid: (t) => (t.resolved !== null && isUnder(t.resolved, 'extension') ? `imports '${t.specifier}' from extension/; shared code lives in runtime-probe/src/analysis` : null),
+    forbid: (t) =>
+      t.resolved !== null && isUnder(t.resolved, 'extension')
+        ? `imports '${t.specifier}' from extension/; shared code lives in runtime-probe/src/analysis`
+        : null,
   },
   ...['runtime-probe', 'webview'].map((from) => ({
     rule: 'no-vscode',
@@ -55,12 +61,16 @@ const IMPORT_RULES = [
     rule: 'otel-only-in-otel',
     from: 'runtime-probe/src',
     except: 'runtime-probe/src/otel',
-    forbid: (t) => (t.specifier.startsWith('@opentelemetry/') ? `imports '${t.specifier}'; only runtime-probe/src/otel may (an optional peer dependency)` : null),
+    forbid: (t) =>
+      t.specifier.startsWith('@opentelemetry/') ? `imports '${t.specifier}'; only runtime-probe/src/otel may (an optional peer dependency)` : null,
   },
   {
     rule: 'analysis-no-node-builtins',
     from: 'runtime-probe/src/analysis',
-    forbid: (t) => (t.resolved === null && (t.specifier.startsWith('node:') || NODE_BUILTINS.has(t.specifier.split('/')[0])) ? `imports Node's '${t.specifier}'; the model and analyses also run in the webview` : null),
+    forbid: (t) =>
+      t.resolved === null && (t.specifier.startsWith('node:') || NODE_BUILTINS.has(t.specifier.split('/')[0]))
+        ? `imports Node's '${t.specifier}'; the model and analyses also run in the webview`
+        : null,
   },
 ];
 
@@ -82,7 +92,11 @@ function sourceFiles(root, dir) {
 function position(text, offset) {
   let line = 1;
   let lineStart = 0;
-  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+  for (let i = 0; i < offset; i++)
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
   return { line, column: offset - lineStart + 1 };
 }
 
@@ -140,7 +154,13 @@ function domViolations(root) {
     // setTimeout); the normal typecheck covers it with its own lib set.
     if (!isUnder(file, 'runtime-probe/src/analysis')) continue;
     const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-    out.push({ file, line: line + 1, column: character + 1, rule: 'analysis-no-dom', message: `${text} (the model and analyses see the ES library only: no DOM, Node or vscode globals)` });
+    out.push({
+      file,
+      line: line + 1,
+      column: character + 1,
+      rule: 'analysis-no-dom',
+      message: `${text} (the model and analyses see the ES library only: no DOM, Node or vscode globals)`,
+    });
   }
   return out;
 }
@@ -181,7 +201,12 @@ function browserViolations(root) {
         const chain = [];
         for (let f = via.get(rel); f !== null && f !== undefined; f = via.get(f)) chain.push(f);
         const from = chain.length === 0 ? '' : ` (reached from the browser entry through ${chain.join(' ← ')})`;
-        out.push({ file: rel, ...position(text, ref.pos), rule: 'browser-no-node-builtins', message: `imports Node's '${specifier}'${from}; busscope-probe/browser runs in pages and workers` });
+        out.push({
+          file: rel,
+          ...position(text, ref.pos),
+          rule: 'browser-no-node-builtins',
+          message: `imports Node's '${specifier}'${from}; busscope-probe/browser runs in pages and workers`,
+        });
       }
     }
   }

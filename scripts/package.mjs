@@ -143,7 +143,9 @@ try {
   process.exit(1);
 }
 const files = await vsce.listFiles({ cwd: root, packageManager: vsce.PackageManager.None });
-console.log(`[package] ${path.relative(process.cwd(), vsixPath)}: ${(statSync(vsixPath).size / 1024).toFixed(1)} KiB, ` +
-  `${files.length} files, in ${Date.now() - started} ms`);
+console.log(
+  `[package] ${path.relative(process.cwd(), vsixPath)}: ${(statSync(vsixPath).size / 1024).toFixed(1)} KiB, ` +
+    `${files.length} files, in ${Date.now() - started} ms`,
+);
 // The file list is for whoever audits the VSIX, not for every `npm start`: `--list` prints it.
 if (listFiles) for (const f of files.sort()) console.log(`  ${f}`);

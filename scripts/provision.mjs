@@ -76,23 +76,35 @@ function npmInstallInto(dir, spec, env, verify, log) {
 }
 
 function installNode(l, log) {
-  npmInstallInto(l.nodeDir, l.nodeSpec, npmChildEnv(), () => {
-    const r = spawnSync(l.nodeBin, ['--version'], { encoding: 'utf8' });
-    if (r.status !== 0 || !r.stdout.startsWith(`v${NODE_MAJOR}.`)) return `${l.nodeBin} --version says ${r.stdout || r.stderr || r.error}`;
-    if (!existsSync(path.join(l.nodePkgDir, 'include', 'node', 'node.h'))) return 'its headers (include/node) are missing';
-    return undefined;
-  }, log);
+  npmInstallInto(
+    l.nodeDir,
+    l.nodeSpec,
+    npmChildEnv(),
+    () => {
+      const r = spawnSync(l.nodeBin, ['--version'], { encoding: 'utf8' });
+      if (r.status !== 0 || !r.stdout.startsWith(`v${NODE_MAJOR}.`)) return `${l.nodeBin} --version says ${r.stdout || r.stderr || r.error}`;
+      if (!existsSync(path.join(l.nodePkgDir, 'include', 'node', 'node.h'))) return 'its headers (include/node) are missing';
+      return undefined;
+    },
+    log,
+  );
 }
 
 function installCodeServer(l, log) {
   // code-server's scripts and native builds must see Node 24 (PATH) and its headers (nodedir): npm may
   // be configured with another nodedir (here: /usr, the system Node's), which would build for the wrong ABI.
   const env = npmChildEnv({ PATH: `${path.dirname(l.nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_nodedir: l.nodePkgDir });
-  npmInstallInto(l.csDir, l.csSpec, env, () => {
-    if (!existsSync(l.csEntry)) return `${l.csEntry} is missing`;
-    if (!existsSync(l.csKerberos)) return `its postinstall did not build VS Code's modules (${l.csKerberos} is missing)`;
-    return undefined;
-  }, log);
+  npmInstallInto(
+    l.csDir,
+    l.csSpec,
+    env,
+    () => {
+      if (!existsSync(l.csEntry)) return `${l.csEntry} is missing`;
+      if (!existsSync(l.csKerberos)) return `its postinstall did not build VS Code's modules (${l.csKerberos} is missing)`;
+      return undefined;
+    },
+    log,
+  );
 }
 
 /** One lock per cache, so two runs (CI and a developer, two worktrees) do not install over each other. */
@@ -110,14 +122,31 @@ async function withLock(cache, log, fn) {
       if (e.code !== 'EEXIST') throw e;
       const holder = Number(readFileSync(lock, 'utf8').trim() || 0);
       let alive = false;
-      try { if (holder) { process.kill(holder, 0); alive = true; } } catch { /* gone */ }
-      if (!alive) { rmSync(lock, { force: true }); continue; }
+      try {
+        if (holder) {
+          process.kill(holder, 0);
+          alive = true;
+        }
+      } catch {
+        /* gone */
+      }
+      if (!alive) {
+        rmSync(lock, { force: true });
+        continue;
+      }
       if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for too long`, { cause: e });
-      if (!said) { log(`waiting for pid ${holder} (another provisioning) to finish`); said = true; }
+      if (!said) {
+        log(`waiting for pid ${holder} (another provisioning) to finish`);
+        said = true;
+      }
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
-  try { return await fn(); } finally { rmSync(lock, { force: true }); }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
 
 /**
@@ -176,7 +205,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 async function main() {
   if (process.argv.includes('--check')) {
     const lookup = findVscodeServer();
-    console.log(lookup.found ? `[provision] ready: code-server ${lookup.install.codeServerVersion}, ${lookup.install.node}, ${lookup.install.chromium}` : `[provision] not ready: ${lookup.reason}${lookup.fix ? `; to fix: ${lookup.fix}` : ''}`);
+    console.log(
+      lookup.found
+        ? `[provision] ready: code-server ${lookup.install.codeServerVersion}, ${lookup.install.node}, ${lookup.install.chromium}`
+        : `[provision] not ready: ${lookup.reason}${lookup.fix ? `; to fix: ${lookup.fix}` : ''}`,
+    );
     process.exit(lookup.found ? 0 : 1);
   }
   const t0 = Date.now();
@@ -187,7 +220,9 @@ async function main() {
     console.error(`[provision] FAILED after ${secs} s: ${result.reason}${result.fix ? `; to fix: ${result.fix}` : ''}`);
     process.exit(1);
   }
-  console.log(`[provision] ${result.installed.length ? `installed ${result.installed.join(', ')}` : 'everything cached'} (${secs} s); manifest: ${manifestFile()}`);
+  console.log(
+    `[provision] ${result.installed.length ? `installed ${result.installed.join(', ')}` : 'everything cached'} (${secs} s); manifest: ${manifestFile()}`,
+  );
   const lookup = findVscodeServer();
   if (!lookup.found) console.log(`[provision] the real-VS-Code tier still cannot run: ${lookup.reason}${lookup.fix ? `; to fix: ${lookup.fix}` : ''}`);
 }

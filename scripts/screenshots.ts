@@ -22,7 +22,9 @@ const env = { ...process.env, BUSSCOPE_DISCOVERY_DIR: path.join(work, 'apps') };
 delete env.BUSSCOPE_REGISTER_ROOT;
 delete env.NODE_OPTIONS;
 
-function lineOf(child: import("node:child_process").ChildProcessWithoutNullStreams | import("node:child_process").ChildProcess): Promise<{ port: number; pid: number }> {
+function lineOf(
+  child: import('node:child_process').ChildProcessWithoutNullStreams | import('node:child_process').ChildProcess,
+): Promise<{ port: number; pid: number }> {
   return new Promise((resolve, reject) => {
     let buf = '';
     child.stdout!.on('data', (d) => {
@@ -45,65 +47,80 @@ async function until(f: () => boolean, what: string, ms = 10_000) {
 }
 
 async function main(): Promise<void> {
-const app = spawn(process.execPath, ['--require', path.join(ROOT, 'runtime-probe/dist/register.cjs'), path.join(ROOT, 'scripts/screenshot-app/server.cjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-const trace = path.join(work, 'server.busscope');
-let recorder: ReturnType<typeof spawn> | undefined;
-try {
-  const { port, pid } = await lineOf(app);
-  const discovered = (): boolean => {
-    try {
-      return readdirSync(env.BUSSCOPE_DISCOVERY_DIR!).some((name) => name.includes(String(pid)));
-    } catch {
-      return false; // not created yet
-    }
-  };
-  await until(discovered, 'the discovery file');
-  recorder = spawn(process.execPath, [path.join(ROOT, 'runtime-probe/dist/cli.cjs'), 'record', String(pid), '-o', trace, '--detail', 'handlers', '--duration', '6'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  const rec = recorder;
-  const recorded = new Promise<number | null>((resolve) => rec.once('exit', resolve));
-  await sleep(1500);
-  // Keep-alive clients (this process, not instrumented): a few sockets, many requests each.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENT_SOCKETS });
-  const get = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path: `/item/${Math.floor(Math.random() * 100)}`, agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
+  const app = spawn(process.execPath, ['--require', path.join(ROOT, 'runtime-probe/dist/register.cjs'), path.join(ROOT, 'scripts/screenshot-app/server.cjs')], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const trace = path.join(work, 'server.busscope');
+  let recorder: ReturnType<typeof spawn> | undefined;
+  try {
+    const { port, pid } = await lineOf(app);
+    const discovered = (): boolean => {
+      try {
+        return readdirSync(env.BUSSCOPE_DISCOVERY_DIR!).some((name) => name.includes(String(pid)));
+      } catch {
+        return false; // not created yet
+      }
+    };
+    await until(discovered, 'the discovery file');
+    recorder = spawn(
+      process.execPath,
+      [path.join(ROOT, 'runtime-probe/dist/cli.cjs'), 'record', String(pid), '-o', trace, '--detail', 'handlers', '--duration', '6'],
+      { env, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    const rec = recorder;
+    const recorded = new Promise<number | null>((resolve) => rec.once('exit', resolve));
+    await sleep(1500);
+    // Keep-alive clients (this process, not instrumented): a few sockets, many requests each.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENT_SOCKETS });
+    const get = () =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port, path: `/item/${Math.floor(Math.random() * 100)}`, agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        req.on('error', reject);
       });
-      req.on('error', reject);
-    });
-  for (let i = 0; i < REQUESTS; i += CLIENT_SOCKETS) {
-    await Promise.all(Array.from({ length: CLIENT_SOCKETS }, get));
-    await sleep(10);
+    for (let i = 0; i < REQUESTS; i += CLIENT_SOCKETS) {
+      await Promise.all(Array.from({ length: CLIENT_SOCKETS }, get));
+      await sleep(10);
+    }
+    agent.destroy();
+    const code = await recorded;
+    if (code !== 0) throw new Error(`busscope record exited with ${code}`);
+  } finally {
+    app.kill();
+    recorder?.kill();
   }
-  agent.destroy();
-  const code = await recorded;
-  if (code !== 0) throw new Error(`busscope record exited with ${code}`);
-} finally {
-  app.kill();
-  recorder?.kill();
-}
 
-const messages = await readTraceFileMessages(trace);
-const server = await servePage();
-const browser = await launchChromium();
-try {
-  const { page, errors } = await openInspector(browser, server, { scenario: 'trace', theme: 'dark' }, { width: 1400, height: 860 }, `window.busscopeTraceMessages = ${JSON.stringify(messages)};`);
-  if (process.env.KEEP === '1') await page.screenshot({ path: path.join(work, 'before.png') });
-  // The libraries group stays collapsed, as a user first sees it: the app's own emitters on top.
-  await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
-  await sleep(500);
-  // media/ only when asked (the README's picture).
-  const out = process.argv.includes('--media') ? path.join(ROOT, 'media/screenshots/emitters.png') : path.join(ROOT, '.test-output/webview/emitters-real.png');
-  await page.screenshot({ path: out });
-  if (errors.length > 0) throw new Error(`the page reported errors: ${errors.join('; ')}`);
-  console.log(`wrote ${path.relative(ROOT, out)} from ${messages.length} messages of a real server`);
-} finally {
-  await browser.close();
-  await server.close();
-  if (process.env.KEEP !== '1') rmSync(work, { recursive: true, force: true });
-  else console.log(work);
-}
+  const messages = await readTraceFileMessages(trace);
+  const server = await servePage();
+  const browser = await launchChromium();
+  try {
+    const { page, errors } = await openInspector(
+      browser,
+      server,
+      { scenario: 'trace', theme: 'dark' },
+      { width: 1400, height: 860 },
+      `window.busscopeTraceMessages = ${JSON.stringify(messages)};`,
+    );
+    if (process.env.KEEP === '1') await page.screenshot({ path: path.join(work, 'before.png') });
+    // The libraries group stays collapsed, as a user first sees it: the app's own emitters on top.
+    await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+    await sleep(500);
+    // media/ only when asked (the README's picture).
+    const out = process.argv.includes('--media')
+      ? path.join(ROOT, 'media/screenshots/emitters.png')
+      : path.join(ROOT, '.test-output/webview/emitters-real.png');
+    await page.screenshot({ path: out });
+    if (errors.length > 0) throw new Error(`the page reported errors: ${errors.join('; ')}`);
+    console.log(`wrote ${path.relative(ROOT, out)} from ${messages.length} messages of a real server`);
+  } finally {
+    await browser.close();
+    await server.close();
+    if (process.env.KEEP !== '1') rmSync(work, { recursive: true, force: true });
+    else console.log(work);
+  }
 }
 
 main().catch((error: unknown) => {

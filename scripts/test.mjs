@@ -85,11 +85,14 @@ step('typecheck', process.execPath, ['scripts/typecheck.mjs']);
 console.log(`\n[busscope test] ${files.length} test files`);
 const tapFile = path.join(outDir, 'results.tap');
 const status = run(process.execPath, [
-  '--import', 'tsx',
+  '--import',
+  'tsx',
   '--expose-gc',
   '--test',
-  '--test-reporter=spec', '--test-reporter-destination=stdout',
-  '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=tap',
+  `--test-reporter-destination=${tapFile}`,
   ...files,
 ]);
 const tap = readFileSync(tapFile, 'utf8');

@@ -9,6 +9,9 @@ const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
 let failed = 0;
 for (const project of ['runtime-probe', 'extension', 'webview', 'test', 'test/vscode']) {
   const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, project, 'tsconfig.json'), '--noEmit'], { stdio: 'inherit' });
-  if (r.status !== 0) { console.error(`typecheck failed: ${project}`); failed++; }
+  if (r.status !== 0) {
+    console.error(`typecheck failed: ${project}`);
+    failed++;
+  }
 }
 process.exit(failed ? 1 : 0);

@@ -17,7 +17,12 @@ export class Child<C, R extends { type: string }> {
     // The child starts its own probe when told to: none from the bench's environment.
     delete env.BUSSCOPE;
     delete env.BUSSCOPE_RECORD;
-    this.child = fork(path.join(benchDir, file), [], { cwd: path.resolve(benchDir, '..'), env, execArgv: ['--import', 'tsx', ...execArgv], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(path.join(benchDir, file), [], {
+      cwd: path.resolve(benchDir, '..'),
+      env,
+      execArgv: ['--import', 'tsx', ...execArgv],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     this.child.on('message', (r: R) => this.waiting.shift()?.(r));
     this.child.on('exit', (code) => {
       for (const w of this.waiting) w({ type: 'error', message: `${file} exited (${code})` });

@@ -55,6 +55,9 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
 /** One line describing the machine and how busy it was, for the top of a results file. */
 export function machineLine(): string {
   const cpus = os.cpus();
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
   return `Node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, load average ${load}`;
 }

@@ -127,7 +127,7 @@ function noteWorkersOnce(): void {
   process.once('worker', () => {
     try {
       process.stderr.write(
-        '[busscope] worker threads are not instrumented: busscope-probe/register stays off in them, and this probe sees the main thread\'s emitters only.\n',
+        "[busscope] worker threads are not instrumented: busscope-probe/register stays off in them, and this probe sees the main thread's emitters only.\n",
       );
     } catch {
       // no stderr: nothing left to tell

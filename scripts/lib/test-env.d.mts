@@ -22,6 +22,5 @@ export interface VscodeServerInstall {
   readonly chromium: string;
 }
 export type InstallLookup =
-  | { readonly found: true; readonly install: VscodeServerInstall }
-  | { readonly found: false; readonly reason: string; readonly fix?: string };
+  { readonly found: true; readonly install: VscodeServerInstall } | { readonly found: false; readonly reason: string; readonly fix?: string };
 export declare function findVscodeServer(env?: NodeJS.ProcessEnv): InstallLookup;

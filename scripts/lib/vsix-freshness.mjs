@@ -6,9 +6,17 @@ import path from 'node:path';
 
 /** Everything whose change makes a packaged VSIX stale. */
 export const PACKAGE_INPUTS = [
-  'package.json', '.vscodeignore', 'README.md', 'LICENSE', 'media',
-  'extension/src', 'webview/src', 'runtime-probe/src', 'runtime-probe/package.json',
-  'scripts/build.mjs', 'scripts/package.mjs',
+  'package.json',
+  '.vscodeignore',
+  'README.md',
+  'LICENSE',
+  'media',
+  'extension/src',
+  'webview/src',
+  'runtime-probe/src',
+  'runtime-probe/package.json',
+  'scripts/build.mjs',
+  'scripts/package.mjs',
 ];
 
 export function busscopeVsixPath(root) {

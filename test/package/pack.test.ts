@@ -209,7 +209,7 @@ test('the package is readable: unminified, no source maps naming files it lacks,
   assert.ok(size <= 1024 * 1024, `the tarball is ${(size / 1024).toFixed(0)} KiB, over its 1 MiB budget`);
 });
 
-test('a handler error\'s stack shows EventBus.dispatch at a line of a file the package contains, from ESM and CJS', () => {
+test("a handler error's stack shows EventBus.dispatch at a line of a file the package contains, from ESM and CJS", () => {
   const script = (load: string) => `${load}
 const bus = new EventBus({ name: 'stack', onError: (e) => { console.log(JSON.stringify({ stack: String(e.stack) })); } });
 bus.subscribe('boom', () => { throw new Error('handler failed'); });
@@ -222,7 +222,10 @@ bus.dispatch('boom');
     const { stack } = runScript(file, script(load)) as { stack: string };
     const frame = /at EventBus\.dispatch \((.*):(\d+):\d+\)/.exec(stack);
     assert.ok(frame, `${file}: no EventBus.dispatch frame in\n${stack}`);
-    const shipped = path.relative(path.join(consumer, 'node_modules/busscope-probe'), frame[1].replace(/^file:\/\//, '')).split(path.sep).join('/');
+    const shipped = path
+      .relative(path.join(consumer, 'node_modules/busscope-probe'), frame[1].replace(/^file:\/\//, ''))
+      .split(path.sep)
+      .join('/');
     assert.ok(packedFiles.includes(shipped), `${file}: the frame's file ${shipped} is in the tarball`);
     const line = readFileSync(frame[1].replace(/^file:\/\//, ''), 'utf8').split('\n')[Number(frame[2]) - 1];
     assert.match(line, /\w/, `${file}: line ${frame[2]} of ${shipped} is readable code`);
@@ -230,7 +233,10 @@ bus.dispatch('boom');
 });
 
 test('ESM: the browser entry busscope-probe/bus works on its own', () => {
-  const got = runScript('bus-entry.mjs', exerciseScript(`import { EventBus, DispatchDepthError, Delegate, MulticastDelegate, Emitter } from 'busscope-probe/bus';`));
+  const got = runScript(
+    'bus-entry.mjs',
+    exerciseScript(`import { EventBus, DispatchDepthError, Delegate, MulticastDelegate, Emitter } from 'busscope-probe/bus';`),
+  );
   assert.deepEqual(got, expected);
   // The browser bundle must not pull in Node built-ins.
   const bundle = readFileSync(path.join(consumer, 'node_modules/busscope-probe/dist/bus.mjs'), 'utf8');
@@ -288,19 +294,25 @@ test('without @opentelemetry/api installed, busscope-probe loads and loads nothi
     const text = readFileSync(path.join(consumer, 'node_modules/busscope-probe/dist', bundle), 'utf8');
     assert.doesNotMatch(text, /@opentelemetry/, `dist/${bundle} references no OpenTelemetry module`);
   }
-  const esm = runScript('plain-entry.mjs', `import { EventBus } from 'busscope-probe';
+  const esm = runScript(
+    'plain-entry.mjs',
+    `import { EventBus } from 'busscope-probe';
 const bus = new EventBus({ name: 'x' });
 let n = 0;
 bus.subscribe('a', () => { n++; });
 bus.dispatch('a');
 console.log(JSON.stringify({ n }));
-`);
+`,
+  );
   assert.deepEqual(esm, { n: 1 });
-  const cjs = runScript('plain-entry.cjs', `const { EventBus } = require('busscope-probe');
+  const cjs = runScript(
+    'plain-entry.cjs',
+    `const { EventBus } = require('busscope-probe');
 const bus = new EventBus({ name: 'x' });
 bus.dispatch('a');
 console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)) }));
-`);
+`,
+  );
   assert.deepEqual(cjs, { otel: [] });
   // The otel entry itself says what is missing.
   const r = run(process.execPath, ['-e', "require('busscope-probe/otel')"], consumer, NODE_TIMEOUT_MS);
@@ -368,14 +380,20 @@ const { instrumentOpenTelemetry, traceHeaders, withTraceHeaders } = require('bus
   );
   assert.deepEqual(cjs, otelExpected);
   // Requiring the main entry still loads nothing of OpenTelemetry, even with the api at hand.
-  const lean = runScript('lean.cjs', `require('busscope-probe');
+  const lean = runScript(
+    'lean.cjs',
+    `require('busscope-probe');
 console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)) }));
-`);
+`,
+  );
   assert.deepEqual(lean, { otel: [] });
   // The same check does see the bridge when it is loaded (so the empty lists above mean something).
-  const loaded = runScript('with-bridge.cjs', `require('busscope-probe/otel');
+  const loaded = runScript(
+    'with-bridge.cjs',
+    `require('busscope-probe/otel');
 console.log(JSON.stringify({ otel: Object.keys(require.cache).filter((f) => /@opentelemetry|dist[\\/\\\\]otel\\./.test(f)).length > 0 }));
-`);
+`,
+  );
   assert.deepEqual(loaded, { otel: true });
 });
 
@@ -391,17 +409,33 @@ test('busscope-probe/analysis runs the analyses over a trace file, from ESM and 
   console.log(JSON.stringify({ all, filtered, kinds: WARNING_KINDS.length }));
 })();
 `;
-  const esm = runScript('analysis.mjs', body(`import { readTraceFile } from 'busscope-probe';\nimport { Model, analyze, readSettings, WARNING_KINDS } from 'busscope-probe/analysis';`));
-  const cjs = runScript('analysis.cjs', body(`const { readTraceFile } = require('busscope-probe');\nconst { Model, analyze, readSettings, WARNING_KINDS } = require('busscope-probe/analysis');`));
-  const expected = { all: [['throwing-handler', 'error', true], ['slow-handler', 'warning', true]], filtered: ['throwing-handler'], kinds: 11 };
+  const esm = runScript(
+    'analysis.mjs',
+    body(`import { readTraceFile } from 'busscope-probe';\nimport { Model, analyze, readSettings, WARNING_KINDS } from 'busscope-probe/analysis';`),
+  );
+  const cjs = runScript(
+    'analysis.cjs',
+    body(`const { readTraceFile } = require('busscope-probe');\nconst { Model, analyze, readSettings, WARNING_KINDS } = require('busscope-probe/analysis');`),
+  );
+  const expected = {
+    all: [
+      ['throwing-handler', 'error', true],
+      ['slow-handler', 'warning', true],
+    ],
+    filtered: ['throwing-handler'],
+    kinds: 11,
+  };
   assert.deepEqual(esm, expected);
   assert.deepEqual(cjs, expected);
   for (const file of ['analysis.mjs', 'analysis.cjs']) {
     const bundle = readFileSync(path.join(consumer, 'node_modules/busscope-probe/dist', file), 'utf8');
-    assert.doesNotMatch(bundle, /from\s*["'](node:|fs|net|os|path|child_process)["']|require\(["'](node:|fs|net|os|path|child_process)/, `dist/${file} imports no Node built-ins`);
+    assert.doesNotMatch(
+      bundle,
+      /from\s*["'](node:|fs|net|os|path|child_process)["']|require\(["'](node:|fs|net|os|path|child_process)/,
+      `dist/${file} imports no Node built-ins`,
+    );
   }
 });
-
 
 // ------------------------------------------------------------------------------------------------
 // Every subpath export, listed from the package's own `exports` (so a new one cannot be missed), used
@@ -426,7 +460,9 @@ interface SubpathExport {
 }
 
 function subpathExports(): SubpathExport[] {
-  const pkg = JSON.parse(readFileSync(path.join(consumer, 'node_modules/busscope-probe/package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+  const pkg = JSON.parse(readFileSync(path.join(consumer, 'node_modules/busscope-probe/package.json'), 'utf8')) as {
+    exports: Record<string, string | Record<string, string>>;
+  };
   return Object.entries(pkg.exports).map(([subpath, target]) => ({
     subpath,
     specifier: subpath === '.' ? 'busscope-probe' : `busscope-probe/${subpath.slice(2)}`,
@@ -445,7 +481,8 @@ interface LoadResult {
 function loadExport(how: 'import' | 'require', specifier: string, index: number): LoadResult {
   const json = specifier.endsWith('.json');
   const file = `subpath-${String(index).padStart(2, '0')}.${how === 'import' ? 'mjs' : 'cjs'}`;
-  const load = how === 'import' ? `await import(${JSON.stringify(specifier)}${json ? ", { with: { type: 'json' } }" : ''})` : `require(${JSON.stringify(specifier)})`;
+  const load =
+    how === 'import' ? `await import(${JSON.stringify(specifier)}${json ? ", { with: { type: 'json' } }" : ''})` : `require(${JSON.stringify(specifier)})`;
   // process.exit: entries such as ./register start the probe, whose server would keep Node running.
   const body = `const m = ${load};\nconsole.log(JSON.stringify(Object.keys(m).sort()));\nprocess.exit(0);\n`;
   writeFileSync(path.join(consumer, file), how === 'import' ? body : `(() => {\n${body}})();\n`);
@@ -487,7 +524,9 @@ test('every subpath export loads by import and by require with the same names; a
     if (imported.status !== 0) problems.push(`import ${subpath} exited ${imported.status}: ${imported.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
     if (!('require' in conditions)) {
       if (required.status === 0 || !required.stderr.includes('ERR_PACKAGE_PATH_NOT_EXPORTED') || !required.stderr.includes(`'${subpath}'`)) {
-        problems.push(`require ${subpath} (ESM-only: ${ESM_ONLY[subpath]}) did not fail with ERR_PACKAGE_PATH_NOT_EXPORTED naming it: status ${required.status}\n${required.stderr.trim().split('\n').slice(0, 6).join('\n')}`);
+        problems.push(
+          `require ${subpath} (ESM-only: ${ESM_ONLY[subpath]}) did not fail with ERR_PACKAGE_PATH_NOT_EXPORTED naming it: status ${required.status}\n${required.stderr.trim().split('\n').slice(0, 6).join('\n')}`,
+        );
       }
       continue;
     }
@@ -524,7 +563,7 @@ test('no shipped file names a file the tarball lacks (source maps, relative requ
 
 test('`busscope demo` runs the demo the tarball ships', () => {
   assert.ok(packedFiles.includes('dist/busscope-demo.cjs'), 'the demo is shipped');
-  assert.ok(!packedFiles.some((f) => f === 'dist/demo.cjs' || f.endsWith('.map')), 'the repository\'s source-mapped demo build is not shipped');
+  assert.ok(!packedFiles.some((f) => f === 'dist/demo.cjs' || f.endsWith('.map')), "the repository's source-mapped demo build is not shipped");
   // The demo's probe announces itself in a discovery folder of this test's own.
   const discovery = path.join(tmp, 'discovery');
   const r = spawnSync(process.execPath, [path.join(consumer, 'node_modules/busscope-probe/bin/busscope.cjs'), 'demo', '--duration', '1', '--quiet'], {
@@ -625,7 +664,11 @@ function tscProject(name: string, files: Record<string, string>, compilerOptions
   for (const [file, source] of Object.entries(files)) writeFileSync(path.join(dir, file), source);
   writeFileSync(
     path.join(dir, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'ES2022', ...compilerOptions }, files: Object.keys(files) }, null, 2),
+    JSON.stringify(
+      { compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'ES2022', ...compilerOptions }, files: Object.keys(files) },
+      null,
+      2,
+    ),
   );
   const r = run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json'), '--pretty', 'false'], dir, TSC_TIMEOUT_MS);
   return { status: r.status, lines: `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.trim() !== '') };
@@ -666,7 +709,8 @@ function nodeConsumerRun(): TscRun {
     const n = String(i).padStart(2, '0');
     const names = (r: LoadResult | undefined): string => JSON.stringify(r?.names ?? []);
     files[`subpath-${n}.mts`] = `import * as m from '${specifier}';\nexport const names: (keyof typeof m)[] = ${names(loaded?.import)};\n`;
-    if ('require' in conditions) files[`subpath-${n}.cts`] = `import m = require('${specifier}');\nexport const names: (keyof typeof m)[] = ${names(loaded?.require)};\n`;
+    if ('require' in conditions)
+      files[`subpath-${n}.cts`] = `import m = require('${specifier}');\nexport const names: (keyof typeof m)[] = ${names(loaded?.require)};\n`;
   });
   // Each README sample is its own module (`export {}` makes one of a sample without imports).
   readmeSamples.forEach((code, i) => {
@@ -713,12 +757,16 @@ test('types: every TypeScript sample in the shipped README compiles (strict) aga
 
 let browserRun: TscRun | undefined;
 function browserConsumerRun(): TscRun {
-  browserRun ??= tscProject('browser', { 'usage.ts': usage('busscope-probe/bus') }, {
-    module: 'esnext',
-    moduleResolution: 'bundler',
-    lib: ['ES2022', 'ESNext.Disposable', 'DOM'],
-    types: [],
-  });
+  browserRun ??= tscProject(
+    'browser',
+    { 'usage.ts': usage('busscope-probe/bus') },
+    {
+      module: 'esnext',
+      moduleResolution: 'bundler',
+      lib: ['ES2022', 'ESNext.Disposable', 'DOM'],
+      types: [],
+    },
+  );
   return browserRun;
 }
 
@@ -727,7 +775,7 @@ test('types: a browser consumer (bundler resolution, DOM lib, no Node types) typ
   if (problems.length > 0) assert.fail(`tsc errors for a browser consumer:\n${problems.join('\n')}`);
 });
 
-test('types: the shipped .d.ts files themselves type-check (skipLibCheck: false, tsc\'s default)', () => {
+test("types: the shipped .d.ts files themselves type-check (skipLibCheck: false, tsc's default)", () => {
   const problems = [...new Set([...packageProblems(nodeConsumerRun()), ...packageProblems(browserConsumerRun())])];
   if (problems.length > 0) {
     assert.fail(`a consumer without skipLibCheck gets errors from the package's own declarations:\n${problems.join('\n')}`);

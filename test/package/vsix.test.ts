@@ -38,8 +38,21 @@ const ALLOWED = [
   /^extension\/dist\/demo\/runtime-probe\/src\/[\w./-]+\.ts$/,
   /^extension\/media\/[\w./-]+\.(png|svg|gif|jpg)$/,
 ];
-const FORBIDDEN = [/\.map$/, /\.tsx?$/, /node_modules\//, /\/src\//, /(^|\/)test\//, /\.test-output/, /(^|\/)scripts\//,
-  /(^|\/)bench\//, /tsconfig/, /package-lock\.json$/, /\.vscodeignore$/, /\.vsix$/, /\.mjs$/];
+const FORBIDDEN = [
+  /\.map$/,
+  /\.tsx?$/,
+  /node_modules\//,
+  /\/src\//,
+  /(^|\/)test\//,
+  /\.test-output/,
+  /(^|\/)scripts\//,
+  /(^|\/)bench\//,
+  /tsconfig/,
+  /package-lock\.json$/,
+  /\.vscodeignore$/,
+  /\.vsix$/,
+  /\.mjs$/,
+];
 /** The demo's map and sources (see ALLOWED) are the one exception to FORBIDDEN. */
 const DEMO_SOURCES = [/^extension\/dist\/demo\/demo\.cjs\.map$/, /^extension\/dist\/demo\/runtime-probe\/src\/[\w./-]+\.ts$/];
 
@@ -57,23 +70,35 @@ test('the VSIX holds only bundles, media, README, LICENSE, manifest and demo', (
   assert.deepEqual(unexpected, [], `files that should not be in ${path.basename(vsix)}`);
   const forbidden = names().filter((n) => FORBIDDEN.some((re) => re.test(n)) && !DEMO_SOURCES.some((re) => re.test(n)));
   assert.deepEqual(forbidden, [], 'sources, maps, tests, scripts or node_modules in the VSIX');
-  for (const required of ['extension/package.json', 'extension/readme.md', 'extension/LICENSE.txt', 'extension/dist/extension.js',
-    'extension/dist/webview/main.js', 'extension/media/icon.png']) {
+  for (const required of [
+    'extension/package.json',
+    'extension/readme.md',
+    'extension/LICENSE.txt',
+    'extension/dist/extension.js',
+    'extension/dist/webview/main.js',
+    'extension/media/icon.png',
+  ]) {
     assert.ok(names().includes(required), `${required} is missing; the VSIX has ${names().join(', ')}`);
   }
 });
 
 test('the demo app is in the VSIX once the probe has one', () => {
   const hasDemoSource = existsSync(path.join(repoRoot, 'runtime-probe', 'src', 'demo', 'main.ts'));
-  assert.equal(names().includes('extension/dist/demo/demo.cjs'), hasDemoSource,
-    hasDemoSource ? 'runtime-probe has a demo app but the VSIX does not carry dist/demo/demo.cjs' : 'a demo bundle without a demo source');
+  assert.equal(
+    names().includes('extension/dist/demo/demo.cjs'),
+    hasDemoSource,
+    hasDemoSource ? 'runtime-probe has a demo app but the VSIX does not carry dist/demo/demo.cjs' : 'a demo bundle without a demo source',
+  );
 });
 
 test('the register script is in the VSIX (debugged apps need no busscope-probe of their own)', () => {
-  assert.ok(names().includes('extension/dist/probe/register.cjs'), 'the VSIX does not carry dist/probe/register.cjs, which debug launches load through NODE_OPTIONS');
+  assert.ok(
+    names().includes('extension/dist/probe/register.cjs'),
+    'the VSIX does not carry dist/probe/register.cjs, which debug launches load through NODE_OPTIONS',
+  );
 });
 
-test('the demo\'s source map names only files the VSIX ships (its sites open after install)', (t) => {
+test("the demo's source map names only files the VSIX ships (its sites open after install)", (t) => {
   if (!names().includes('extension/dist/demo/demo.cjs')) return t.skip('no demo in this VSIX');
   const map = JSON.parse(readZipEntry(vsix, 'extension/dist/demo/demo.cjs.map').toString('utf8')) as { sources: string[] };
   const targets = map.sources.map((s) => path.posix.join('extension/dist/demo', s));
@@ -81,7 +106,10 @@ test('the demo\'s source map names only files the VSIX ships (its sites open aft
   const missing = targets.filter((p) => !names().includes(p));
   assert.deepEqual(missing, [], 'sources named by dist/demo/demo.cjs.map but not in the VSIX');
   // The bus's frames keep a runtime-probe/src/bus/ path: that is how the probe knows to skip them.
-  assert.ok(targets.some((p) => p.startsWith('extension/dist/demo/runtime-probe/src/bus/')), 'the bus is not mapped under runtime-probe/src/bus/');
+  assert.ok(
+    targets.some((p) => p.startsWith('extension/dist/demo/runtime-probe/src/bus/')),
+    'the bus is not mapped under runtime-probe/src/bus/',
+  );
   // Shipped sources are the repo's files unchanged (a changed line would move every site).
   const hud = readZipEntry(vsix, 'extension/dist/demo/runtime-probe/src/demo/hud.ts').toString('utf8');
   assert.equal(hud, readFileSync(path.join(repoRoot, 'runtime-probe/src/demo/hud.ts'), 'utf8'));
@@ -102,15 +130,25 @@ test('no bundle in the VSIX names a source map the VSIX does not ship', () => {
 test(`the VSIX stays within its size budget (${MAX_VSIX_BYTES / 1024 / 1024} MiB packed, ${MAX_UNPACKED_BYTES / 1024 / 1024} MiB unpacked)`, () => {
   const packed = statSync(vsix).size;
   const unpacked = entries.reduce((sum, e) => sum + e.size, 0);
-  const biggest = [...entries].sort((a, b) => b.size - a.size).slice(0, 5).map((e) => `${e.name} ${e.size}`).join(', ');
+  const biggest = [...entries]
+    .sort((a, b) => b.size - a.size)
+    .slice(0, 5)
+    .map((e) => `${e.name} ${e.size}`)
+    .join(', ');
   assert.ok(packed <= MAX_VSIX_BYTES, `${path.basename(vsix)} is ${packed} bytes (biggest: ${biggest})`);
   assert.ok(unpacked <= MAX_UNPACKED_BYTES, `unpacked ${unpacked} bytes (biggest: ${biggest})`);
 });
 
 test('the packaged manifest is complete: main, icon, engine, categories, repository, activation', () => {
   const manifest = JSON.parse(readZipEntry(vsix, 'extension/package.json').toString('utf8')) as {
-    main?: string; icon?: string; engines?: { vscode?: string }; categories?: string[]; repository?: unknown;
-    activationEvents?: string[]; publisher?: string; name?: string;
+    main?: string;
+    icon?: string;
+    engines?: { vscode?: string };
+    categories?: string[];
+    repository?: unknown;
+    activationEvents?: string[];
+    publisher?: string;
+    name?: string;
   };
   assert.equal(`${manifest.publisher}.${manifest.name}`, 'busscope.busscope');
   assert.ok(manifest.main && names().includes(`extension/${manifest.main.replace(/^\.\//, '')}`), `main ${manifest.main} is not in the VSIX`);

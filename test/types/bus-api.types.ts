@@ -353,9 +353,13 @@ type _noAnyResult = Expect<Equal<IsAny<ReturnType<typeof bus.dispatch>>, false>>
   type _disposable = Expect<Equal<typeof listener, Disposable>>;
   listener.dispose();
   const bag: Disposable[] = [];
-  doc.onDidChange(function (this: { tag: string }, e) {
-    use(this.tag, e.version);
-  }, { tag: 't' }, bag);
+  doc.onDidChange(
+    function (this: { tag: string }, e) {
+      use(this.tag, e.version);
+    },
+    { tag: 't' },
+    bag,
+  );
   // @ts-expect-error the event function cannot fire: only the Emitter's holder can
   doc.onDidChange.fire({ version: 1 });
   // @ts-expect-error the emitter is private to its holder

@@ -32,12 +32,12 @@ describe('Busscope activation', () => {
     // The workbench registers commands of its own for every contributed view (`<viewId>.focus`,
     // `.open`, `.resetViewLocation`, `.toggleVisibility`, `.removeView`): not the extension's. (Those of
     // view containers are `workbench.view.extension.<id>…`, outside `busscope.`.)
-    const viewIds = Object.values(manifest.contributes?.views ?? {}).flat().map((v) => v.id);
+    const viewIds = Object.values(manifest.contributes?.views ?? {})
+      .flat()
+      .map((v) => v.id);
     const viewCommands = ['focus', 'open', 'resetViewLocation', 'toggleVisibility', 'removeView'];
     const derived = (cmd: string): boolean => viewIds.some((id) => viewCommands.some((suffix) => cmd === `${id}.${suffix}`));
-    const registered = (await vscode.commands.getCommands(true))
-      .filter((c) => c.startsWith('busscope.') && !derived(c))
-      .sort();
+    const registered = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('busscope.') && !derived(c)).sort();
     const unregistered = contributed.filter((c) => !registered.includes(c));
     const undeclared = registered.filter((c) => !contributed.includes(c));
     assert.deepEqual(

@@ -21,7 +21,9 @@ interface Manifest {
   readonly activationEvents?: readonly string[];
   readonly contributes: {
     readonly commands: readonly { readonly command: string; readonly title: string }[];
-    readonly configuration: { readonly properties: Readonly<Record<string, { readonly default: unknown; readonly description?: string; readonly markdownDescription?: string }>> };
+    readonly configuration: {
+      readonly properties: Readonly<Record<string, { readonly default: unknown; readonly description?: string; readonly markdownDescription?: string }>>;
+    };
     readonly views: Readonly<Record<string, readonly { readonly id: string }[]>>;
     readonly viewsContainers: { readonly activitybar: readonly { readonly id: string }[] };
   };
@@ -35,7 +37,7 @@ function socketsTo(port: number): net.Socket[] {
 
 function label(item: vscode.TreeItem): string {
   const l = item.label;
-  return typeof l === 'string' ? l : l?.label ?? '';
+  return typeof l === 'string' ? l : (l?.label ?? '');
 }
 
 function busscopeDiagnostics(): [vscode.Uri, vscode.Diagnostic][] {
@@ -74,8 +76,14 @@ describe('Busscope sessions, views and commands', function () {
   });
 
   it('declares its views, settings with defaults, and lazy activation', () => {
-    assert.deepEqual(manifest.contributes.viewsContainers.activitybar.map((c) => c.id), ['busscope']);
-    assert.deepEqual(manifest.contributes.views.busscope.map((v) => v.id), ['busscope.apps', 'busscope.subscriptions', 'busscope.warnings']);
+    assert.deepEqual(
+      manifest.contributes.viewsContainers.activitybar.map((c) => c.id),
+      ['busscope'],
+    );
+    assert.deepEqual(
+      manifest.contributes.views.busscope.map((v) => v.id),
+      ['busscope.apps', 'busscope.subscriptions', 'busscope.warnings'],
+    );
     const props = manifest.contributes.configuration.properties;
     for (const [key, value] of Object.entries(SETTING_DEFAULTS)) {
       const p = props[`busscope.${key}`];
@@ -84,8 +92,19 @@ describe('Busscope sessions, views and commands', function () {
       assert.ok((p.description ?? p.markdownDescription ?? '').length > 20, `busscope.${key} is documented`);
     }
     assert.ok(!(manifest.activationEvents ?? []).includes('*') && !(manifest.activationEvents ?? []).includes('onStartupFinished'), 'no activation at startup');
-    for (const c of ['busscope.attach', 'busscope.attachToAddress', 'busscope.detach', 'busscope.runDemo', 'busscope.exportTrace', 'busscope.openTrace', 'busscope.clear']) {
-      assert.ok(manifest.contributes.commands.some((x) => x.command === c), `${c} is contributed`);
+    for (const c of [
+      'busscope.attach',
+      'busscope.attachToAddress',
+      'busscope.detach',
+      'busscope.runDemo',
+      'busscope.exportTrace',
+      'busscope.openTrace',
+      'busscope.clear',
+    ]) {
+      assert.ok(
+        manifest.contributes.commands.some((x) => x.command === c),
+        `${c} is contributed`,
+      );
     }
   });
 
@@ -95,7 +114,7 @@ describe('Busscope sessions, views and commands', function () {
     demoPid = demo.pid;
     assert.equal(api.demo.running, true);
     // The picker: the demo (the only app in this discovery folder) is its first item; accept it.
-    await waitFor('the demo\'s discovery file', () => api.sessions.listApps().some((a) => a.pid === demoPid));
+    await waitFor("the demo's discovery file", () => api.sessions.listApps().some((a) => a.pid === demoPid));
     const picking = Promise.resolve(vscode.commands.executeCommand<SessionResult | undefined>('busscope.attach'));
     let picked: SessionResult | undefined;
     for (let attempt = 0; attempt < 20 && picked === undefined; attempt++) {
@@ -121,7 +140,7 @@ describe('Busscope sessions, views and commands', function () {
     assert.ok(apps.some((n) => n.kind === 'session' && n.sessionId === session.sessionId));
   });
 
-  it('fills the Subscriptions tree with the demo\'s buses, types and subscriptions', async () => {
+  it("fills the Subscriptions tree with the demo's buses, types and subscriptions", async () => {
     await vscode.commands.executeCommand('busscope.subscriptions.focus');
     const tree = api.views.subscriptions;
     const buses = await waitFor('the three buses in the tree', () => {
@@ -151,20 +170,27 @@ describe('Busscope sessions, views and commands', function () {
     assert.match(status.tooltip, new RegExp(`busscope-demo \\(pid ${demoPid}\\)`));
   });
 
-  it('shows the demo\'s leak in the Warnings tree and as a Problem at its subscribe site', async () => {
+  it("shows the demo's leak in the Warnings tree and as a Problem at its subscribe site", async () => {
     const tree = api.views.warnings;
-    const leak = await waitFor('a listener-growth warning', () => {
-      const s = api.sessions.find(session.sessionId)!;
-      const w = s.warnings.find((x) => x.kind === 'listener-growth' && x.subjects.types.some((t) => t.type === 'player.health'));
-      return w === undefined ? undefined : w;
-    }, 20_000);
+    const leak = await waitFor(
+      'a listener-growth warning',
+      () => {
+        const s = api.sessions.find(session.sessionId)!;
+        const w = s.warnings.find((x) => x.kind === 'listener-growth' && x.subjects.types.some((t) => t.type === 'player.health'));
+        return w === undefined ? undefined : w;
+      },
+      20_000,
+    );
     const nodes = tree.getChildren();
     const node = nodes.find((n): n is Extract<BusscopeNode, { kind: 'warning' }> => n.kind === 'warning' && n.warningId === leak.id);
     assert.ok(node, 'the leak is in the Warnings tree');
     assert.equal(label(tree.getTreeItem(node)), leak.title);
 
-    const [uri, diagnostic] = await waitFor('the leak as a Busscope problem', () =>
-      busscopeDiagnostics().find(([, d]) => d.code === 'listener-growth'), 10_000);
+    const [uri, diagnostic] = await waitFor(
+      'the leak as a Busscope problem',
+      () => busscopeDiagnostics().find(([, d]) => d.code === 'listener-growth'),
+      10_000,
+    );
     assert.equal(diagnostic.severity <= vscode.DiagnosticSeverity.Warning, true);
     const site = leak.sites[0];
     assert.equal(uri.fsPath, site.file.startsWith('file://') ? vscode.Uri.parse(site.file).fsPath : site.file);
@@ -194,7 +220,10 @@ describe('Busscope sessions, views and commands', function () {
     const trace = JSON.parse(fs.readFileSync(file, 'utf8')) as { traceEvents: { ph: string; name: string; args?: { name?: string } }[] };
     assert.deepEqual(validateChromeTrace(trace).problems, []);
     assert.ok(trace.traceEvents.filter((e) => e.ph === 'X').length > 10, 'dispatch slices');
-    const processes = trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'process_name').map((e) => e.args?.name).sort();
+    const processes = trace.traceEvents
+      .filter((e) => e.ph === 'M' && e.name === 'process_name')
+      .map((e) => e.args?.name)
+      .sort();
     assert.deepEqual(processes, ['bus audio', 'bus gameplay', 'bus ui']);
   });
 
@@ -228,7 +257,10 @@ describe('Busscope sessions, views and commands', function () {
     const s = api.sessions.find(opened.sessionId)!;
     assert.equal(s.kind, 'trace');
     const tree = api.views.subscriptions;
-    const names = tree.getChildren().map((n) => label(tree.getTreeItem(n))).sort();
+    const names = tree
+      .getChildren()
+      .map((n) => label(tree.getTreeItem(n)))
+      .sort();
     assert.deepEqual(names, ['audio', 'gameplay', 'ui']);
     assert.ok(s.warnings.length > 0, 'the analyses ran on the trace');
     await vscode.commands.executeCommand('busscope.clear', { sessionId: opened.sessionId });

@@ -37,10 +37,10 @@ interface Stop {
 
 function label(item: vscode.TreeItem): string {
   const l = item.label;
-  return typeof l === 'string' ? l : l?.label ?? '';
+  return typeof l === 'string' ? l : (l?.label ?? '');
 }
 
-describe('Busscope while debugging (VS Code\'s JavaScript debugger)', function () {
+describe("Busscope while debugging (VS Code's JavaScript debugger)", function () {
   this.timeout(120_000);
   let api: BusscopeApi;
   let manifest: Manifest;
@@ -137,7 +137,11 @@ describe('Busscope while debugging (VS Code\'s JavaScript debugger)', function (
       console: 'internalConsole',
     });
     assert.equal(started, true, 'the debug session started');
-    session = await waitFor('Busscope to attach to the debugged demo', () => api.sessions.liveSessions.find((s) => s.debug?.debugSessionName === LAUNCH_NAME), 30_000);
+    session = await waitFor(
+      'Busscope to attach to the debugged demo',
+      () => api.sessions.liveSessions.find((s) => s.debug?.debugSessionName === LAUNCH_NAME),
+      30_000,
+    );
     assert.equal(session.app?.name, 'busscope-demo');
     assert.equal(session.debug?.autoAttached, true);
     assert.equal(session.debug?.matchedBy, 'pid');
@@ -145,7 +149,10 @@ describe('Busscope while debugging (VS Code\'s JavaScript debugger)', function (
     const item = api.views.apps.getTreeItem({ kind: 'session', sessionId: session.id });
     assert.match(String(item.description), new RegExp(`debugging in “${LAUNCH_NAME}”`));
     const facts = api.views.apps.getChildren({ kind: 'session', sessionId: session.id }).map((n) => api.views.apps.getTreeItem(n));
-    assert.ok(facts.some((f) => label(f) === 'debug session' && String(f.description).startsWith(LAUNCH_NAME)), 'a "debug session" fact');
+    assert.ok(
+      facts.some((f) => label(f) === 'debug session' && String(f.description).startsWith(LAUNCH_NAME)),
+      'a "debug session" fact',
+    );
     const status = await waitFor('the status bar to name the debug session', () => {
       const c = api.views.statusBar.current;
       return c.tooltip.includes(`debugging in “${LAUNCH_NAME}”`) ? c : undefined;
@@ -161,7 +168,9 @@ describe('Busscope while debugging (VS Code\'s JavaScript debugger)', function (
     const stop = await nextStop(before, 'the debug session to stop at frame.tick');
     assert.match(stop.body.description ?? stop.body.reason ?? '', /debugger statement|pause|breakpoint/i);
     // Stopped inside `dispatch`, the dispatching code one frame up.
-    const trace = (await stop.session.customRequest('stackTrace', { threadId: stop.body.threadId ?? 0, startFrame: 0, levels: 2 })) as { stackFrames: { id: number; name: string }[] };
+    const trace = (await stop.session.customRequest('stackTrace', { threadId: stop.body.threadId ?? 0, startFrame: 0, levels: 2 })) as {
+      stackFrames: { id: number; name: string }[];
+    };
     assert.match(trace.stackFrames[0].name, /dispatch/);
     const payload = (await stop.session.customRequest('evaluate', {
       expression: "JSON.stringify(globalThis[Symbol.for('busscope.eventBreaks')].current.payload)",
@@ -184,7 +193,9 @@ describe('Busscope while debugging (VS Code\'s JavaScript debugger)', function (
     // The Subscriptions view: a "Paused" node first, with the break and the paused snapshot.
     const tree = api.views.subscriptions;
     const roots = tree.getChildren();
-    const top: BusscopeNode[] = roots.some((n) => n.kind === 'session') ? tree.getChildren(roots.find((n) => n.kind === 'session' && n.sessionId === s.id)) : roots;
+    const top: BusscopeNode[] = roots.some((n) => n.kind === 'session')
+      ? tree.getChildren(roots.find((n) => n.kind === 'session' && n.sessionId === s.id))
+      : roots;
     const pausedNode = top[0];
     assert.equal(pausedNode?.kind, 'debug');
     assert.equal(label(tree.getTreeItem(pausedNode)), 'Paused in the debugger');
@@ -264,9 +275,17 @@ describe('Busscope while debugging (VS Code\'s JavaScript debugger)', function (
         env: { BUSSCOPE: '1', BUSSCOPE_DISCOVERY_DIR: path.join(tmp, 'apps') },
       });
       assert.equal(started, true);
-      const app = await waitFor('the demo in discovery', () => api.sessions.listApps().find((a) => a.name === 'busscope-demo' && api.sessions.liveSessions.every((x) => x.app?.pid !== a.pid)), 30_000);
+      const app = await waitFor(
+        'the demo in discovery',
+        () => api.sessions.listApps().find((a) => a.name === 'busscope-demo' && api.sessions.liveSessions.every((x) => x.app?.pid !== a.pid)),
+        30_000,
+      );
       await new Promise((r) => setTimeout(r, 1500));
-      assert.equal(api.sessions.liveSessions.some((x) => x.app?.pid === app.pid), false, 'not attached by itself');
+      assert.equal(
+        api.sessions.liveSessions.some((x) => x.app?.pid === app.pid),
+        false,
+        'not attached by itself',
+      );
       const attached = await vscode.commands.executeCommand<{ sessionId: string }>('busscope.attach', { pid: app.pid });
       const s = api.sessions.find(attached.sessionId)!;
       const link = await waitFor('the session to be linked to its debug session', () => s.debug);

@@ -64,7 +64,11 @@ async function serveApp(): Promise<StaticServer> {
       res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(body);
     };
-    if (url.pathname === '/') return send('text/html; charset=utf-8', '<!DOCTYPE html><html><head><title>shop</title><script type="module" src="/app.js"></script></head><body>shop</body></html>');
+    if (url.pathname === '/')
+      return send(
+        'text/html; charset=utf-8',
+        '<!DOCTYPE html><html><head><title>shop</title><script type="module" src="/app.js"></script></head><body>shop</body></html>',
+      );
     if (url.pathname === '/app.js') return send('text/javascript', APP_JS);
     if (url.pathname === '/busscope-browser.mjs') return send('text/javascript', entry);
     res.writeHead(404).end();
@@ -76,7 +80,9 @@ async function serveApp(): Promise<StaticServer> {
 async function pageState(page: Page, ms: number, want: (s: string) => boolean): Promise<{ state: string; refusal: string | null }> {
   const end = Date.now() + ms;
   for (;;) {
-    const s = await page.evaluate(() => (window as unknown as { __busscope?: { state: string; refusal: string | null } }).__busscope ?? { state: 'loading', refusal: null });
+    const s = await page.evaluate(
+      () => (window as unknown as { __busscope?: { state: string; refusal: string | null } }).__busscope ?? { state: 'loading', refusal: null },
+    );
     if (want(s.state) || Date.now() > end) return s;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -92,7 +98,12 @@ describe('a browser app in real Chromium', { skip: skip ?? undefined, timeout: 1
   before(async () => {
     assert.ok(existsSync(ENTRY), 'runtime-probe/dist/browser.mjs is missing: run `npm run build` first');
     // rebind.test resolves to 127.0.0.1: a DNS-rebinding page reaching the loopback server by name.
-    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP evil.test 127.0.0.1'], headless: true, timeout: 60_000 });
+    browser = await chromium.launch({
+      executablePath: chromiumExecutable(),
+      args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP evil.test 127.0.0.1'],
+      headless: true,
+      timeout: 60_000,
+    });
     app = await serveApp();
     manager = new SessionManager({ updateIntervalMs: 100 });
     server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined), onRefused: (r) => refusals.push(r) });
@@ -112,18 +123,22 @@ describe('a browser app in real Chromium', { skip: skip ?? undefined, timeout: 1
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(pageUrl(`http://127.0.0.1:${app.port}`, server.url, server.token));
     assert.equal((await pageState(page, 15_000, (s) => s !== 'starting' && s !== 'loading')).state, 'open');
-    await waitFor(() => manager.sessions.length === 1, 10_000, 'the page\'s session');
+    await waitFor(() => manager.sessions.length === 1, 10_000, "the page's session");
     const session = manager.sessions[0];
     assert.equal(session.title, 'chromium-shop');
     assert.equal(session.source.kind === 'browser' && session.source.origin, `http://127.0.0.1:${app.port}`);
     assert.match(session.app?.runtime ?? '', /^browser .*Chrome/);
     const busNames = (): string[] => [...session.model.buses.values()].map((b) => b.name).sort();
-    await waitFor(() => ['hub', 'shop', 'window'].every((n) => busNames().includes(n)), 10_000, 'the page\'s buses');
-    await waitFor(() => session.model.totalDispatches >= 80, 10_000, 'the page\'s dispatches');
-    await waitFor(() => {
-      session.update();
-      return session.warnings.some((w) => w.kind === 'listener-growth');
-    }, 10_000, 'the leak warning');
+    await waitFor(() => ['hub', 'shop', 'window'].every((n) => busNames().includes(n)), 10_000, "the page's buses");
+    await waitFor(() => session.model.totalDispatches >= 80, 10_000, "the page's dispatches");
+    await waitFor(
+      () => {
+        session.update();
+        return session.warnings.some((w) => w.kind === 'listener-growth');
+      },
+      10_000,
+      'the leak warning',
+    );
     const leak = session.warnings.find((w) => w.kind === 'listener-growth')!;
     assert.match(JSON.stringify(leak), /cart\.changed/);
     // The leaked subscriptions' site is the page's own script, not the probe's.
@@ -133,11 +148,11 @@ describe('a browser app in real Chromium', { skip: skip ?? undefined, timeout: 1
     assert.match(tab, /^[0-9a-f]{16}$/);
 
     await page.reload();
-    await waitFor(() => manager.sessions.length === 1 && manager.sessions[0] !== session && manager.sessions[0].isLive, 15_000, 'the reloaded page\'s session');
+    await waitFor(() => manager.sessions.length === 1 && manager.sessions[0] !== session && manager.sessions[0].isLive, 15_000, "the reloaded page's session");
     const reloaded = manager.sessions[0];
     assert.equal(reloaded.source.kind === 'browser' && reloaded.source.reloads, 1);
     assert.equal(reloaded.source.kind === 'browser' && reloaded.source.tabId, tab);
-    await waitFor(() => [...reloaded.model.buses.values()].some((b) => b.name === 'shop'), 10_000, 'the reloaded page\'s buses');
+    await waitFor(() => [...reloaded.model.buses.values()].some((b) => b.name === 'shop'), 10_000, "the reloaded page's buses");
     assert.deepEqual(errors, []);
     await page.close();
     await waitFor(() => !reloaded.isLive, 10_000, 'the session to end with the page');

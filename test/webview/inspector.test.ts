@@ -252,8 +252,13 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
         const ring = w.store.timeline.dispatches;
         return ring.seq[ring.physicalIndex(ring.size - 1)];
       });
-      await page.evaluate((s) => (window as unknown as { harness: { connection: { reveal(t: unknown): void } } }).harness.connection.reveal({ kind: 'dispatch', seq: s }), seq);
-      await page.waitForSelector('[data-testid=details][data-kind=dispatch] [data-testid=dispatch-handlers], [data-testid=details][data-kind=dispatch] p.muted');
+      await page.evaluate(
+        (s) => (window as unknown as { harness: { connection: { reveal(t: unknown): void } } }).harness.connection.reveal({ kind: 'dispatch', seq: s }),
+        seq,
+      );
+      await page.waitForSelector(
+        '[data-testid=details][data-kind=dispatch] [data-testid=dispatch-handlers], [data-testid=details][data-kind=dispatch] p.muted',
+      );
       assert.equal(await page.locator('[data-testid=trace-id]').count(), 0);
       assert.equal(await page.getByRole('button', { name: 'Copy trace id' }).count(), 0);
     } finally {
@@ -405,7 +410,10 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
           const pane = document.querySelector<HTMLElement>('section.warnings')!;
           const el = document.querySelector<HTMLElement>(`article.warning[data-warning-id="${wid}"]`)!;
           const all = [...document.querySelectorAll<HTMLElement>('article.warning')];
-          const above = all.slice(0, all.indexOf(el)).map((e) => `${e.dataset.warningId}:${e.offsetHeight}`).join(',');
+          const above = all
+            .slice(0, all.indexOf(el))
+            .map((e) => `${e.dataset.warningId}:${e.offsetHeight}`)
+            .join(',');
           return { top: el.getBoundingClientRect().top - pane.getBoundingClientRect().top, scrollable: pane.scrollHeight > pane.clientHeight, above };
         }, id);
       const before = await offset();
@@ -416,7 +424,8 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
         const w = window as unknown as PageWindow & { liveTimer: number; replaced: number };
         w.replaced = 0;
         new MutationObserver((records) => {
-          for (const r of records) for (const n of r.removedNodes) if (n instanceof HTMLElement && (n.matches('article.warning') || n.querySelector('article.warning'))) w.replaced++;
+          for (const r of records)
+            for (const n of r.removedNodes) if (n instanceof HTMLElement && (n.matches('article.warning') || n.querySelector('article.warning'))) w.replaced++;
         }).observe(document.querySelector('[data-testid=warnings]')!, { childList: true, subtree: true });
         w.liveTimer = window.setInterval(() => w.harness.run(15), 100);
       });
@@ -446,7 +455,10 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
       await page.waitForTimeout(80);
       await page.mouse.up();
       await page.waitForFunction(
-        (wid) => (window as unknown as PageWindow).harness.fromWebview.some((m) => m.type === 'focusWarning' && (m as unknown as { warningId: string }).warningId === wid),
+        (wid) =>
+          (window as unknown as PageWindow).harness.fromWebview.some(
+            (m) => m.type === 'focusWarning' && (m as unknown as { warningId: string }).warningId === wid,
+          ),
         id,
         { timeout: 2000 },
       );
@@ -464,7 +476,12 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
     try {
       const m = await page.evaluate(() => {
         const ins = (window as unknown as PageWindow).busscopeInspector;
-        return { nodes: ins.graphModel()!.nodes.length, types: ins.store.types.size, subs: ins.graphModel()!.subscriptionCount, interactiveMs: ins.metrics.snapshotToInteractiveMs };
+        return {
+          nodes: ins.graphModel()!.nodes.length,
+          types: ins.store.types.size,
+          subs: ins.graphModel()!.subscriptionCount,
+          interactiveMs: ins.metrics.snapshotToInteractiveMs,
+        };
       });
       assert.equal(m.types, 500);
       assert.ok(m.subs >= 5000);
@@ -483,7 +500,8 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
   test('an instrumented http server: emitters grouped by class, library emitters in one collapsed group, focus on select (screenshot)', async () => {
     const { page, errors } = await openInspector(browser, server, { scenario: 'emitters', theme: 'dark' });
     try {
-      const busRows = () => page.locator('[data-testid=node-list] [data-kind=bus]').evaluateAll((els) => els.map((e) => e.querySelector('.node-label')?.textContent ?? ''));
+      const busRows = () =>
+        page.locator('[data-testid=node-list] [data-kind=bus]').evaluateAll((els) => els.map((e) => e.querySelector('.node-label')?.textContent ?? ''));
       let rows = await busRows();
       assert.deepEqual(rows.slice(0, 4), ['libraries', 'chat', 'Room ×3', 'Server#1'], rows.join(' | '));
       const nodes = await page.evaluate(() => (window as unknown as PageWindow).busscopeInspector.graphModel()!.nodes.length);
@@ -495,9 +513,15 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
 
       // Expanding the libraries group shows its classes.
       await page.locator('[data-testid=node-list] [data-kind=bus]', { hasText: 'libraries' }).locator('.caret').click();
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=node-list] [data-kind=bus]')].some((e) => e.textContent?.includes('Socket ×300')));
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('[data-testid=node-list] [data-kind=bus]')].some((e) => e.textContent?.includes('Socket ×300')),
+      );
       rows = await busRows();
-      for (const c of ['IncomingMessage ×600', 'ServerResponse ×600', 'Socket ×300']) assert.ok(rows.some((r) => r.includes(c)), `${c} in ${rows.join(' | ')}`);
+      for (const c of ['IncomingMessage ×600', 'ServerResponse ×600', 'Socket ×300'])
+        assert.ok(
+          rows.some((r) => r.includes(c)),
+          `${c} in ${rows.join(' | ')}`,
+        );
 
       // The expanded libraries group records its 1,500 emitters at full detail (as the tree's expansion
       // does); collapsed again, selecting the sockets asks for those 300 alone.
@@ -519,12 +543,21 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
       // 300 sockets, 600 requests and 600 responses: every listener from Node's http internals.
       await row('libraries').locator('.caret').click();
       await page.waitForFunction(() => (window as unknown as PageWindow).harness.focused.at(-1)?.length === 1500);
-      assert.ok(await page.evaluate(() => (window as unknown as PageWindow).harness.fromWebview.some((m) => m.type === 'expandGroups' && (m as unknown as { groups: string[] }).groups.includes('\u0000libraries'))));
+      assert.ok(
+        await page.evaluate(() =>
+          (window as unknown as PageWindow).harness.fromWebview.some(
+            (m) => m.type === 'expandGroups' && (m as unknown as { groups: string[] }).groups.includes('\u0000libraries'),
+          ),
+        ),
+      );
       // Expanding a class shows its first page of instances (sent by the host while expanded) and "+N more".
       await row('Socket ×300').locator('.caret').click();
       await page.waitForFunction(() => {
         const outline = (window as unknown as PageWindow).busscopeInspector.graphModel()!.outline;
-        return outline.filter((n) => n.kind === 'bus' && /^Socket#\d+$/.test(n.label)).length === 50 && outline.some((n) => n.kind === 'more' && n.label === '+250 more Socket');
+        return (
+          outline.filter((n) => n.kind === 'bus' && /^Socket#\d+$/.test(n.label)).length === 50 &&
+          outline.some((n) => n.kind === 'more' && n.label === '+250 more Socket')
+        );
       });
       // Collapsing the libraries withdraws the focus (nothing selected).
       await row('libraries').first().locator('.caret').click();

@@ -51,12 +51,26 @@ describe('worker threads in the inspector (Chromium)', { skip: skip ?? false }, 
     const { page, errors } = await openInspector(browser, server, { scenario: 'empty', theme: 'dark' });
     try {
       await showThreadSession(page);
-      const rows = await page.locator('[data-testid=node-list] [data-kind=thread], [data-testid=node-list] [data-kind=bus]').evaluateAll((els) =>
-        els
-          .sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')))
-          .map((e) => (e.getAttribute('data-kind') === 'thread' ? `# ${e.getAttribute('data-thread')}` : `${e.getAttribute('data-bus')} @ ${e.getAttribute('data-thread')}`)),
-      );
-      assert.deepEqual(rows, ['# main thread', 'app @ main thread', 'jobs @ main thread', '# worker hasher', 'hasher-bus @ worker hasher', '# worker resizer', 'resizer-bus @ worker resizer']);
+      const rows = await page
+        .locator('[data-testid=node-list] [data-kind=thread], [data-testid=node-list] [data-kind=bus]')
+        .evaluateAll((els) =>
+          els
+            .sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')))
+            .map((e) =>
+              e.getAttribute('data-kind') === 'thread'
+                ? `# ${e.getAttribute('data-thread')}`
+                : `${e.getAttribute('data-bus')} @ ${e.getAttribute('data-thread')}`,
+            ),
+        );
+      assert.deepEqual(rows, [
+        '# main thread',
+        'app @ main thread',
+        'jobs @ main thread',
+        '# worker hasher',
+        'hasher-bus @ worker hasher',
+        '# worker resizer',
+        'resizer-bus @ worker resizer',
+      ]);
 
       // Lane groups: a header per thread in the gutter, each thread's lanes between its header and the next.
       const groups = await page.evaluate(() => {
@@ -93,7 +107,7 @@ describe('worker threads in the inspector (Chromium)', { skip: skip ?? false }, 
     }
   });
 
-  test('a cross-thread dispatch is drawn as a flow from the worker\'s lane group at its enqueue to the dispatch; hovering it says so', async () => {
+  test("a cross-thread dispatch is drawn as a flow from the worker's lane group at its enqueue to the dispatch; hovering it says so", async () => {
     const { page, errors } = await openInspector(browser, server, { scenario: 'empty', theme: 'dark' });
     try {
       await showThreadSession(page);
@@ -105,9 +119,17 @@ describe('worker threads in the inspector (Chromium)', { skip: skip ?? false }, 
           const r = e.getBoundingClientRect();
           return { id: Number(e.getAttribute('data-thread-id')), top: r.top, bottom: r.bottom };
         });
-        const flows = ins.timeline.flowsDrawn().map((f) => ({ ...f, dispatchAt: ins.timeline.clientPointOfSeq(f.seq), start: ins.store.timeline.dispatches.start[f.index] }));
+        const flows = ins.timeline
+          .flowsDrawn()
+          .map((f) => ({ ...f, dispatchAt: ins.timeline.clientPointOfSeq(f.seq), start: ins.store.timeline.dispatches.start[f.index] }));
         const view = ins.timeline.view;
-        return { canvas: { left: canvas.left, top: canvas.top, width: canvas.width }, heads, flows, view, summary: document.querySelector('[data-testid=timeline-summary]')!.getAttribute('data-cross-thread') };
+        return {
+          canvas: { left: canvas.left, top: canvas.top, width: canvas.width },
+          heads,
+          flows,
+          view,
+          summary: document.querySelector('[data-testid=timeline-summary]')!.getAttribute('data-cross-thread'),
+        };
       });
       assert.equal(drawn.summary, String(crossThread.size), 'the summary counts the cross-thread dispatches in view');
       assert.deepEqual(
@@ -131,10 +153,13 @@ describe('worker threads in the inspector (Chromium)', { skip: skip ?? false }, 
       // Hover the middle of the first flow: the tooltip names the worker, the enqueue time and the wait.
       const first = drawn.flows.sort((a, b) => a.seq - b.seq)[0];
       const mid = { x: drawn.canvas.left + (first.x0 + first.x1) / 2, y: drawn.canvas.top + (first.y0 + first.y1) / 2 };
-      const hit = await page.evaluate(([x, y]) => {
-        const ins = (window as unknown as PageWindow).busscopeInspector;
-        return { flow: ins.timeline.flowAtClient(x, y)?.seq ?? null, dispatch: ins.timeline.dispatchAtClient(x, y) };
-      }, [mid.x, mid.y] as const);
+      const hit = await page.evaluate(
+        ([x, y]) => {
+          const ins = (window as unknown as PageWindow).busscopeInspector;
+          return { flow: ins.timeline.flowAtClient(x, y)?.seq ?? null, dispatch: ins.timeline.dispatchAtClient(x, y) };
+        },
+        [mid.x, mid.y] as const,
+      );
       assert.deepEqual(hit, { flow: first.seq, dispatch: -1 }, 'the flow, not a dispatch, is under its midpoint');
       await page.mouse.move(mid.x, mid.y);
       const tooltip = page.locator('[data-testid=timeline-tooltip]');
@@ -145,7 +170,11 @@ describe('worker threads in the inspector (Chromium)', { skip: skip ?? false }, 
 
       // The dispatch itself says the same under its own details.
       await page.mouse.move(first.dispatchAt!.x, first.dispatchAt!.y);
-      await page.waitForFunction(() => /enqueued in worker/.test(document.querySelector('[data-testid=timeline-tooltip]')!.textContent ?? '') && /took/.test(document.querySelector('[data-testid=timeline-tooltip]')!.textContent ?? ''));
+      await page.waitForFunction(
+        () =>
+          /enqueued in worker/.test(document.querySelector('[data-testid=timeline-tooltip]')!.textContent ?? '') &&
+          /took/.test(document.querySelector('[data-testid=timeline-tooltip]')!.textContent ?? ''),
+      );
       assert.deepEqual(errors, [], 'no console errors');
     } finally {
       await page.close();
@@ -172,7 +201,10 @@ describe('worker threads in the inspector (Chromium)', { skip: skip ?? false }, 
       ] as const) {
         const busy = threadSession({ jobs }).snapshot;
         const id = `busy-${jobs}`;
-        await page.evaluate(([s, sid]) => window.postMessage({ type: 'snapshot', snapshot: { ...s, session: { ...s.session, sessionId: sid } } }, '*'), [busy, id] as const);
+        await page.evaluate(([s, sid]) => window.postMessage({ type: 'snapshot', snapshot: { ...s, session: { ...s.session, sessionId: sid } } }, '*'), [
+          busy,
+          id,
+        ] as const);
         await page.waitForFunction((sid) => (window as unknown as PageWindow).busscopeInspector.store.session.sessionId === sid, id);
         const seen = await page.evaluate(() => {
           const ins = (window as unknown as PageWindow).busscopeInspector;
@@ -190,7 +222,11 @@ describe('worker threads in the inspector (Chromium)', { skip: skip ?? false }, 
         const ins = (window as unknown as PageWindow).busscopeInspector;
         ins.timeline.setView(50, 900);
         ins.flush();
-        return { flows: ins.timeline.flowsDrawn().length, heads: document.querySelectorAll('[data-testid=timeline-thread]').length, threadRows: document.querySelectorAll('[data-testid=node-list] [data-kind=thread]').length };
+        return {
+          flows: ins.timeline.flowsDrawn().length,
+          heads: document.querySelectorAll('[data-testid=timeline-thread]').length,
+          threadRows: document.querySelectorAll('[data-testid=node-list] [data-kind=thread]').length,
+        };
       });
       assert.deepEqual(plainView, { flows: 0, heads: 0, threadRows: 0 });
     } finally {

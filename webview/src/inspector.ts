@@ -3,7 +3,14 @@
 // The view state lives in inspectorState.ts, the graph's upkeep in graphSync.ts, message dispatch in
 // hostMessageRouter.ts, and frames and timers in ui/scheduler.ts on an injectable clock (ui/clock.ts).
 
-import type { HostToWebview, InspectorCommand, InspectorPort, PersistedViewState, SelectionRef, SiteInfo } from '../../runtime-probe/src/analysis/inspector-messages';
+import type {
+  HostToWebview,
+  InspectorCommand,
+  InspectorPort,
+  PersistedViewState,
+  SelectionRef,
+  SiteInfo,
+} from '../../runtime-probe/src/analysis/inspector-messages';
 import { analysisPartialText, INSPECTOR_MESSAGES_VERSION, sameSelection } from '../../runtime-probe/src/analysis/inspector-messages';
 import { DetailsView } from './details/detailsView';
 import { DropReporter } from './dropReporter';
@@ -178,7 +185,13 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
   }
   toolbar.setFilterText(state.filterText);
 
-  const graphPane = h(doc, 'div', { class: 'graph-pane' }, h(doc, 'div', { class: 'node-list-wrap' }, nodeList.element), h(doc, 'div', { class: 'graph-wrap' }, graphView.element));
+  const graphPane = h(
+    doc,
+    'div',
+    { class: 'graph-pane' },
+    h(doc, 'div', { class: 'node-list-wrap' }, nodeList.element),
+    h(doc, 'div', { class: 'graph-wrap' }, graphView.element),
+  );
   const side = h(doc, 'aside', { class: 'side' }, details.element, warnings.element);
   const shell = h(
     doc,
@@ -251,14 +264,19 @@ export function createInspector(root: HTMLElement, port: InspectorPort, options:
     timeline.setSelection(selection?.kind === 'dispatch' ? selection.seq : null);
     timeline.setFocus(focus ? focus.types : null, focus ? focus.subs : null);
     toolbar.setFocus(focus ? focus.label : null);
-    toolbar.setBuses([...store.buses.values()].map((b) => b.name), state.busFilter);
+    toolbar.setBuses(
+      [...store.buses.values()].map((b) => b.name),
+      state.busFilter,
+    );
     if (model) {
       const hidden = store.hiddenSubscriptions ? ` · ${fmtInt(store.hiddenSubscriptions)} not shown (cap)` : '';
       // The host sends at most its cap of types (the most active): say how many it left out.
       const unsent = store.omitted?.types ?? 0;
       const allTypes = store.types.size + unsent;
       const notSent = unsent > 0 ? ` · ${fmtInt(unsent)} more types not shown` : '';
-      toolbar.setCounts(`${fmtInt(store.buses.size)} buses · ${fmtInt(model.typeCount)} of ${fmtInt(allTypes)} types · ${fmtInt(model.subscriptionCount)} subscriptions${hidden}${notSent}`);
+      toolbar.setCounts(
+        `${fmtInt(store.buses.size)} buses · ${fmtInt(model.typeCount)} of ${fmtInt(allTypes)} types · ${fmtInt(model.subscriptionCount)} subscriptions${hidden}${notSent}`,
+      );
     }
     if (graphChanged || parts.has('graph')) graphView.render();
     if (graphChanged || parts.has('outline')) {

@@ -78,7 +78,8 @@ export class BrowserAppServer {
   static listen(options: BrowserAppServerOptions): Promise<BrowserAppServer> {
     const port = options.port ?? 0;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`BrowserAppServer: port must be an integer in 0…65535 (got ${String(port)})`);
-    if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length < 16)) throw new TypeError('BrowserAppServer: token must be a string of at least 16 characters');
+    if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length < 16))
+      throw new TypeError('BrowserAppServer: token must be a string of at least 16 characters');
     return new Promise((resolve, reject) => {
       let server: BrowserAppServer | undefined;
       const wss = new WebSocketServer({
@@ -154,7 +155,10 @@ export class BrowserAppServer {
       // A page that does not complete the close handshake is cut off.
       setTimeout(() => socket.terminate(), 1000).unref();
     };
-    const timer = setTimeout(() => refuse('handshake-timeout', `no hello within ${this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS} ms of connecting`), this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => refuse('handshake-timeout', `no hello within ${this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS} ms of connecting`),
+      this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
+    );
     timer.unref();
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
@@ -187,7 +191,10 @@ export class BrowserAppServer {
       if (message.type !== 'hello') return { refuse: 'handshake-required', message: `the first message must be hello (got ${message.type})` };
       if (!this.checkToken(message.token)) return { refuse: 'bad-token', message: 'wrong token (Busscope: Accept Browser Apps shows it)' };
       if (negotiateProtocolVersion(message.protocolVersions, SUPPORTED_PROTOCOL_VERSIONS) === undefined) {
-        return { refuse: 'unsupported-version', message: `no common protocol version: the page speaks ${message.protocolVersions.join(', ') || 'none'}, Busscope ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}` };
+        return {
+          refuse: 'unsupported-version',
+          message: `no common protocol version: the page speaks ${message.protocolVersions.join(', ') || 'none'}, Busscope ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+        };
       }
       return { name: message.clientName.trim() === '' ? 'browser app' : message.clientName };
     } catch (error) {

@@ -58,7 +58,11 @@ export function registerBrowserAppCommands(services: Services): vscode.Disposabl
       extraOrigins: origins,
       onApp: (app) => {
         log.info(`browser app connected: ${app.name} (${app.origin})`);
-        sessions.attachBrowserApp(app).catch((error: unknown) => log.warn(`browser app ${app.name} (${app.origin}) could not attach: ${error instanceof Error ? error.message : String(error)}`));
+        sessions
+          .attachBrowserApp(app)
+          .catch((error: unknown) =>
+            log.warn(`browser app ${app.name} (${app.origin}) could not attach: ${error instanceof Error ? error.message : String(error)}`),
+          );
       },
       onRefused: (r) => log.warn(`browser app refused (${r.reason}): ${r.message}`),
     });
@@ -68,7 +72,9 @@ export function registerBrowserAppCommands(services: Services): vscode.Disposabl
       writeBrowserAppsFile({ url: s.url, token: s.token }, fileDir);
     } catch (error) {
       fileDir = undefined;
-      log.warn(`could not tell dev servers where to connect (busscope-probe/vite reads it from the discovery folder): ${error instanceof Error ? error.message : String(error)}`);
+      log.warn(
+        `could not tell dev servers where to connect (busscope-probe/vite reads it from the discovery folder): ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     return s;
   };
@@ -84,7 +90,9 @@ export function registerBrowserAppCommands(services: Services): vscode.Disposabl
     } catch (error) {
       starting = undefined;
       const text = error instanceof Error ? error.message : String(error);
-      void vscode.window.showErrorMessage(`Busscope could not accept browser apps: ${text}. Check the busscope.browserApps.port setting (0 picks a free port).`);
+      void vscode.window.showErrorMessage(
+        `Busscope could not accept browser apps: ${text}. Check the busscope.browserApps.port setting (0 picks a free port).`,
+      );
       return undefined;
     }
     const s = server;

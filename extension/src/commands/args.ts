@@ -4,9 +4,7 @@
 import type { DiscoveredApp } from '../sessions/discoveryWatcher';
 
 export type AttachArg =
-  | { readonly kind: 'pick' }
-  | { readonly kind: 'pid'; readonly pid: number; readonly waitMs: number }
-  | { readonly kind: 'app'; readonly app: DiscoveredApp };
+  { readonly kind: 'pick' } | { readonly kind: 'pid'; readonly pid: number; readonly waitMs: number } | { readonly kind: 'app'; readonly app: DiscoveredApp };
 
 /** Default wait for a just-started app's discovery file when attaching by pid. */
 export const DEFAULT_PID_WAIT_MS = 10_000;
@@ -26,9 +24,11 @@ export function parseAttachArg(arg: unknown): AttachArg {
     return { kind: 'app', app: app as unknown as DiscoveredApp };
   }
   if (arg.pid !== undefined) {
-    if (typeof arg.pid !== 'number' || !Number.isInteger(arg.pid) || arg.pid <= 0) throw new TypeError(`busscope.attach: pid must be a positive integer, got ${String(arg.pid)}`);
+    if (typeof arg.pid !== 'number' || !Number.isInteger(arg.pid) || arg.pid <= 0)
+      throw new TypeError(`busscope.attach: pid must be a positive integer, got ${String(arg.pid)}`);
     const waitMs = arg.waitMs === undefined ? DEFAULT_PID_WAIT_MS : arg.waitMs;
-    if (typeof waitMs !== 'number' || !Number.isFinite(waitMs) || waitMs < 0) throw new TypeError(`busscope.attach: waitMs must be a non-negative number, got ${String(arg.waitMs)}`);
+    if (typeof waitMs !== 'number' || !Number.isFinite(waitMs) || waitMs < 0)
+      throw new TypeError(`busscope.attach: waitMs must be a non-negative number, got ${String(arg.waitMs)}`);
     return { kind: 'pid', pid: arg.pid, waitMs };
   }
   // Anything else (e.g. a tree node of another kind): ask.

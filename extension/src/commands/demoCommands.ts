@@ -24,7 +24,9 @@ async function runDemo(services: Services, arg: unknown): Promise<DemoResult | u
     offerAttach(services, demo.pid, 'is already running');
     return { pid: demo.pid, script, started: false };
   }
-  const extraArgs = Array.isArray((arg as { args?: unknown } | undefined)?.args) ? ((arg as { args: unknown[] }).args.filter((a) => typeof a === 'string') as string[]) : [];
+  const extraArgs = Array.isArray((arg as { args?: unknown } | undefined)?.args)
+    ? ((arg as { args: unknown[] }).args.filter((a) => typeof a === 'string') as string[])
+    : [];
   try {
     const pid = await demo.start({ script, runtime: settings.demoRuntime, discoveryDirectory: settings.discoveryDirectory, args: extraArgs });
     log.info(`demo app started: pid ${pid} (${script})`);
@@ -62,7 +64,8 @@ export function registerDemoCommands(services: Services): vscode.Disposable[] {
     if (e.stopped) log.info(`demo app (pid ${e.pid}) stopped`);
     else {
       log.warn(`demo app (pid ${e.pid}) exited: code ${e.code ?? '–'}, signal ${e.signal ?? '–'}`);
-      if (e.code !== 0) void vscode.window.showWarningMessage(`Busscope: the demo app exited unexpectedly (code ${e.code ?? e.signal ?? '?'}). See the Busscope output.`);
+      if (e.code !== 0)
+        void vscode.window.showWarningMessage(`Busscope: the demo app exited unexpectedly (code ${e.code ?? e.signal ?? '?'}). See the Busscope output.`);
     }
   });
   return [

@@ -45,7 +45,12 @@ async function pickApp(services: Services): Promise<AppPickEntry | 'runDemo' | '
       entry,
     }));
     if (items.length === 0) {
-      items.push({ label: '$(info) No running app found', description: '', detail: `Looked in ${sessions.discovery.directory}. Start your app with BUSSCOPE=1, or try the demo.`, alwaysShow: true });
+      items.push({
+        label: '$(info) No running app found',
+        description: '',
+        detail: `Looked in ${sessions.discovery.directory}. Start your app with BUSSCOPE=1, or try the demo.`,
+        alwaysShow: true,
+      });
     }
     items.push(
       { label: '', kind: vscode.QuickPickItemKind.Separator },
@@ -104,9 +109,8 @@ async function attach(services: Services, arg: unknown): Promise<SessionResult |
         if (picked === undefined) return undefined;
         if (picked === 'runDemo') return (await vscode.commands.executeCommand<SessionResult | undefined>('busscope.runDemo')) ?? undefined;
         if (picked === 'address') return (await vscode.commands.executeCommand<SessionResult | undefined>('busscope.attachToAddress')) ?? undefined;
-        const session = await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Window, title: `Busscope: attaching to ${picked.app.name}` },
-          () => sessions.attachApp(picked.app),
+        const session = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Busscope: attaching to ${picked.app.name}` }, () =>
+          sessions.attachApp(picked.app),
         );
         announceAttached(services, session);
         return sessionResult(session);
@@ -127,7 +131,7 @@ async function attachToAddress(services: Services, arg: unknown): Promise<Sessio
   if (address === undefined) {
     const addressText = await vscode.window.showInputBox({
       title: 'Busscope: Attach to Address (1/2)',
-      prompt: 'Address of the app\'s probe: host:port (the probe listens on 127.0.0.1 by default)',
+      prompt: "Address of the app's probe: host:port (the probe listens on 127.0.0.1 by default)",
       placeHolder: '127.0.0.1:53123',
       ignoreFocusOut: true,
       validateInput: (text) => {
@@ -140,7 +144,7 @@ async function attachToAddress(services: Services, arg: unknown): Promise<Sessio
     if (isAddressError(parsed)) return undefined;
     const token = await vscode.window.showInputBox({
       title: 'Busscope: Attach to Address (2/2)',
-      prompt: 'The probe\'s token (printed by the app, or in its discovery file)',
+      prompt: "The probe's token (printed by the app, or in its discovery file)",
       password: true,
       ignoreFocusOut: true,
       validateInput: (text) => (text.trim() === '' ? 'Enter the token.' : /\s/.test(text.trim()) ? 'A token has no spaces.' : undefined),
@@ -155,9 +159,8 @@ async function attachToAddress(services: Services, arg: unknown): Promise<Sessio
   }
   try {
     const a = address;
-    const session = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: `Busscope: attaching to ${a.host}:${a.port}` },
-      () => services.sessions.attachAddress(a.host, a.port, a.token),
+    const session = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Busscope: attaching to ${a.host}:${a.port}` }, () =>
+      services.sessions.attachAddress(a.host, a.port, a.token),
     );
     announceAttached(services, session);
     return sessionResult(session);
@@ -214,7 +217,8 @@ function watchReturns(services: Services): vscode.Disposable[] {
           .showInformationMessage(`Busscope: ${app.name} is running again (pid ${app.pid}). Re-attach?`, 'Re-attach', 'Always Re-attach')
           .then(async (choice) => {
             if (choice === undefined) return;
-            if (choice === 'Always Re-attach') await vscode.workspace.getConfiguration('busscope').update('autoReattach', true, vscode.ConfigurationTarget.Global);
+            if (choice === 'Always Re-attach')
+              await vscode.workspace.getConfiguration('busscope').update('autoReattach', true, vscode.ConfigurationTarget.Global);
             if (!sessions.sessions.includes(session)) return;
             try {
               announceAttached(services, await sessions.reattach(session, app));

@@ -21,7 +21,7 @@ async function pickSession(services: Services, arg: unknown, purpose: string): P
   }
   if (all.length === 1) return all[0];
   const picked = await vscode.window.showQuickPick(
-    all.map((s) => ({ label: s.title, description: s.isLive ? `pid ${s.app?.pid ?? '?'} · live` : s.ended?.reason ?? '', session: s })),
+    all.map((s) => ({ label: s.title, description: s.isLive ? `pid ${s.app?.pid ?? '?'} · live` : (s.ended?.reason ?? ''), session: s })),
     { title: `Busscope: ${purpose}`, placeHolder: 'Which session?' },
   );
   return picked?.session;
@@ -51,13 +51,16 @@ async function exportTrace(services: Services, arg: unknown): Promise<WrittenTra
   }
   const target = file;
   try {
-    const written = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Busscope: exporting ${session.title}` },
-      () => writeChromeTraceFile(session.model, target),
+    const written = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Busscope: exporting ${session.title}` }, () =>
+      writeChromeTraceFile(session.model, target),
     );
     services.log.info(`exported ${session.description} to ${written.file} (${written.bytes} bytes)`);
     void vscode.window
-      .showInformationMessage(`Busscope: exported ${path.basename(written.file)}. Open it in ui.perfetto.dev or chrome://tracing.`, 'Open Perfetto', 'Reveal File')
+      .showInformationMessage(
+        `Busscope: exported ${path.basename(written.file)}. Open it in ui.perfetto.dev or chrome://tracing.`,
+        'Open Perfetto',
+        'Reveal File',
+      )
       .then((choice) => {
         if (choice === 'Open Perfetto') void vscode.env.openExternal(vscode.Uri.parse('https://ui.perfetto.dev'));
         else if (choice === 'Reveal File') void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(written.file));
@@ -91,7 +94,9 @@ async function openTrace(services: Services, arg: unknown): Promise<SessionResul
       { location: vscode.ProgressLocation.Notification, title: `Busscope: reading ${path.basename(target)}` },
       () => services.sessions.openTrace(target),
     );
-    services.log.info(`opened trace ${target}: ${session.model.totalDispatches} dispatches, ${session.warnings.length} warnings (${session.ended?.reason ?? ''})`);
+    services.log.info(
+      `opened trace ${target}: ${session.model.totalDispatches} dispatches, ${session.warnings.length} warnings (${session.ended?.reason ?? ''})`,
+    );
     if (session.ended !== undefined && session.ended.reason !== 'end of trace') void vscode.window.showWarningMessage(`Busscope: ${session.ended.reason}.`);
     void vscode.commands.executeCommand('busscope.subscriptions.focus');
     return sessionResult(session);

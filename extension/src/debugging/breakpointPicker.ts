@@ -85,7 +85,9 @@ function cut(name: string): string {
 
 function describe(acc: TypeAcc): string {
   // The app's groups first, then the biggest; a stable order by name among equals.
-  const groups = [...acc.groups.values()].sort((a, b) => Number(b.app) - Number(a.app) || b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const groups = [...acc.groups.values()].sort(
+    (a, b) => Number(b.app) - Number(a.app) || b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   const shown = groups.slice(0, PICK_GROUPS_SHOWN).map((g) => (g.isClass && g.count > 1 ? `${cut(g.name)} ×${fmtCount(g.count)}` : cut(g.first)));
   const rest = groups.length - shown.length;
   if (rest > 0) shown.push(`+${fmtCount(rest)} more`);

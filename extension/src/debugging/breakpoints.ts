@@ -23,7 +23,9 @@ export const EVENT_BREAKPOINTS_KEY = 'busscope.eventBreakpoints';
 
 function checkType(where: string, type: unknown): string {
   if (typeof type !== 'string' || type === '' || type.length > MAX_TYPE_NAME_LENGTH) {
-    throw new TypeError(`${where}: the event type must be a non-empty string of at most ${MAX_TYPE_NAME_LENGTH} characters (got ${typeof type === 'string' ? JSON.stringify(type) : typeof type})`);
+    throw new TypeError(
+      `${where}: the event type must be a non-empty string of at most ${MAX_TYPE_NAME_LENGTH} characters (got ${typeof type === 'string' ? JSON.stringify(type) : typeof type})`,
+    );
   }
   return type;
 }

@@ -49,13 +49,21 @@ interface TypeItem extends vscode.QuickPickItem {
   readonly type: string;
 }
 
-async function pickBreakpoints(store: EventBreakpointStore, sessions: SessionManager, log: (m: string) => void): Promise<readonly EventBreakpoint[] | undefined> {
+async function pickBreakpoints(
+  store: EventBreakpointStore,
+  sessions: SessionManager,
+  log: (m: string) => void,
+): Promise<readonly EventBreakpoint[] | undefined> {
   const started = performance.now();
   const entries = breakpointPickEntries(pickSources(sessions), store.types);
   const known = new Set(entries.map((e) => e.type));
   const itemOf = (e: BreakpointPickEntry): TypeItem => {
     const bp = store.get(e.type);
-    return { label: e.type, type: e.type, description: [e.description, bp?.condition !== undefined ? `if ${bp.condition}` : ''].filter((x) => x !== '').join(' · ') };
+    return {
+      label: e.type,
+      type: e.type,
+      description: [e.description, bp?.condition !== undefined ? `if ${bp.condition}` : ''].filter((x) => x !== '').join(' · '),
+    };
   };
   const appItems = entries.filter((e) => !e.library).map(itemOf);
   const libraryItems = entries.filter((e) => e.library).map(itemOf);
@@ -95,7 +103,8 @@ async function pickBreakpoints(store: EventBreakpointStore, sessions: SessionMan
   if (added.length > 0) {
     const answer = await vscode.window.showInputBox({
       title: `Busscope: Condition for ${added.length === 1 ? added[0] : `${added.length} new event breakpoints`} (optional)`,
-      prompt: 'Break only when this JavaScript expression over `payload` (and `type`) is true. Empty: break on every dispatch. It runs in your app, installed by the debugger.',
+      prompt:
+        'Break only when this JavaScript expression over `payload` (and `type`) is true. Empty: break on every dispatch. It runs in your app, installed by the debugger.',
       placeHolder: 'payload.damage > 50',
       validateInput: (v) => (v.trim() === '' ? undefined : conditionProblem(v)),
     });
@@ -111,7 +120,12 @@ async function pickBreakpoints(store: EventBreakpointStore, sessions: SessionMan
  * removed breakpoint there at once); the command waits for it, so a "continue" right after it cannot
  * overtake it.
  */
-export function registerEventBreakpointCommand(store: EventBreakpointStore, sessions: SessionManager, applied: () => Promise<void>, log: (m: string) => void = () => undefined): vscode.Disposable {
+export function registerEventBreakpointCommand(
+  store: EventBreakpointStore,
+  sessions: SessionManager,
+  applied: () => Promise<void>,
+  log: (m: string) => void = () => undefined,
+): vscode.Disposable {
   return vscode.commands.registerCommand(TOGGLE_EVENT_BREAKPOINT_COMMAND, async (arg?: unknown): Promise<readonly EventBreakpoint[]> => {
     const list = await runToggle(store, sessions, arg, log);
     await applied();
@@ -124,7 +138,11 @@ async function runToggle(store: EventBreakpointStore, sessions: SessionManager, 
   switch (a.kind) {
     case 'pick': {
       const result = await pickBreakpoints(store, sessions, log);
-      if (result !== undefined) vscode.window.setStatusBarMessage(`Busscope: ${result.length === 0 ? 'no event breakpoints' : `breaking on ${result.map((b) => b.type).join(', ')}`}`, 4000);
+      if (result !== undefined)
+        vscode.window.setStatusBarMessage(
+          `Busscope: ${result.length === 0 ? 'no event breakpoints' : `breaking on ${result.map((b) => b.type).join(', ')}`}`,
+          4000,
+        );
       return store.list;
     }
     case 'toggle': {

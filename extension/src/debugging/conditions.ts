@@ -36,7 +36,10 @@ function conditionBody(source: string): string {
  * and mutes `muted` types (breakpoints just removed: the probe's socket may hear of it only after the
  * paused app runs again, and it should not stop there meanwhile).
  */
-export function installConditionsExpression(conditions: readonly { readonly type: string; readonly condition: string }[], muted: readonly string[] = []): string {
+export function installConditionsExpression(
+  conditions: readonly { readonly type: string; readonly condition: string }[],
+  muted: readonly string[] = [],
+): string {
   const entries = conditions.map(
     (c) => `[${JSON.stringify(c.type)}, ${JSON.stringify(c.condition)}, function (payload, type) { ${conditionBody(c.condition)} }]`,
   );

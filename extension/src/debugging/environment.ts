@@ -72,7 +72,11 @@ export function injectProbeEnvironment<C extends InjectableConfiguration>(config
  * configuration twice (before and after variable substitution), and a NODE_OPTIONS that already
  * loads a Busscope register script is left as it is.
  */
-export function injectLaunchEnvironment<C extends InjectableConfiguration>(config: C, discoveryDirectory: string, emitters?: EmitterInjection): InjectionResult<C> {
+export function injectLaunchEnvironment<C extends InjectableConfiguration>(
+  config: C,
+  discoveryDirectory: string,
+  emitters?: EmitterInjection,
+): InjectionResult<C> {
   if (config.request !== 'launch' || !NODE_DEBUG_TYPES.includes(config.type)) return { config, register: 'not-a-launch' };
   const env: Env = { ...(config.env ?? {}) };
   if (!('BUSSCOPE' in env)) env.BUSSCOPE = '1';
@@ -86,7 +90,7 @@ function injectRegister(env: Env, emitters: EmitterInjection): RegisterOutcome {
   // user's explicit wish, and BUSSCOPE_EMITTERS=off says they want the probe without emitters.
   if (env.BUSSCOPE === null || env.NODE_OPTIONS === null || env.BUSSCOPE_EMITTERS === null) return 'user-declined';
   if (typeof env.BUSSCOPE_EMITTERS === 'string' && env.BUSSCOPE_EMITTERS.trim().toLowerCase() === 'off') return 'user-declined';
-  const own = typeof env.NODE_OPTIONS === 'string' ? env.NODE_OPTIONS : emitters.inheritedNodeOptions ?? '';
+  const own = typeof env.NODE_OPTIONS === 'string' ? env.NODE_OPTIONS : (emitters.inheritedNodeOptions ?? '');
   if (loadsBusscopeRegister(own, emitters.registerScript)) return 'already';
   const require = `--require ${quoteNodeOption(emitters.registerScript)}`;
   env.NODE_OPTIONS = own.trim() === '' ? require : `${own.trim()} ${require}`;
@@ -177,7 +181,14 @@ export function readEmitterSettings(read: (key: string) => unknown): EmitterSett
     instrumentEmitters: typeof on === 'boolean' ? on : EMITTER_SETTING_DEFAULTS.instrumentEmitters,
     scope: (EMITTER_SCOPES as readonly unknown[]).includes(scope) ? (scope as EmitterScope) : EMITTER_SETTING_DEFAULTS.emitters,
     classes: Array.isArray(classes)
-      ? [...new Set(classes.filter((c): c is string => typeof c === 'string').map((c) => c.trim()).filter((c) => c !== '' && !c.includes(',')))]
+      ? [
+          ...new Set(
+            classes
+              .filter((c): c is string => typeof c === 'string')
+              .map((c) => c.trim())
+              .filter((c) => c !== '' && !c.includes(',')),
+          ),
+        ]
       : [],
   };
 }

@@ -21,7 +21,11 @@ export type FocusOutcome =
   | { readonly kind: 'no-app-frame' }
   | { readonly kind: 'stale' };
 
-function isFrameOf(item: vscode.DebugThread | vscode.DebugStackFrame | undefined, session: vscode.DebugSession, threadId: number): item is vscode.DebugStackFrame {
+function isFrameOf(
+  item: vscode.DebugThread | vscode.DebugStackFrame | undefined,
+  session: vscode.DebugSession,
+  threadId: number,
+): item is vscode.DebugStackFrame {
   return item instanceof vscode.DebugStackFrame && item.session.id === session.id && item.threadId === threadId;
 }
 

@@ -12,11 +12,13 @@ const MAX_TYPES_LISTED = 6;
 export function describePause(session: Session, pause: DebugPause): string {
   const where = `Stopped in “${session.debug?.debugSessionName ?? 'the debugger'}” (${pause.reason}).`;
   const state = pause.state;
-  if (state === undefined) return pause.error !== undefined ? `${where} Its state could not be read: ${pause.error}` : `${where} Reading its state through the debugger…`;
+  if (state === undefined)
+    return pause.error !== undefined ? `${where} Its state could not be read: ${pause.error}` : `${where} Reading its state through the debugger…`;
   const snapshot = state.snapshot;
   if (snapshot === null) return `${where} The paused process has no Busscope probe.`;
   const parts = [where];
-  if (state.eventBreak !== null) parts.push(`Event breakpoint on ${state.eventBreak.type} (bus ${state.eventBreak.bus}), payload ${state.eventBreak.payload.slice(0, 200)}.`);
+  if (state.eventBreak !== null)
+    parts.push(`Event breakpoint on ${state.eventBreak.type} (bus ${state.eventBreak.bus}), payload ${state.eventBreak.payload.slice(0, 200)}.`);
   const labels = new Map(snapshot.subscriptions.map((s) => [s.id, s.label ?? s.owner ?? undefined]));
   const stack = describeDispatchStack(state, (id) => labels.get(id) ?? undefined);
   parts.push(stack === '' ? 'No dispatch in progress.' : `Dispatch stack: ${stack}.`);
@@ -26,6 +28,8 @@ export function describePause(session: Session, pause: DebugPause): string {
     .concat(snapshot.types.filter((t) => !inStack.has(t.type)).sort((a, b) => b.listeners - a.listeners))
     .slice(0, MAX_TYPES_LISTED)
     .map((t) => `${t.type} ${t.listeners}`);
-  parts.push(`${snapshot.subscriptions.length} live subscriptions on ${snapshot.buses.length} buses (listeners: ${counts.join(', ')}${snapshot.types.length > MAX_TYPES_LISTED ? ', …' : ''}).`);
+  parts.push(
+    `${snapshot.subscriptions.length} live subscriptions on ${snapshot.buses.length} buses (listeners: ${counts.join(', ')}${snapshot.types.length > MAX_TYPES_LISTED ? ', …' : ''}).`,
+  );
   return parts.join(' ');
 }

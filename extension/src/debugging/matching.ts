@@ -83,7 +83,9 @@ export function matchApp<T extends DebugTargetFacts>(
       if (t !== undefined) return { target: t, reason: 'descendant' };
     }
   }
-  const unknown = targets.filter((t) => t.pid === undefined && t.cwd !== undefined && samePath(t.cwd, app.cwd) && app.startTime + START_SLACK_MS >= t.startedAt);
+  const unknown = targets.filter(
+    (t) => t.pid === undefined && t.cwd !== undefined && samePath(t.cwd, app.cwd) && app.startTime + START_SLACK_MS >= t.startedAt,
+  );
   if (unknown.length === 1) return { target: unknown[0], reason: 'cwd-and-time' };
   return undefined;
 }

@@ -81,9 +81,11 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
       this.paused,
       this.resumedEmitter,
       linker.onDidLink((s) => void this.installConditions(s)),
-      toVscode(store.onDidChange(() => {
-        this.installing = Promise.all(linker.linkedSessions.map((s) => this.installConditions(s))).then(() => undefined);
-      })),
+      toVscode(
+        store.onDidChange(() => {
+          this.installing = Promise.all(linker.linkedSessions.map((s) => this.installConditions(s))).then(() => undefined);
+        }),
+      ),
     );
   }
 
@@ -96,8 +98,7 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
           const body = m.body ?? {};
           void this.stopped(session, body); // bumps the generation before it awaits anything
           void this.focusDispatch(session, body, this.generation.get(session.id) ?? 0);
-        }
-        else if (m.event === 'continued' || m.event === 'terminated' || m.event === 'exited') this.resumed(session);
+        } else if (m.event === 'continued' || m.event === 'terminated' || m.event === 'exited') this.resumed(session);
       },
       onWillReceiveMessage: (m: DapMessage) => {
         if (m.type === 'request' && m.command !== undefined && RESUMING_REQUESTS.has(m.command)) this.resumed(session);
@@ -160,10 +161,13 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
       }
       if (threadId === undefined) return;
       const outcome = await focusDispatchingFrame(debugSession, threadId, isCurrent, this.options.probeFiles ?? new Set());
-      const where = (f: { name: string; line: number; source?: { path?: string; name?: string } }): string => `${f.name} (${f.source?.path ?? f.source?.name}:${f.line})`;
+      const where = (f: { name: string; line: number; source?: { path?: string; name?: string } }): string =>
+        `${f.name} (${f.source?.path ?? f.source?.name}:${f.line})`;
       switch (outcome.kind) {
         case 'focused':
-          this.log(`event break: focused the dispatching frame ${where(outcome.frame)} after ${outcome.steps} step(s) (${outcome.by === 'id' ? 'recognised by its id' : 'steps counted'})`);
+          this.log(
+            `event break: focused the dispatching frame ${where(outcome.frame)} after ${outcome.steps} step(s) (${outcome.by === 'id' ? 'recognised by its id' : 'steps counted'})`,
+          );
           break;
         case 'opened':
           this.log(`event break: could not focus the dispatching frame, opened ${where(outcome.frame)}`);
@@ -235,7 +239,8 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
       const outcome = parseInstallResult(typeof r?.result === 'string' ? r.result : '');
       if (outcome?.kind === 'no-hook') this.log(`${session.description} has no event-break hook (an older busscope-probe?): conditions are ignored there`);
       else if (outcome === undefined) this.log(`installing break conditions in ${session.description} answered ${String(r?.result)}`);
-      else if (conditions.length > 0) this.log(`break conditions installed in ${session.description}: ${conditions.map((c) => `${c.type} if ${c.condition}`).join('; ')}`);
+      else if (conditions.length > 0)
+        this.log(`break conditions installed in ${session.description}: ${conditions.map((c) => `${c.type} if ${c.condition}`).join('; ')}`);
     } catch (error) {
       this.log(`could not install break conditions in ${session.description}: ${error instanceof Error ? error.message : String(error)}`);
     }

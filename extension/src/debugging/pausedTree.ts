@@ -125,7 +125,9 @@ export function debugTreeItem(session: Session, n: DebugNode): vscode.TreeItem {
     const it = item(`Event breakpoint: ${b.type}`);
     it.description = `${b.bus} · about to dispatch · payload ${b.payload.length > 80 ? `${b.payload.slice(0, 79)}…` : b.payload}`;
     const md = new vscode.MarkdownString();
-    md.appendMarkdown(`Stopped by the event breakpoint on \`${b.type}\` (bus ${b.bus}), before its handlers run. The code that dispatched it is one frame up the call stack.\n\n`);
+    md.appendMarkdown(
+      `Stopped by the event breakpoint on \`${b.type}\` (bus ${b.bus}), before its handlers run. The code that dispatched it is one frame up the call stack.\n\n`,
+    );
     md.appendCodeblock(b.payload, 'json');
     const failed = state.conditionErrors[b.type];
     if (failed !== undefined) md.appendMarkdown(`\n\nIts condition threw (so it broke anyway): ${failed}`);
@@ -177,7 +179,13 @@ export function debugTreeItem(session: Session, n: DebugNode): vscode.TreeItem {
     if (s === undefined) return item('(gone)');
     const it = item(s.label ?? s.owner ?? `subscription #${s.id}`);
     const running = snapshot.dispatching.some((f) => f.subscriptionId === s.id);
-    const parts = [s.priority !== 0 ? `prio ${s.priority}` : '', plural(s.calls, 'call'), s.label !== null && s.owner !== null ? s.owner : '', s.once ? 'once' : '', running ? 'running' : ''];
+    const parts = [
+      s.priority !== 0 ? `prio ${s.priority}` : '',
+      plural(s.calls, 'call'),
+      s.label !== null && s.owner !== null ? s.owner : '',
+      s.once ? 'once' : '',
+      running ? 'running' : '',
+    ];
     it.description = parts.filter((p) => p !== '').join(' · ');
     it.tooltip = `#${s.id} on ${s.type}${s.site ? `\nsubscribed at ${s.site.file}:${s.site.line}:${s.site.column}` : ''}\n${formatCount(s.calls)} calls`;
     it.iconPath = new vscode.ThemeIcon(running ? 'debug-stackframe-focused' : 'symbol-method');

@@ -13,9 +13,10 @@ import { Emitter } from '../../../runtime-probe/src/delegates/index';
  * keeps a stale copy in dist/demo). Undefined when none exists.
  */
 export function locateDemo(extensionPath: string, override?: string): string | undefined {
-  const candidates = override !== undefined && override !== ''
-    ? [path.resolve(extensionPath, override)]
-    : [path.join(extensionPath, 'dist', 'demo', 'demo.cjs'), path.join(extensionPath, 'runtime-probe', 'dist', 'demo.cjs')];
+  const candidates =
+    override !== undefined && override !== ''
+      ? [path.resolve(extensionPath, override)]
+      : [path.join(extensionPath, 'dist', 'demo', 'demo.cjs'), path.join(extensionPath, 'runtime-probe', 'dist', 'demo.cjs')];
   let best: { file: string; mtimeMs: number } | undefined;
   for (const file of candidates) {
     try {

@@ -233,7 +233,16 @@ function collect(model: Model): { events: Iterable<ChromeTraceEvent>; otherData:
         if (ring.parentSeq[i] !== 0) args.parentSeq = ring.parentSeq[i];
         if (consumedBy !== 0) args.consumedBy = `${subscriberName(model.subscriptions.get(consumedBy), consumedBy)} (#${consumedBy})`;
         if (site !== undefined) args.site = `${site.file}:${site.line}:${site.column}`;
-        yield { name: type?.name ?? `type ${ring.typeIndex[i]}`, cat: TRACE_CATEGORIES.dispatch, ph: 'X', ts: s.ts, dur: durationMicros(s), pid: s.pid, tid: s.tid, args };
+        yield {
+          name: type?.name ?? `type ${ring.typeIndex[i]}`,
+          cat: TRACE_CATEGORIES.dispatch,
+          ph: 'X',
+          ts: s.ts,
+          dur: durationMicros(s),
+          pid: s.pid,
+          tid: s.tid,
+          args,
+        };
         continue;
       }
       const i = s.row;
@@ -253,12 +262,30 @@ function collect(model: Model): { events: Iterable<ChromeTraceEvent>; otherData:
       const name = subscriberName(sub, subId);
       yield { name, cat: TRACE_CATEGORIES.handler, ph: 'X', ts: s.ts, dur: durationMicros(s), pid: s.pid, tid: s.tid, args };
       if (consumed) {
-        yield { name: `consumed by ${name}`, cat: TRACE_CATEGORIES.consume, ph: 'i', s: 't', ts: s.end, pid: s.pid, tid: s.tid, args: { seq: s.seq, subscription: subId } };
+        yield {
+          name: `consumed by ${name}`,
+          cat: TRACE_CATEGORIES.consume,
+          ph: 'i',
+          s: 't',
+          ts: s.end,
+          pid: s.pid,
+          tid: s.tid,
+          args: { seq: s.seq, subscription: subId },
+        };
       }
       if (threw) {
         const err = sub?.lastError;
         const message = err !== null && err !== undefined && err.seq === s.seq ? err.message : 'handler threw';
-        yield { name: `error in ${name}`, cat: TRACE_CATEGORIES.error, ph: 'i', s: 't', ts: s.end, pid: s.pid, tid: s.tid, args: { seq: s.seq, subscription: subId, message } };
+        yield {
+          name: `error in ${name}`,
+          cat: TRACE_CATEGORIES.error,
+          ph: 'i',
+          s: 't',
+          ts: s.end,
+          pid: s.pid,
+          tid: s.tid,
+          args: { seq: s.seq, subscription: subId, message },
+        };
       }
     }
 
@@ -267,7 +294,16 @@ function collect(model: Model): { events: Iterable<ChromeTraceEvent>; otherData:
       const consumedBy = ring.consumedBy[d.row];
       if (consumedBy === 0 || handlersBySeq.has(d.seq)) continue;
       const name = subscriberName(model.subscriptions.get(consumedBy), consumedBy);
-      yield { name: `consumed by ${name}`, cat: TRACE_CATEGORIES.consume, ph: 'i', s: 't', ts: d.end, pid: d.pid, tid: d.tid, args: { seq: d.seq, subscription: consumedBy } };
+      yield {
+        name: `consumed by ${name}`,
+        cat: TRACE_CATEGORIES.consume,
+        ph: 'i',
+        s: 't',
+        ts: d.end,
+        pid: d.pid,
+        tid: d.tid,
+        args: { seq: d.seq, subscription: consumedBy },
+      };
     }
 
     // Flow arrows from a dispatch to the nested dispatches it caused on other tracks.

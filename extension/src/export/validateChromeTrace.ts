@@ -85,7 +85,9 @@ export function validateChromeTrace(value: unknown, maxProblems = 50): TraceVali
       case 'C': {
         const args = e.args as Record<string, unknown> | undefined;
         if (typeof args !== 'object' || args === null || Object.keys(args).length === 0) problem(`${at} (C): args must hold the counter values`);
-        else for (const [k, v] of Object.entries(args)) if (typeof v !== 'number' || !Number.isFinite(v)) problem(`${at} (C): counter ${k} is not a finite number`);
+        else
+          for (const [k, v] of Object.entries(args))
+            if (typeof v !== 'number' || !Number.isFinite(v)) problem(`${at} (C): counter ${k} is not a finite number`);
         break;
       }
       case 'b':

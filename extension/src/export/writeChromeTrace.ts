@@ -18,7 +18,7 @@ export async function writeChromeTraceFile(model: Model, file: string): Promise<
   try {
     for (const chunk of chromeTraceChunks(model)) {
       const buffer = Buffer.from(chunk, 'utf8');
-      for (let offset = 0; offset < buffer.length; ) {
+      for (let offset = 0; offset < buffer.length;) {
         const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
         offset += bytesWritten;
       }

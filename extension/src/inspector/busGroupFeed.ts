@@ -83,7 +83,8 @@ export class BusGrouper {
   groupKeyOf(busId: number): string {
     const m = this.members.get(busId);
     if (m === undefined) return '';
-    if (m.className !== null && (this.classes.get(classGroupKey(m.className, m.library))?.members.length ?? 0) >= 2) return classGroupKey(m.className, m.library);
+    if (m.className !== null && (this.classes.get(classGroupKey(m.className, m.library))?.members.length ?? 0) >= 2)
+      return classGroupKey(m.className, m.library);
     return m.library ? LIBRARIES_GROUP : '';
   }
 

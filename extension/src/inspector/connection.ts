@@ -14,7 +14,15 @@ import type {
   SessionView,
   WebviewToHost,
 } from '../../../runtime-probe/src/analysis/inspector-messages';
-import { assertNever, describeMessage, emptyDispatchColumns, emptyHandlerColumns, emptySession, INSPECTOR_MESSAGES_VERSION, isWebviewToHost } from '../../../runtime-probe/src/analysis/inspector-messages';
+import {
+  assertNever,
+  describeMessage,
+  emptyDispatchColumns,
+  emptyHandlerColumns,
+  emptySession,
+  INSPECTOR_MESSAGES_VERSION,
+  isWebviewToHost,
+} from '../../../runtime-probe/src/analysis/inspector-messages';
 import { parseGroupSelection } from '../../../webview/src/graph/busGroups';
 import { busClassOf, LibraryClassifier } from '../../../runtime-probe/src/analysis/busGroups';
 import { InspectorFeed, type FeedOptions } from './feed';
@@ -117,7 +125,9 @@ export class InspectorConnection {
     switch (msg.type) {
       case 'ready':
         if (msg.version !== INSPECTOR_MESSAGES_VERSION) {
-          this.effects.showError(`Busscope: the inspector page speaks message version ${msg.version}, this extension ${INSPECTOR_MESSAGES_VERSION}. Close and reopen the inspector.`);
+          this.effects.showError(
+            `Busscope: the inspector page speaks message version ${msg.version}, this extension ${INSPECTOR_MESSAGES_VERSION}. Close and reopen the inspector.`,
+          );
           return;
         }
         this.ready = true;
@@ -296,7 +306,9 @@ export class InspectorConnection {
     };
     // Only while partial (and only the counts), so a complete session's view stays the same text.
     const progress = s.analysisProgress?.();
-    return progress?.partial === true ? { ...view, analysis: { partial: true, typesChecked: progress.typesChecked, typesToCheck: progress.typesToCheck } } : view;
+    return progress?.partial === true
+      ? { ...view, analysis: { partial: true, typesChecked: progress.typesChecked, typesToCheck: progress.typesToCheck } }
+      : view;
   }
 
   private sendSnapshot(): void {
@@ -305,7 +317,18 @@ export class InspectorConnection {
     const snapshot: InspectorSnapshot =
       s && this.feed
         ? this.feed.snapshot(this.sessionView(), s.warnings())
-        : { session: this.sessionView(), now: 0, buses: [], types: [], subscriptions: [], warnings: [], sites: [], dispatches: emptyDispatchColumns(), handlers: emptyHandlerColumns(), markers: [] };
+        : {
+            session: this.sessionView(),
+            now: 0,
+            buses: [],
+            types: [],
+            subscriptions: [],
+            warnings: [],
+            sites: [],
+            dispatches: emptyDispatchColumns(),
+            handlers: emptyHandlerColumns(),
+            markers: [],
+          };
     this.lastSession = JSON.stringify(snapshot.session);
     if (this.expansion.groups.length > 0) this.focusSelection();
     // Delta numbering restarts after a snapshot, and so does the count of unapplied ones.
@@ -378,7 +401,9 @@ export class InspectorConnection {
     this.heldTimer = this.clock.setTimeout(() => {
       this.heldTimer = null;
       if (!this.held) return;
-      this.log(`Inspector: the inspector page has not applied delta ${this.appliedDeltaSeq + 1} of ${this.postedDeltaSeq} in ${timeout} ms; sending the next one anyway.`);
+      this.log(
+        `Inspector: the inspector page has not applied delta ${this.appliedDeltaSeq + 1} of ${this.postedDeltaSeq} in ${timeout} ms; sending the next one anyway.`,
+      );
       // Count the oldest as applied: one more delta goes, then it waits again.
       this.appliedDeltaSeq = this.postedDeltaSeq - this.maxInFlight + 1;
       this.releaseHold();
@@ -423,7 +448,11 @@ export class InspectorConnection {
       this.log(`Inspector: the model could not answer for the selected ${sel.kind}: ${message}`);
       if (sel.kind !== 'subscription') return;
       const text = `The model could not answer: ${message}`;
-      details = { kind: 'subscription', id: sel.id, report: { subscriptionId: sel.id, found: false, summary: text, reasons: [{ kind: 'unknown-subscription', text }] } };
+      details = {
+        kind: 'subscription',
+        id: sel.id,
+        report: { subscriptionId: sel.id, found: false, summary: text, reasons: [{ kind: 'unknown-subscription', text }] },
+      };
     }
     if (!details) return;
     this.lastDetailsAt = this.clock.now();

@@ -107,7 +107,21 @@ interface SentType {
 
 /** Builders for column arrays (plain arrays: postMessage serialises them as JSON). */
 function dispatchColumns(): { -readonly [K in keyof DispatchColumns]: K extends 'count' ? number : number[] } {
-  return { count: 0, seq: [], bus: [], type: [], start: [], duration: [], delivered: [], consumedBy: [], depth: [], parentSeq: [], site: [], flags: [], startBound: [] };
+  return {
+    count: 0,
+    seq: [],
+    bus: [],
+    type: [],
+    start: [],
+    duration: [],
+    delivered: [],
+    consumedBy: [],
+    depth: [],
+    parentSeq: [],
+    site: [],
+    flags: [],
+    startBound: [],
+  };
 }
 
 function handlerColumns(): { -readonly [K in keyof HandlerColumns]: K extends 'count' ? number : number[] } {
@@ -179,7 +193,8 @@ export class InspectorFeed {
     const pickedSet = new Set(picked);
     // The instances shown in expanded groups bring their types (beyond the cap, up to as many again).
     const shown = this.shownInstances();
-    for (const b of shown) for (const t of b.types.values()) if (!pickedSet.has(t) && this.pinnedTypes.size < this.options.maxTypes) this.pinnedTypes.add(t.index);
+    for (const b of shown)
+      for (const t of b.types.values()) if (!pickedSet.has(t) && this.pinnedTypes.size < this.options.maxTypes) this.pinnedTypes.add(t.index);
     for (const index of this.pinnedTypes) pickedSet.add(m.typeAt(index)!);
     const sentTypes = [...pickedSet].sort((a, b) => a.index - b.index);
     const types = sentTypes.map((t) => typeView(t, m.now));
@@ -237,7 +252,19 @@ export class InspectorFeed {
     this.lastRerankAt = this.lastStatsAt;
     const omitted = this.omittedCounts();
     this.sentOmitted = JSON.stringify(omitted);
-    const snapshot: InspectorSnapshot = { session, now: m.now, buses, busGroups, types, subscriptions, warnings: [...sentWarnings], sites, dispatches: columns, handlers, markers };
+    const snapshot: InspectorSnapshot = {
+      session,
+      now: m.now,
+      buses,
+      busGroups,
+      types,
+      subscriptions,
+      warnings: [...sentWarnings],
+      sites,
+      dispatches: columns,
+      handlers,
+      markers,
+    };
     return isNothingOmitted(omitted) ? snapshot : { ...snapshot, omitted };
   }
 
@@ -339,7 +366,14 @@ export class InspectorFeed {
       }
       if (!statsDue) continue;
       const rate = t.rate.ratePerSecond(m.now);
-      if (prev.dispatches !== t.dispatches || prev.live !== t.live.size || prev.unheard !== t.unheard || prev.consumed !== t.consumed || prev.errors !== t.handlerErrors || Math.abs(prev.rate - rate) > Math.max(0.05, prev.rate * 0.02)) {
+      if (
+        prev.dispatches !== t.dispatches ||
+        prev.live !== t.live.size ||
+        prev.unheard !== t.unheard ||
+        prev.consumed !== t.consumed ||
+        prev.errors !== t.handlerErrors ||
+        Math.abs(prev.rate - rate) > Math.max(0.05, prev.rate * 0.02)
+      ) {
         stats.index.push(t.index);
         stats.dispatches.push(t.dispatches);
         stats.ratePerSecond.push(rate);
@@ -666,12 +700,18 @@ export class InspectorFeed {
   private omittedCounts(): OmittedCounts {
     // Per bus only for the buses the webview has (with 100,000 emitters, most are inside a group).
     const typesByBus: { bus: number; count: number }[] = [];
-    if (this.omittedTypesByBus.size > 0) for (const bus of this.sentBuses.keys()) {
-      const count = this.omittedTypesByBus.get(bus);
-      if (count !== undefined) typesByBus.push({ bus, count });
-    }
+    if (this.omittedTypesByBus.size > 0)
+      for (const bus of this.sentBuses.keys()) {
+        const count = this.omittedTypesByBus.get(bus);
+        if (count !== undefined) typesByBus.push({ bus, count });
+      }
     // Sent subscriptions the model forgot are forgotten here too (see `delta`): a subset.
-    return { types: this.omittedTypes, typesByBus, subscriptions: Math.max(0, this.model.subscriptions.size - this.sentSubs.size), warnings: this.omittedWarnings };
+    return {
+      types: this.omittedTypes,
+      typesByBus,
+      subscriptions: Math.max(0, this.model.subscriptions.size - this.sentSubs.size),
+      warnings: this.omittedWarnings,
+    };
   }
 
   private rememberSeq(set: Set<number>, seq: number): void {
@@ -717,7 +757,11 @@ export class InspectorFeed {
       out.parentSeq.push(ring.parentSeq[i]);
       out.site.push(site);
       out.startBound.push(Math.round(ring.startBound[i] * 1000));
-      out.flags.push((ring.delivered[i] === 0 ? DispatchFlag.unheard : 0) | (this.threwSeqs.has(seq) ? DispatchFlag.error : 0) | (this.depthSeqs.has(seq) ? DispatchFlag.depthLimit : 0));
+      out.flags.push(
+        (ring.delivered[i] === 0 ? DispatchFlag.unheard : 0) |
+          (this.threwSeqs.has(seq) ? DispatchFlag.error : 0) |
+          (this.depthSeqs.has(seq) ? DispatchFlag.depthLimit : 0),
+      );
       out.count++;
       if (site >= 0 && !this.sentSites.has(site)) {
         const info = m.siteAt(site);
@@ -746,10 +790,20 @@ export class InspectorFeed {
     const handlers = handlerSlicesOf(m, seq).map((h) => {
       const sub = m.subscriptions.get(h.subscription);
       const err = sub?.lastError?.seq === seq ? sub.lastError : sub?.lastDepthError?.seq === seq ? sub.lastDepthError : null;
-      return { subscription: h.subscription, label: sub?.label ?? sub?.owner ?? null, start: h.start, duration: h.duration, consumed: h.consumed, threw: h.threw, error: err ? err.message : null };
+      return {
+        subscription: h.subscription,
+        label: sub?.label ?? sub?.owner ?? null,
+        start: h.start,
+        duration: h.duration,
+        consumed: h.consumed,
+        threw: h.threw,
+        error: err ? err.message : null,
+      };
     });
     const traceId = ring.traceIdAt(found);
-    return traceId === null ? { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null } : { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null, traceId };
+    return traceId === null
+      ? { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null }
+      : { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null, traceId };
   }
 }
 

@@ -43,7 +43,12 @@ export function registerInspector(context: vscode.ExtensionContext, source: Insp
       if (sessionId) current.connection.show(sessionId);
       return current;
     }
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, INSPECTOR_TITLE, { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, inspectorWebviewOptions(context.extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      INSPECTOR_VIEW_TYPE,
+      INSPECTOR_TITLE,
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      inspectorWebviewOptions(context.extensionUri),
+    );
     const p = adopt(panel);
     if (sessionId) p.connection.show(sessionId);
     return p;
@@ -65,7 +70,12 @@ export function registerInspector(context: vscode.ExtensionContext, source: Insp
   };
   context.subscriptions.push(
     vscode.commands.registerCommand(OPEN_INSPECTOR_COMMAND, (arg?: unknown) => {
-      const sessionId = typeof arg === 'string' ? arg : typeof arg === 'object' && arg !== null && typeof (arg as { sessionId?: unknown }).sessionId === 'string' ? (arg as { sessionId: string }).sessionId : undefined;
+      const sessionId =
+        typeof arg === 'string'
+          ? arg
+          : typeof arg === 'object' && arg !== null && typeof (arg as { sessionId?: unknown }).sessionId === 'string'
+            ? (arg as { sessionId: string }).sessionId
+            : undefined;
       open(sessionId);
     }),
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, {

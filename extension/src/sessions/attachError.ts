@@ -4,15 +4,7 @@ import { ProbeClientError } from '../../../runtime-probe/src/client/index';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../../runtime-probe/src/protocol/index';
 
 export type AttachErrorCode =
-  | 'not-found'
-  | 'connect-failed'
-  | 'bad-token'
-  | 'version-mismatch'
-  | 'not-a-probe'
-  | 'timeout'
-  | 'refused'
-  | 'bad-trace'
-  | 'internal';
+  'not-found' | 'connect-failed' | 'bad-token' | 'version-mismatch' | 'not-a-probe' | 'timeout' | 'refused' | 'bad-trace' | 'internal';
 
 export class AttachError extends Error {
   override readonly name = 'AttachError';
@@ -48,7 +40,11 @@ export function attachErrorFrom(error: unknown, { what, appProtocolVersion }: At
     case 'connect-failed':
       return new AttachError('connect-failed', `Nothing answers at ${what}: the app may have exited, or the address is wrong.`, detail);
     case 'bad-token':
-      return new AttachError('bad-token', `${what} refused the token. The token changes every time the app starts: copy it again from the app's discovery file or log.`, detail);
+      return new AttachError(
+        'bad-token',
+        `${what} refused the token. The token changes every time the app starts: copy it again from the app's discovery file or log.`,
+        detail,
+      );
     case 'unsupported-version': {
       const theirs = appProtocolVersion !== undefined ? `protocol version ${appProtocolVersion}` : 'a protocol version this extension does not speak';
       return new AttachError(
@@ -59,7 +55,11 @@ export function attachErrorFrom(error: unknown, { what, appProtocolVersion }: At
     }
     case 'timeout':
     case 'handshake-timeout':
-      return new AttachError('timeout', `${what} did not complete the Busscope handshake in time. Is it a Busscope probe, and is the app responsive (not paused in a debugger)?`, detail);
+      return new AttachError(
+        'timeout',
+        `${what} did not complete the Busscope handshake in time. Is it a Busscope probe, and is the app responsive (not paused in a debugger)?`,
+        detail,
+      );
     case 'frame-too-large':
     case 'malformed':
     case 'unknown-kind':

@@ -62,7 +62,8 @@ export class BusFocus {
       await client.focus(buses);
     } catch (error) {
       if (this.sentKey === key) this.sentKey = '\u0000unsent';
-      if (!client.isClosed) this.log(`could not ask the probe for full detail on ${buses.length} library emitters: ${error instanceof Error ? error.message : String(error)}`);
+      if (!client.isClosed)
+        this.log(`could not ask the probe for full detail on ${buses.length} library emitters: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }

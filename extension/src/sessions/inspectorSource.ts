@@ -11,7 +11,12 @@ export function inspectorSessionInfo(s: Session): InspectorSessionInfo {
   const offline = s.kind === 'trace';
   const pause = s.isLive ? s.debug?.paused : undefined;
   const phase = pause !== undefined ? 'paused' : s.isLive ? 'attached' : 'detached';
-  const detail = pause !== undefined ? describePause(s, pause) : offline ? `trace file${s.ended !== undefined && s.ended.reason !== 'end of trace' ? `: ${s.ended.reason}` : ''}` : s.ended?.reason ?? '';
+  const detail =
+    pause !== undefined
+      ? describePause(s, pause)
+      : offline
+        ? `trace file${s.ended !== undefined && s.ended.reason !== 'end of trace' ? `: ${s.ended.reason}` : ''}`
+        : (s.ended?.reason ?? '');
   return {
     id: s.id,
     label: offline ? s.title : s.description,

@@ -83,7 +83,9 @@ export class Session {
   readonly startedAt = Date.now();
 
   /** A view that throws while updating is reported (once) and the other views still update. */
-  private readonly updated = new Emitter<Session>({ onError: (error) => this.reportOnce('listener', `Busscope: a view failed to update from ${this.description}`, error) });
+  private readonly updated = new Emitter<Session>({
+    onError: (error) => this.reportOnce('listener', `Busscope: a view failed to update from ${this.description}`, error),
+  });
   /** Throttled: the model changed and the analyses have run. */
   readonly onDidUpdate = this.updated.event;
   private readonly endedEmitter = new Emitter<Session>();

@@ -114,8 +114,10 @@ export class SessionManager {
 
   /** The live session attached to this run of the app, if any. */
   sessionFor(app: DiscoveredApp): Session | undefined {
-    return this.list.find((s) => s.isLive && s.source.kind === 'app' && s.source.app.pid === app.pid && s.source.app.port === app.port)
-      ?? this.list.find((s) => s.isLive && s.source.kind === 'address' && s.source.port === app.port && s.app?.pid === app.pid);
+    return (
+      this.list.find((s) => s.isLive && s.source.kind === 'app' && s.source.app.pid === app.pid && s.source.app.port === app.port) ??
+      this.list.find((s) => s.isLive && s.source.kind === 'address' && s.source.port === app.port && s.app?.pid === app.pid)
+    );
   }
 
   isAttached(app: DiscoveredApp): boolean {
@@ -165,9 +167,12 @@ export class SessionManager {
       app.transport.destroy();
       throw new AttachError('internal', 'Busscope is shutting down.');
     }
-    const previous = [...this.list].reverse().find(
-      (s) => s.source.kind === 'browser' && s.source.tabId !== '' && s.source.tabId === app.tabId && s.source.origin === app.origin && s.source.name === app.name,
-    );
+    const previous = [...this.list]
+      .reverse()
+      .find(
+        (s) =>
+          s.source.kind === 'browser' && s.source.tabId !== '' && s.source.tabId === app.tabId && s.source.origin === app.origin && s.source.name === app.name,
+      );
     const reloads = previous?.source.kind === 'browser' ? previous.source.reloads + 1 : 0;
     const source: SessionSource = { kind: 'browser', name: app.name, origin: app.origin, tabId: app.tabId, reloads };
     const session = this.createSession(source);
@@ -301,7 +306,17 @@ export class SessionManager {
     this.sessionsChanged.fire(this.list);
   }
 
-  private clientOptions(session: Session, token: string): { token: string; clientName: string; timeoutMs: number | undefined; recordSink: Session['model']['recordSink']; onMessage: (m: StreamMessage) => void; onClose: (e: ProbeClientError | undefined) => void } {
+  private clientOptions(
+    session: Session,
+    token: string,
+  ): {
+    token: string;
+    clientName: string;
+    timeoutMs: number | undefined;
+    recordSink: Session['model']['recordSink'];
+    onMessage: (m: StreamMessage) => void;
+    onClose: (e: ProbeClientError | undefined) => void;
+  } {
     return {
       token,
       clientName: this.options.clientName ?? 'busscope-vscode',
@@ -393,7 +408,11 @@ export class SessionManager {
       offered.add(appKey(app));
       if (this.options.autoReattach?.() === true) {
         this.reattach(session, app).catch((e: unknown) =>
-          this.reattachFailed.fire({ session, app, error: attachErrorFrom(e, { what: `${app.name} (pid ${app.pid})`, appProtocolVersion: app.protocolVersion }) }),
+          this.reattachFailed.fire({
+            session,
+            app,
+            error: attachErrorFrom(e, { what: `${app.name} (pid ${app.pid})`, appProtocolVersion: app.protocolVersion }),
+          }),
         );
       } else this.returned.fire({ session, app });
     }

@@ -143,7 +143,10 @@ function sessionFacts(s: Session): [string, string, string][] {
   const overflow = s.nameOverflow;
   if (overflow !== undefined) {
     // PROTOCOL.md, "String table caps": names past the cap share one bucket.
-    const where = [overflow.appTableFull ? "the app's table is full" : '', overflow.folded > 0 ? `${formatCount(overflow.folded)} definitions past this session's cap` : '']
+    const where = [
+      overflow.appTableFull ? "the app's table is full" : '',
+      overflow.folded > 0 ? `${formatCount(overflow.folded)} definitions past this session's cap` : '',
+    ]
       .filter((t) => t !== '')
       .join('; ');
     facts.push(['names', 'too many distinct names', `${where}: newer names show as "${OVERFLOW_NAME}"`]);
@@ -151,7 +154,11 @@ function sessionFacts(s: Session): [string, string, string][] {
   facts.push(['warnings', 'warnings', String(s.warnings.length)]);
   if (s.debug !== undefined && s.isLive) {
     const d = s.debug;
-    facts.push(['debug', 'debug session', `${d.debugSessionName}${d.paused !== undefined ? ' (paused)' : ''}${d.autoAttached ? ', attached automatically' : ''}`]);
+    facts.push([
+      'debug',
+      'debug session',
+      `${d.debugSessionName}${d.paused !== undefined ? ' (paused)' : ''}${d.autoAttached ? ', attached automatically' : ''}`,
+    ]);
   }
   if (s.ended !== undefined) facts.push(['ended', 'ended', `${s.ended.reason}, ${formatAge(Date.now() - s.ended.at)} ago`]);
   else facts.push(['attached', 'attached', `${formatAge(Date.now() - s.startedAt)} ago`]);

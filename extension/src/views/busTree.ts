@@ -6,7 +6,8 @@ import { BUS_PAGE_SIZE, pageOf, type BusEntry, type BusGrouping } from '../../..
 import type { BusscopeNode } from './nodes';
 
 /** Which list a page (and its "more" node) belongs to. */
-export type BusList = { readonly kind: 'root' } | { readonly kind: 'libraries' } | { readonly kind: 'class'; readonly className: string; readonly library: boolean };
+export type BusList =
+  { readonly kind: 'root' } | { readonly kind: 'libraries' } | { readonly kind: 'class'; readonly className: string; readonly library: boolean };
 
 /** The `parent` of a "more-buses" node. */
 export function busListKey(list: BusList): string {
@@ -38,7 +39,8 @@ function entryNode(sessionId: string, e: BusEntry, library: boolean): BusscopeNo
 
 /** A page of one list's nodes, and its "more" node when more follow. */
 export function busListNodes(sessionId: string, grouping: BusGrouping, list: BusList, offset = 0, pageSize = BUS_PAGE_SIZE): BusscopeNode[] {
-  const more = (next: number, rest: number): BusscopeNode[] => (rest > 0 ? [{ kind: 'more-buses', sessionId, parent: busListKey(list), offset: next, rest }] : []);
+  const more = (next: number, rest: number): BusscopeNode[] =>
+    rest > 0 ? [{ kind: 'more-buses', sessionId, parent: busListKey(list), offset: next, rest }] : [];
   switch (list.kind) {
     case 'root': {
       // The libraries group heads the first page; the app's own entries follow.

@@ -32,7 +32,10 @@ export function statusBarText(sessions: SessionManager): StatusBarText {
   const debugName = debugged === undefined ? '' : ` $(debug) ${debugged.debugSessionName}`;
   const text = `${icon} ${name}${rateText}${debugName}${warnings > 0 ? ` $(warning) ${warnings}` : ''}`;
   const debugText = (s: (typeof all)[number]): string => (s.isLive && s.debug !== undefined ? `, ${debugLinkText(s.debug)}` : '');
-  const lines = all.map((s) => `${s.description}: ${s.isLive ? `${formatRate(s.dispatchesPerSecond)} dispatches` : s.ended?.reason ?? ''}, ${plural(s.warnings.length, 'warning')}${debugText(s)}`);
+  const lines = all.map(
+    (s) =>
+      `${s.description}: ${s.isLive ? `${formatRate(s.dispatchesPerSecond)} dispatches` : (s.ended?.reason ?? '')}, ${plural(s.warnings.length, 'warning')}${debugText(s)}`,
+  );
   return { text, tooltip: `Busscope\n${lines.join('\n')}\nClick to open the inspector.`, visible: true, warnings };
 }
 

@@ -154,9 +154,7 @@ export class SubscriptionsTree extends ThrottledTree {
       case 'type': {
         const t = session.model.findType(node.bus, node.type);
         if (t === undefined) return [];
-        return [...t.live]
-          .sort(byExecutionOrder)
-          .map((s) => ({ kind: 'subscription', sessionId: session.id, subscriptionId: s.id, site: s.site }));
+        return [...t.live].sort(byExecutionOrder).map((s) => ({ kind: 'subscription', sessionId: session.id, subscriptionId: s.id, site: s.site }));
       }
       default:
         return [];
@@ -184,7 +182,11 @@ export class SubscriptionsTree extends ThrottledTree {
       case 'session': {
         const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.Expanded);
         item.id = nodeId(node);
-        item.description = session.isLive ? `pid ${session.app?.pid ?? '?'}${session.debug?.paused !== undefined ? ' · paused' : ''}` : session.kind === 'trace' ? 'trace' : 'ended';
+        item.description = session.isLive
+          ? `pid ${session.app?.pid ?? '?'}${session.debug?.paused !== undefined ? ' · paused' : ''}`
+          : session.kind === 'trace'
+            ? 'trace'
+            : 'ended';
         item.iconPath = new vscode.ThemeIcon(session.isLive ? 'vm-running' : session.kind === 'trace' ? 'file-binary' : 'debug-disconnect');
         return item;
       }
@@ -207,7 +209,10 @@ export class SubscriptionsTree extends ThrottledTree {
       }
       case 'libraries': {
         const grouping = this.grouping(session);
-        const sum = aggregateBuses(busesOfNode(grouping, node).map((id) => model.buses.get(id)!), model.now);
+        const sum = aggregateBuses(
+          busesOfNode(grouping, node).map((id) => model.buses.get(id)!),
+          model.now,
+        );
         const item = new vscode.TreeItem('libraries', vscode.TreeItemCollapsibleState.Collapsed);
         item.id = nodeId(node);
         item.description = `${plural(sum.buses, 'emitter')} · ${plural(sum.listeners, 'listener')} · lifecycle only until expanded`;
@@ -290,8 +295,13 @@ function typeTooltip(t: EventTypeState, now: number, warnings: readonly Warning[
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${escape(t.name)}**\n\n`);
   md.appendMarkdown(`${t.live.size} live listeners (${t.subscribedEver} subscribed over time)  \n`);
-  md.appendMarkdown(`${formatCount(t.dispatches)} dispatches, ${formatRate(t.rate.ratePerSecond(now))}; ${formatCount(t.unheard)} unheard, ${formatCount(t.consumed)} consumed  \n`);
-  if (t.dispatches > 0) md.appendMarkdown(`mean ${formatMs(t.totalDuration / Math.max(1, t.dispatches - t.dispatchesBeforeAttach))}, max ${formatMs(t.maxDuration)}, max depth ${t.maxDepth}  \n`);
+  md.appendMarkdown(
+    `${formatCount(t.dispatches)} dispatches, ${formatRate(t.rate.ratePerSecond(now))}; ${formatCount(t.unheard)} unheard, ${formatCount(t.consumed)} consumed  \n`,
+  );
+  if (t.dispatches > 0)
+    md.appendMarkdown(
+      `mean ${formatMs(t.totalDuration / Math.max(1, t.dispatches - t.dispatchesBeforeAttach))}, max ${formatMs(t.maxDuration)}, max depth ${t.maxDepth}  \n`,
+    );
   if (t.handlerErrors > 0) md.appendMarkdown(`${t.handlerErrors} handler errors  \n`);
   appendWarnings(md, warnings);
   return md;
@@ -314,8 +324,10 @@ function subscriptionTooltip(s: SubscriptionState, warnings: readonly Warning[] 
   md.appendMarkdown(`**${escape(s.label ?? `subscription #${s.id}`)}** on \`${escape(s.type.name)}\` (#${s.id})\n\n`);
   if (s.owner !== null) md.appendMarkdown(`owner ${escape(s.owner)}  \n`);
   md.appendMarkdown(`priority ${s.priority}${s.once ? ', once' : ''}  \n`);
-  if (s.site !== null) md.appendMarkdown(`subscribed at \`${escape(siteText(s.site))}\`${s.site.functionName !== null ? ` in ${escape(s.site.functionName)}` : ''}  \n`);
-  else if (s.beforeProbe) md.appendMarkdown('subscribed before the probe started: no subscribe site (start the probe first, or run the app with `BUSSCOPE=1`)  \n');
+  if (s.site !== null)
+    md.appendMarkdown(`subscribed at \`${escape(siteText(s.site))}\`${s.site.functionName !== null ? ` in ${escape(s.site.functionName)}` : ''}  \n`);
+  else if (s.beforeProbe)
+    md.appendMarkdown('subscribed before the probe started: no subscribe site (start the probe first, or run the app with `BUSSCOPE=1`)  \n');
   md.appendMarkdown(`${s.calls} calls`);
   const h = s.durations;
   if (h !== null && h.count > 0) md.appendMarkdown(`; mean ${formatMs(h.mean)}, p95 ${formatMs(h.quantile(0.95))}, max ${formatMs(h.max)}`);

@@ -41,7 +41,21 @@ export const INSPECTOR_MESSAGES_VERSION = 1;
 // ---------------------------------------------------------------------------------------------
 // Entities: the model's own JSON-safe views (one definition, in ./model and ./analyses).
 
-export type { ThreadView, BusView, SubscriptionView, TypeView, DispatchView, RangeStatistics, Warning, WarningKind, Severity, TypeRef, WhyReason, WhyReport, SiteInfo };
+export type {
+  ThreadView,
+  BusView,
+  SubscriptionView,
+  TypeView,
+  DispatchView,
+  RangeStatistics,
+  Warning,
+  WarningKind,
+  Severity,
+  TypeRef,
+  WhyReason,
+  WhyReport,
+  SiteInfo,
+};
 
 /**
  * A bus as the inspector gets it: the model's view, plus the group the host draws it in (a class
@@ -443,7 +457,16 @@ export interface InspectorPort {
 // ---------------------------------------------------------------------------------------------
 // Guards (both sides receive untyped data from the other)
 
-const HOST_TYPES: ReadonlySet<string> = new Set<HostToWebview['type']>(['snapshot', 'delta', 'session', 'details', 'reveal', 'rangeStats', 'exported', 'breakpoints']);
+const HOST_TYPES: ReadonlySet<string> = new Set<HostToWebview['type']>([
+  'snapshot',
+  'delta',
+  'session',
+  'details',
+  'reveal',
+  'rangeStats',
+  'exported',
+  'breakpoints',
+]);
 const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewToHost['type']>([
   'ready',
   'requestSnapshot',
@@ -504,7 +527,12 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
     case 'copyTraceId':
       return typeof m.traceId === 'string' && m.traceId.length > 0 && m.traceId.length <= MAX_TRACE_ID_LENGTH && TRACE_ID.test(m.traceId);
     case 'dropped':
-      return typeof m.message === 'string' && m.message.length <= MAX_DROPPED_MESSAGE_LENGTH && typeof m.reason === 'string' && m.reason.length <= MAX_DROPPED_REASON_LENGTH;
+      return (
+        typeof m.message === 'string' &&
+        m.message.length <= MAX_DROPPED_MESSAGE_LENGTH &&
+        typeof m.reason === 'string' &&
+        m.reason.length <= MAX_DROPPED_REASON_LENGTH
+      );
     default:
       return assertNever(m, 'message');
   }
@@ -554,7 +582,21 @@ export { assertNever };
 // Helpers both sides use
 
 export function emptyDispatchColumns(): DispatchColumns {
-  return { count: 0, seq: [], bus: [], type: [], start: [], duration: [], delivered: [], consumedBy: [], depth: [], parentSeq: [], site: [], flags: [], startBound: [] };
+  return {
+    count: 0,
+    seq: [],
+    bus: [],
+    type: [],
+    start: [],
+    duration: [],
+    delivered: [],
+    consumedBy: [],
+    depth: [],
+    parentSeq: [],
+    site: [],
+    flags: [],
+    startBound: [],
+  };
 }
 
 export function emptyHandlerColumns(): HandlerColumns {

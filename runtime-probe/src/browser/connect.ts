@@ -64,13 +64,15 @@ interface Checked {
 function checkOptions(options: unknown): Checked {
   if (typeof options !== 'object' || options === null) throw new TypeError('connect: options must be an object { url, token, name? }');
   const { url, token, name, maxBufferedBytes, retryMs } = options as Partial<Record<keyof ConnectOptions, unknown>>;
-  if (typeof url !== 'string' || !/^wss?:\/\//.test(url)) throw new TypeError(`connect: url must be a ws:// or wss:// URL (got ${typeof url === 'string' ? JSON.stringify(url) : typeof url})`);
+  if (typeof url !== 'string' || !/^wss?:\/\//.test(url))
+    throw new TypeError(`connect: url must be a ws:// or wss:// URL (got ${typeof url === 'string' ? JSON.stringify(url) : typeof url})`);
   if (typeof token !== 'string' || token.length === 0 || token.length > 256) throw new TypeError('connect: token must be the non-empty token Busscope shows');
   if (name !== undefined && (typeof name !== 'string' || name.length === 0)) throw new TypeError('connect: name must be a non-empty string');
   if (maxBufferedBytes !== undefined && (typeof maxBufferedBytes !== 'number' || !Number.isInteger(maxBufferedBytes) || maxBufferedBytes < 64 * 1024)) {
     throw new TypeError('connect: maxBufferedBytes must be an integer ≥ 65536');
   }
-  if (retryMs !== undefined && (typeof retryMs !== 'number' || !Number.isFinite(retryMs) || retryMs < 0)) throw new TypeError('connect: retryMs must be a number ≥ 0');
+  if (retryMs !== undefined && (typeof retryMs !== 'number' || !Number.isFinite(retryMs) || retryMs < 0))
+    throw new TypeError('connect: retryMs must be a number ≥ 0');
   return {
     url,
     token,
@@ -165,27 +167,32 @@ class Connection implements BrowserConnection {
       return;
     }
     const app = pageApp(this.o.name, this.startTime);
-    this.link = new PageLink(socket, this.recorder, { token: this.o.token, app, maxBufferedBytes: this.o.maxBufferedBytes }, {
-      opened: () => {
-        this.state = 'open';
-        this.resolve();
+    this.link = new PageLink(
+      socket,
+      this.recorder,
+      { token: this.o.token, app, maxBufferedBytes: this.o.maxBufferedBytes },
+      {
+        opened: () => {
+          this.state = 'open';
+          this.resolve();
+        },
+        closed: (refused) => {
+          this.link = undefined;
+          if (this.state === 'closed') return;
+          if (refused !== undefined) return this.refuse(`${refused.code}: ${refused.message}`);
+          if (this.o.retryMs === 0) {
+            this.state = 'closed';
+            this.resolve(new Error('the connection to Busscope closed'));
+            return;
+          }
+          this.state = 'retrying';
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = undefined;
+            if (this.state === 'retrying') this.dial();
+          }, this.o.retryMs);
+        },
       },
-      closed: (refused) => {
-        this.link = undefined;
-        if (this.state === 'closed') return;
-        if (refused !== undefined) return this.refuse(`${refused.code}: ${refused.message}`);
-        if (this.o.retryMs === 0) {
-          this.state = 'closed';
-          this.resolve(new Error('the connection to Busscope closed'));
-          return;
-        }
-        this.state = 'retrying';
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = undefined;
-          if (this.state === 'retrying') this.dial();
-        }, this.o.retryMs);
-      },
-    });
+    );
   }
 
   private refuse(reason: string): void {

@@ -151,7 +151,14 @@ export class PageLink extends RecordSink {
       const version = negotiateProtocolVersion(message.protocolVersions, PROBE_PROTOCOL_VERSIONS);
       if (version === undefined) return this.fail('unsupported-version', `no common protocol version (page: ${PROBE_PROTOCOL_VERSIONS.join(', ')})`);
       this.state = 'open';
-      const welcome: WelcomeMessage = { type: 'welcome', protocolVersion: version, probeVersion: PROBE_VERSION, app: this.options.app, timeOrigin: r.timeOrigin, config: r.config };
+      const welcome: WelcomeMessage = {
+        type: 'welcome',
+        protocolVersion: version,
+        probeVersion: PROBE_VERSION,
+        app: this.options.app,
+        timeOrigin: r.timeOrigin,
+        config: r.config,
+      };
       r.attach(this, [encodeControlFrame(welcome)], () => encodeSnapshotFrame(buildSnapshot(r), null));
       this.events.opened();
       return;

@@ -16,7 +16,12 @@ let recorder: RecorderCore | undefined;
 
 /** The recorder of this page, created on first use. */
 export function pageRecorder(): RecorderCore {
-  recorder ??= new RecorderCore({ maxBufferedRecords: DEFAULT_MAX_BUFFERED_RECORDS, config: DEFAULT_RECORDING_CONFIG, sanitize: undefined, host: BROWSER_HOST });
+  recorder ??= new RecorderCore({
+    maxBufferedRecords: DEFAULT_MAX_BUFFERED_RECORDS,
+    config: DEFAULT_RECORDING_CONFIG,
+    sanitize: undefined,
+    host: BROWSER_HOST,
+  });
   return recorder;
 }
 

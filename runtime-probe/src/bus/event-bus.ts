@@ -808,9 +808,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
       return sub !== undefined && this.removeSubscription(sub, 'dispose');
     }
     if (subscriptionOrId instanceof SubscriptionRecord) return this.removeSubscription(subscriptionOrId, 'dispose');
-    throw new TypeError(
-      `EventBus.unsubscribe: expected a Subscription returned by subscribe() or its id (got ${describeValue(subscriptionOrId)})`,
-    );
+    throw new TypeError(`EventBus.unsubscribe: expected a Subscription returned by subscribe() or its id (got ${describeValue(subscriptionOrId)})`);
   }
 
   /**

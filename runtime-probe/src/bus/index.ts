@@ -4,7 +4,15 @@
 import './optional-parts';
 export { EventBus } from './event-bus';
 export { connectProducer, type Producer } from './producer';
-export type { CloneableEvents, CloneablePayload, ProducerDropPolicy, ProducerPortEnd, ProducerQueueOptions, ProducerStats, TransferablePort } from './cross-thread';
+export type {
+  CloneableEvents,
+  CloneablePayload,
+  ProducerDropPolicy,
+  ProducerPortEnd,
+  ProducerQueueOptions,
+  ProducerStats,
+  TransferablePort,
+} from './cross-thread';
 export { DispatchDepthError, DispatchStackOverflowError } from './errors';
 export type {
   AnyPayload,

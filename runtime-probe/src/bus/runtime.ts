@@ -126,7 +126,7 @@ function describeForeign(value: unknown): string {
 function warnIncompatible(found: unknown): void {
   const message =
     `busscope-probe ${THIS_COPY} (runtime version ${RUNTIME_VERSION}) found ${describeForeign(found)} already loaded in this process; ` +
-    'this version runs on its own: its buses are not seen by the other version\'s probe, and its probe (if started) is a second one. ' +
+    "this version runs on its own: its buses are not seen by the other version's probe, and its probe (if started) is a second one. " +
     'Install one version of busscope-probe (npm ls busscope-probe lists them).';
   try {
     const p = (globalThis as { process?: { emitWarning?: (m: string, o: { type: string; code: string }) => void } }).process;

@@ -83,7 +83,16 @@ export class DispatchTracerMux implements DispatchTracer {
    * The handler call inside the scopes of the consumers at `scoping[k..]`, outermost first. With one
    * scoping consumer (the usual case) no closure is made; each further one costs one per call.
    */
-  private callScoped(scoping: readonly number[], k: number, seq: number, sub: TracedSubscription, fn: HandlerCall, thisArg: unknown, a: unknown, b: unknown): unknown {
+  private callScoped(
+    scoping: readonly number[],
+    k: number,
+    seq: number,
+    sub: TracedSubscription,
+    fn: HandlerCall,
+    thisArg: unknown,
+    a: unknown,
+    b: unknown,
+  ): unknown {
     if (k === scoping.length) return (fn as (this: unknown, a: unknown, b: unknown) => unknown).call(thisArg, a, b);
     const i = scoping[k];
     const r = this.rowOf(seq);

@@ -9,7 +9,8 @@ export const USAGE = {
   list: 'busscope list [--json]',
   tail: 'busscope tail <pid|port> [--token <token>] [--host <host>] [--detail <level>] [--duration <sec>]',
   record: 'busscope record <pid|port> -o <file> [--token <token>] [--host <host>] [--detail <level>] [--duration <sec>]',
-  check: 'busscope check <trace|pid|port> [--duration <sec>] [--token <token>] [--host <host>] [--detail <level>] [--fail-on <severity|kinds>] [--json] [--sarif <file>] [--set <key>=<value>]…',
+  check:
+    'busscope check <trace|pid|port> [--duration <sec>] [--token <token>] [--host <host>] [--detail <level>] [--fail-on <severity|kinds>] [--json] [--sarif <file>] [--set <key>=<value>]…',
   show: 'busscope show <trace>',
   any: 'busscope list | tail <pid|port> | record <pid|port> -o <file> | check <trace|pid|port> | show <trace> | demo | --help | --version',
 } as const;
@@ -27,8 +28,7 @@ export class UsageError extends Error {
 
 /** What to connect to, as given on the command line (the app lookup happens later). */
 export type TargetArg =
-  | { readonly kind: 'pid-or-port'; readonly id: number }
-  | { readonly kind: 'port-and-token'; readonly port: number; readonly token: string };
+  { readonly kind: 'pid-or-port'; readonly id: number } | { readonly kind: 'port-and-token'; readonly port: number; readonly token: string };
 
 export interface ListArgs {
   readonly help: boolean;
@@ -214,7 +214,12 @@ export function parseCheckArgs(args: readonly string[]): CheckArgs {
   if (arg === undefined) throw new UsageError('check needs a trace file, or the pid or port of a running app (see `busscope list`)', 'check');
   if (extra.length > 0) throw new UsageError(`check takes one trace, pid or port (got ${p.positionals.join(' ')})`, 'check');
   if (/^\d+$/.test(arg)) return { ...base, source: { kind: 'app', target: appTarget(arg, token, 'check') } };
-  for (const [flag, given] of [['--duration', durationMs], ['--token', token], ['--host', host], ['--detail', detail]] as const) {
+  for (const [flag, given] of [
+    ['--duration', durationMs],
+    ['--token', token],
+    ['--host', host],
+    ['--detail', detail],
+  ] as const) {
     if (given !== undefined) throw new UsageError(`${flag} is for a running app; "${arg}" is read as a trace file`, 'check');
   }
   return { ...base, source: { kind: 'trace', file: arg } };

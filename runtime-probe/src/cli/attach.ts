@@ -52,10 +52,7 @@ export function resolveTarget(flags: Pick<AttachFlags, 'target' | 'host'>): Targ
 
 /** How a tail/record session ended. */
 export type SessionEnd =
-  | { readonly kind: 'stopped' }
-  | { readonly kind: 'app-ended' }
-  | { readonly kind: 'probe-stopped' }
-  | { readonly kind: 'failed'; readonly message: string };
+  { readonly kind: 'stopped' } | { readonly kind: 'app-ended' } | { readonly kind: 'probe-stopped' } | { readonly kind: 'failed'; readonly message: string };
 
 /** Connects, runs until the app closes the connection, Ctrl+C, or the duration; resolves with how it ended. */
 export async function stream(
@@ -117,4 +114,3 @@ export function reportEnd(end: SessionEnd, app: string): ExitCode {
     }
   }
 }
-

@@ -16,8 +16,7 @@ export const CHECK_JSON_VERSION = 1;
 const SITES_SHOWN = 5;
 
 export type CheckedSource =
-  | { readonly kind: 'trace'; readonly file: string }
-  | { readonly kind: 'app'; readonly label: string; readonly durationMs: number | null };
+  { readonly kind: 'trace'; readonly file: string } | { readonly kind: 'app'; readonly label: string; readonly durationMs: number | null };
 
 export interface CheckResult {
   readonly source: CheckedSource;

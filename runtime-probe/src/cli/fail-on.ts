@@ -27,7 +27,9 @@ export function parseFailOn(text: string): FailOn {
     } else if ((WARNING_KINDS as readonly string[]).includes(item)) {
       if (!kinds.includes(item as WarningKind)) kinds.push(item as WarningKind);
     } else {
-      throw new TypeError(`--fail-on takes none, a severity (${SEVERITIES.join(', ')}) or warning kinds (${WARNING_KINDS.join(', ')}), comma-separated (got "${item}")`);
+      throw new TypeError(
+        `--fail-on takes none, a severity (${SEVERITIES.join(', ')}) or warning kinds (${WARNING_KINDS.join(', ')}), comma-separated (got "${item}")`,
+      );
     }
   }
   return { severity, kinds };

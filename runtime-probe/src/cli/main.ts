@@ -90,7 +90,10 @@ function cmdList(args: readonly string[]): ExitCode {
     process.stderr.write(`no apps with the Busscope probe are running (looked in ${discoveryDirectory()})\n`);
     return EXIT.ok;
   }
-  const rows = [['PID', 'NAME', 'ADDRESS', 'AGE', 'CWD'], ...apps.map((a) => [String(a.pid), a.name, `${a.host}:${a.port}`, age(Date.now() - a.startTime), a.cwd])];
+  const rows = [
+    ['PID', 'NAME', 'ADDRESS', 'AGE', 'CWD'],
+    ...apps.map((a) => [String(a.pid), a.name, `${a.host}:${a.port}`, age(Date.now() - a.startTime), a.cwd]),
+  ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) process.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ') + '\n');
   return EXIT.ok;

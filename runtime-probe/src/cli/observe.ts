@@ -48,7 +48,15 @@ export interface AppModel {
 export async function observeApp(flags: Pick<CheckArgs, 'host' | 'detail' | 'durationMs'> & { readonly target: TargetArg }): Promise<AppModel> {
   const target = resolveTarget(flags);
   const model = new Model();
-  const { end, app } = await stream(target, flags, 'busscope check', (m) => model.apply(m), undefined, () => undefined, model.recordSink);
+  const { end, app } = await stream(
+    target,
+    flags,
+    'busscope check',
+    (m) => model.apply(m),
+    undefined,
+    () => undefined,
+    model.recordSink,
+  );
   // Observation ended by us (--duration, Ctrl+C): a quiet app sent nothing lately, so move model
   // time to now, as the extension's live session does every second, for grace periods to count.
   const origin = model.sessionInfo.timeOrigin;

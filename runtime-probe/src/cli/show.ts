@@ -61,7 +61,14 @@ export function formatShow(model: Model, file: string, cwd: string, warnings: re
     for (const b of buses) {
       let listeners = 0;
       for (const t of b.types.values()) listeners += t.registeredCount;
-      rows.push([`  ${b.name}`, n(b.types.size), n(listeners), n(b.dispatches), rate(b.dispatches, span), b.disposedAt === null ? 'live' : `disposed at ${(b.disposedAt / 1000).toFixed(1)} s`]);
+      rows.push([
+        `  ${b.name}`,
+        n(b.types.size),
+        n(listeners),
+        n(b.dispatches),
+        rate(b.dispatches, span),
+        b.disposedAt === null ? 'live' : `disposed at ${(b.disposedAt / 1000).toFixed(1)} s`,
+      ]);
     }
     out.push(...table(rows, [1, 2, 3, 4]));
   }
@@ -85,7 +92,13 @@ export function formatShow(model: Model, file: string, cwd: string, warnings: re
     const rows = [['  P95 MS', 'MAX MS', 'CALLS', 'HANDLER', 'SITE']];
     for (const s of handlers.slice(0, TOP_HANDLERS)) {
       const h = s.durations!;
-      rows.push([`  ${ms(h.quantile(0.95))}`, ms(h.max), n(h.count), `${s.type.busState.name}/${s.type.name}${s.label !== null ? ` ${s.label}` : ''}`, s.site === null ? '' : siteLocation(s.site, cwd)]);
+      rows.push([
+        `  ${ms(h.quantile(0.95))}`,
+        ms(h.max),
+        n(h.count),
+        `${s.type.busState.name}/${s.type.name}${s.label !== null ? ` ${s.label}` : ''}`,
+        s.site === null ? '' : siteLocation(s.site, cwd),
+      ]);
     }
     out.push(...table(rows, [0, 1, 2]));
   }

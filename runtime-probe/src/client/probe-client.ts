@@ -347,10 +347,7 @@ export class ProbeClient {
       const offered = this.options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
       if (!offered.includes(message.protocolVersion)) {
         this.shutdown(
-          new ProbeClientError(
-            'unsupported-version',
-            `the probe chose protocol version ${message.protocolVersion}; this client speaks ${offered.join(', ')}`,
-          ),
+          new ProbeClientError('unsupported-version', `the probe chose protocol version ${message.protocolVersion}; this client speaks ${offered.join(', ')}`),
         );
         return;
       }

@@ -123,7 +123,13 @@ class EventBreaks implements EventBreaksHook {
 }
 
 function isHook(value: unknown): value is EventBreaks {
-  return value instanceof EventBreaks || (typeof value === 'object' && value !== null && (value as { version?: unknown }).version === 1 && typeof (value as { holds?: unknown }).holds === 'function');
+  return (
+    value instanceof EventBreaks ||
+    (typeof value === 'object' &&
+      value !== null &&
+      (value as { version?: unknown }).version === 1 &&
+      typeof (value as { holds?: unknown }).holds === 'function')
+  );
 }
 
 /**

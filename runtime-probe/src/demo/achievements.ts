@@ -23,8 +23,22 @@ export class Achievements extends GameObject {
   constructor(private readonly ctx: GameContext) {
     super();
     const { gameplay } = ctx;
-    gameplay.subscribe('enemy.killed', () => { this.kills++; this.check(); }, { owner: this, label: 'Achievements.countKills' });
-    gameplay.subscribe('item.picked', () => { this.pickups++; this.check(); }, { owner: this, label: 'Achievements.countPickups' });
+    gameplay.subscribe(
+      'enemy.killed',
+      () => {
+        this.kills++;
+        this.check();
+      },
+      { owner: this, label: 'Achievements.countKills' },
+    );
+    gameplay.subscribe(
+      'item.picked',
+      () => {
+        this.pickups++;
+        this.check();
+      },
+      { owner: this, label: 'Achievements.countPickups' },
+    );
     // BUG (boss-achievement-never-fires): the boss fight was cut, so nothing ever dispatches
     // `boss.defeated`; this subscription waits forever.
     gameplay.subscribe('boss.defeated', (e) => this.unlock(`Boss Slayer (${e.bossId})`), {
@@ -53,9 +67,15 @@ export class ToastStack extends GameObject {
 
   constructor(ctx: GameContext) {
     super();
-    ctx.ui.subscribe('toast.show', (e) => {
-      this.visible.push(e.text);
-      ctx.timers.after(e.durationMs, () => { this.visible.shift(); });
-    }, { owner: this, label: 'ToastStack.show' });
+    ctx.ui.subscribe(
+      'toast.show',
+      (e) => {
+        this.visible.push(e.text);
+        ctx.timers.after(e.durationMs, () => {
+          this.visible.shift();
+        });
+      },
+      { owner: this, label: 'ToastStack.show' },
+    );
   }
 }

@@ -66,12 +66,16 @@ export class ArenaScript extends GameObject {
       audio: ctx.audio as unknown as ScriptBus,
     };
     for (const step of steps) {
-      ctx.timers.every(step.everyMs, () => {
-        this.fired++;
-        const bus = buses[step.bus];
-        if (step.mode === 'dispatch') bus.dispatch(step.event, step.payload);
-        else bus.enqueue(step.event, step.payload);
-      }, step.firstMs);
+      ctx.timers.every(
+        step.everyMs,
+        () => {
+          this.fired++;
+          const bus = buses[step.bus];
+          if (step.mode === 'dispatch') bus.dispatch(step.event, step.payload);
+          else bus.enqueue(step.event, step.payload);
+        },
+        step.firstMs,
+      );
     }
   }
 }

@@ -14,16 +14,42 @@ export class AudioCues extends GameObject {
     super();
     const { gameplay, audio } = ctx;
     const opts = (label: string) => ({ owner: this, label });
-    gameplay.subscribe('combat.hit', (e) => { audio.enqueue('sfx.play', { sound: e.critical ? 'hit_crit' : 'hit', volume: 0.8 }); }, opts('AudioCues.onHit'));
-    gameplay.subscribe('enemy.killed', (e) => {
-      audio.enqueue('sfx.play', { sound: e.kind === 'brute' ? 'explosion_big' : 'enemy_down', volume: 1 });
-    }, opts('AudioCues.onEnemyKilled'));
-    gameplay.subscribe('item.picked', () => { audio.enqueue('sfx.play', { sound: 'pickup', volume: 0.6 }); }, opts('AudioCues.onItemPicked'));
-    gameplay.subscribe('player.died', () => {
-      audio.enqueue('mixer.duck', { amount: 0.5, ms: 400 });
-      audio.enqueue('sfx.play', { sound: 'death', volume: 1 });
-    }, opts('AudioCues.onPlayerDied'));
-    gameplay.subscribe('player.respawned', () => { audio.enqueue('sfx.play', { sound: 'respawn', volume: 0.7 }); }, opts('AudioCues.onRespawned'));
+    gameplay.subscribe(
+      'combat.hit',
+      (e) => {
+        audio.enqueue('sfx.play', { sound: e.critical ? 'hit_crit' : 'hit', volume: 0.8 });
+      },
+      opts('AudioCues.onHit'),
+    );
+    gameplay.subscribe(
+      'enemy.killed',
+      (e) => {
+        audio.enqueue('sfx.play', { sound: e.kind === 'brute' ? 'explosion_big' : 'enemy_down', volume: 1 });
+      },
+      opts('AudioCues.onEnemyKilled'),
+    );
+    gameplay.subscribe(
+      'item.picked',
+      () => {
+        audio.enqueue('sfx.play', { sound: 'pickup', volume: 0.6 });
+      },
+      opts('AudioCues.onItemPicked'),
+    );
+    gameplay.subscribe(
+      'player.died',
+      () => {
+        audio.enqueue('mixer.duck', { amount: 0.5, ms: 400 });
+        audio.enqueue('sfx.play', { sound: 'death', volume: 1 });
+      },
+      opts('AudioCues.onPlayerDied'),
+    );
+    gameplay.subscribe(
+      'player.respawned',
+      () => {
+        audio.enqueue('sfx.play', { sound: 'respawn', volume: 0.7 });
+      },
+      opts('AudioCues.onRespawned'),
+    );
   }
 }
 
@@ -36,7 +62,13 @@ export class AudioMixer extends GameObject {
     super();
     const { audio } = ctx;
     audio.subscribe('sfx.play', (e) => this.play(e), { owner: this, label: 'AudioMixer.playSfx' });
-    audio.subscribe('mixer.duck', (e) => { this.duckUntil = ctx.clock.now + e.ms; }, { owner: this, priority: 5, label: 'AudioMixer.duck' });
+    audio.subscribe(
+      'mixer.duck',
+      (e) => {
+        this.duckUntil = ctx.clock.now + e.ms;
+      },
+      { owner: this, priority: 5, label: 'AudioMixer.duck' },
+    );
   }
 
   /**
@@ -56,17 +88,35 @@ export class MusicDirector extends GameObject {
   constructor(ctx: GameContext) {
     super();
     const { gameplay, audio } = ctx;
-    gameplay.subscribe('wave.started', (e) => { audio.enqueue('music.cue', { track: e.wave % 2 ? 'battle_a' : 'battle_b' }); }, {
-      owner: this,
-      label: 'MusicDirector.onWaveStarted',
-    });
+    gameplay.subscribe(
+      'wave.started',
+      (e) => {
+        audio.enqueue('music.cue', { track: e.wave % 2 ? 'battle_a' : 'battle_b' });
+      },
+      {
+        owner: this,
+        label: 'MusicDirector.onWaveStarted',
+      },
+    );
     // The intro stinger plays once, on the first wave only.
-    gameplay.subscribe('wave.started', () => { audio.enqueue('sfx.play', { sound: 'achievement', volume: 0.5 }); }, {
-      owner: this,
-      once: true,
-      label: 'MusicDirector.introStinger',
-    });
-    audio.subscribe('music.cue', (e) => { this.track = e.track; }, { owner: this, label: 'MusicDirector.crossfade' });
+    gameplay.subscribe(
+      'wave.started',
+      () => {
+        audio.enqueue('sfx.play', { sound: 'achievement', volume: 0.5 });
+      },
+      {
+        owner: this,
+        once: true,
+        label: 'MusicDirector.introStinger',
+      },
+    );
+    audio.subscribe(
+      'music.cue',
+      (e) => {
+        this.track = e.track;
+      },
+      { owner: this, label: 'MusicDirector.crossfade' },
+    );
   }
 }
 
@@ -77,10 +127,16 @@ export class AudioTelemetry extends GameObject {
 
   constructor(ctx: GameContext) {
     super();
-    ctx.audio.subscribe('*', (_payload, c) => { this.counts.set(c.type, (this.counts.get(c.type) ?? 0) + 1); }, {
-      owner: this,
-      priority: -100,
-      label: 'AudioTelemetry.countAll',
-    });
+    ctx.audio.subscribe(
+      '*',
+      (_payload, c) => {
+        this.counts.set(c.type, (this.counts.get(c.type) ?? 0) + 1);
+      },
+      {
+        owner: this,
+        priority: -100,
+        label: 'AudioTelemetry.countAll',
+      },
+    );
   }
 }

@@ -57,8 +57,7 @@ export const DEMO_BUGS: readonly DemoBug[] = [
     eventType: 'cursor.moved',
     label: 'Tooltip.followCursor',
     file: 'tooltips.ts',
-    signal:
-      "An unsubscribe record with reason 'dead-owner' for each tooltip, ~1.55 s after start and then every 2.5 s (never a 'dispose').",
+    signal: "An unsubscribe record with reason 'dead-owner' for each tooltip, ~1.55 s after start and then every 2.5 s (never a 'dispose').",
   },
   {
     id: 'zombie-enemy-ai',
@@ -103,18 +102,19 @@ export const DEMO_BUGS: readonly DemoBug[] = [
     eventType: 'frame.tick',
     label: 'Minimap.redraw',
     file: 'hud.ts',
-    signal: "One 'frame.tick' dispatch in six (10/s) takes ≥ 2.5 ms, all of it in the Minimap.redraw handler (handler records); the event's other handlers take microseconds.",
+    signal:
+      "One 'frame.tick' dispatch in six (10/s) takes ≥ 2.5 ms, all of it in the Minimap.redraw handler (handler records); the event's other handlers take microseconds.",
   },
   {
     id: 'debug-console-swallows-keys',
     kind: 'starved-subscriber',
-    description:
-      'The debug console (priority 100) consumes every key, open or not, so the game hotkeys (priority 0) never run.',
+    description: 'The debug console (priority 100) consumes every key, open or not, so the game hotkeys (priority 0) never run.',
     bus: 'ui',
     eventType: 'input.key',
     label: 'Hotkeys.onKey',
     file: 'input.ts',
-    signal: "Every 'input.key' dispatch (every 350 ms from 0.2 s) is consumed by DebugConsole.captureKeys with delivered 1; Hotkeys.onKey's call count stays 0.",
+    signal:
+      "Every 'input.key' dispatch (every 350 ms from 0.2 s) is consumed by DebugConsole.captureKeys with delivered 1; Hotkeys.onKey's call count stays 0.",
     related: { label: 'DebugConsole.captureKeys' },
   },
   {

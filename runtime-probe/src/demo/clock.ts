@@ -32,14 +32,18 @@ export class Timers {
     if (!(periodMs > 0)) throw new TypeError(`Timers.every: period must be > 0 ms, got ${periodMs}`);
     const t: Timer = { due: this.clock.now + firstMs, period: periodMs, run, cancelled: false };
     this.timers.push(t);
-    return () => { t.cancelled = true; };
+    return () => {
+      t.cancelled = true;
+    };
   }
 
   /** Runs `run` once, `delayMs` from now. */
   after(delayMs: number, run: () => void): () => void {
     const t: Timer = { due: this.clock.now + Math.max(0, delayMs), period: 0, run, cancelled: false };
     this.timers.push(t);
-    return () => { t.cancelled = true; };
+    return () => {
+      t.cancelled = true;
+    };
   }
 
   /** Runs everything due at the clock's current time, in due order; timers added meanwhile wait. */
@@ -49,7 +53,8 @@ export class Timers {
     const due = this.timers.filter((t) => !t.cancelled && t.due <= now).sort((a, b) => a.due - b.due);
     for (const t of due) {
       if (t.cancelled) continue;
-      if (t.period > 0) t.due += t.period * (Math.floor((now - t.due) / t.period) + 1); // skip missed beats
+      if (t.period > 0)
+        t.due += t.period * (Math.floor((now - t.due) / t.period) + 1); // skip missed beats
       else t.cancelled = true;
       t.run();
     }
@@ -89,5 +94,7 @@ export class Random {
 export function busyWait(ms: number): void {
   if (ms <= 0) return;
   const end = performance.now() + ms;
-  while (performance.now() < end) { /* spin */ }
+  while (performance.now() < end) {
+    /* spin */
+  }
 }

@@ -7,7 +7,10 @@ import { PLAYER_ID } from './player';
 export class CombatDirector extends GameObject {
   readonly name = 'CombatDirector';
 
-  constructor(private readonly ctx: GameContext, private readonly enemies: () => EnemySpawner | undefined) {
+  constructor(
+    private readonly ctx: GameContext,
+    private readonly enemies: () => EnemySpawner | undefined,
+  ) {
     super();
     ctx.timers.every(1800, () => this.startBurst(), 400);
   }
@@ -41,7 +44,9 @@ export class Shield extends GameObject {
 
   constructor(ctx: GameContext) {
     super();
-    ctx.timers.every(700, () => { this.raised = ctx.random.chance(0.4); });
+    ctx.timers.every(700, () => {
+      this.raised = ctx.random.chance(0.4);
+    });
     ctx.gameplay.subscribe('combat.hit', (hit) => hit.targetId === PLAYER_ID && this.raised, {
       owner: this,
       priority: 10,

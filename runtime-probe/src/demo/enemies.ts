@@ -16,7 +16,10 @@ export class Enemy extends GameObject {
   heading = 0;
   private readonly hitSubscription: Subscription;
 
-  constructor(private readonly ctx: GameContext, readonly kind: EnemyKind) {
+  constructor(
+    private readonly ctx: GameContext,
+    readonly kind: EnemyKind,
+  ) {
     super();
     this.name = `${kind}-${this.id}`;
     this.health = HEALTH[kind];
@@ -61,7 +64,10 @@ export class EnemySpawner extends GameObject {
   private readonly alive = new Set<Enemy>();
   private stopped = false;
 
-  constructor(private readonly ctx: GameContext, population = 5) {
+  constructor(
+    private readonly ctx: GameContext,
+    population = 5,
+  ) {
     super();
     ctx.gameplay.subscribe('enemy.killed', (e) => this.onKilled(e.enemyId), {
       owner: this,

@@ -64,10 +64,17 @@ export class Minimap extends Widget {
     const { gameplay } = ctx;
     // BUG (minimap-slow-redraw): the full repaint burns ~2.5 ms on the 60 Hz frame event.
     gameplay.subscribe('frame.tick', (e) => this.redraw(e.frame), { owner: this, label: 'Minimap.redraw' });
-    gameplay.subscribe('player.moved', (e) => { this.playerX = e.x; this.playerY = e.y; }, {
-      owner: this,
-      label: 'Minimap.trackPlayer',
-    });
+    gameplay.subscribe(
+      'player.moved',
+      (e) => {
+        this.playerX = e.x;
+        this.playerY = e.y;
+      },
+      {
+        owner: this,
+        label: 'Minimap.trackPlayer',
+      },
+    );
   }
 
   private redraw(frame: number): void {
@@ -88,7 +95,10 @@ class DamageNumber extends Widget {
   amount = 0;
   y = 0;
 
-  constructor(private readonly ctx: GameContext, private readonly release: (n: DamageNumber) => void) {
+  constructor(
+    private readonly ctx: GameContext,
+    private readonly release: (n: DamageNumber) => void,
+  ) {
     super();
   }
 
@@ -128,13 +138,17 @@ export class DamageNumbers extends Widget {
       this.live--;
       this.free.push(n);
     };
-    ctx.gameplay.subscribe('combat.hit', (hit) => {
-      if (this.live >= DamageNumbers.MAX_ON_SCREEN) return; // too many on screen: skip this one
-      const n = this.free.pop() ?? new DamageNumber(ctx, release);
-      this.live++;
-      this.spawned++;
-      n.show(hit.damage);
-    }, { owner: this, priority: -10, label: 'DamageNumbers.spawn' });
+    ctx.gameplay.subscribe(
+      'combat.hit',
+      (hit) => {
+        if (this.live >= DamageNumbers.MAX_ON_SCREEN) return; // too many on screen: skip this one
+        const n = this.free.pop() ?? new DamageNumber(ctx, release);
+        this.live++;
+        this.spawned++;
+        n.show(hit.damage);
+      },
+      { owner: this, priority: -10, label: 'DamageNumbers.spawn' },
+    );
   }
 }
 

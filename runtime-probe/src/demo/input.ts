@@ -11,11 +11,15 @@ export class InputDevice extends GameObject {
   constructor(ctx: GameContext) {
     super();
     const { ui, random, timers } = ctx;
-    timers.every(350, () => {
-      const key = random.pick(KEYS);
-      ui.dispatch('input.key', { key, repeat: key === this.lastKey });
-      this.lastKey = key;
-    }, 200);
+    timers.every(
+      350,
+      () => {
+        const key = random.pick(KEYS);
+        ui.dispatch('input.key', { key, repeat: key === this.lastKey });
+        this.lastKey = key;
+      },
+      200,
+    );
     let t = 0;
     timers.every(50, () => {
       t += 0.1;
@@ -32,13 +36,17 @@ export class DebugConsole extends GameObject {
 
   constructor(ctx: GameContext) {
     super();
-    ctx.ui.subscribe('input.key', (e) => {
-      if (e.key === '`') this.open = !this.open;
-      this.swallowed++;
-      // BUG (debug-console-swallows-keys): meant `return this.open` (swallow keys only while the
-      // console is open); as written it consumes every key before the game's hotkeys run.
-      return true;
-    }, { owner: this, priority: 100, label: 'DebugConsole.captureKeys' });
+    ctx.ui.subscribe(
+      'input.key',
+      (e) => {
+        if (e.key === '`') this.open = !this.open;
+        this.swallowed++;
+        // BUG (debug-console-swallows-keys): meant `return this.open` (swallow keys only while the
+        // console is open); as written it consumes every key before the game's hotkeys run.
+        return true;
+      },
+      { owner: this, priority: 100, label: 'DebugConsole.captureKeys' },
+    );
   }
 }
 
@@ -49,9 +57,13 @@ export class Hotkeys extends GameObject {
 
   constructor(ctx: GameContext) {
     super();
-    ctx.ui.subscribe('input.key', (e) => {
-      this.handled++;
-      if (e.key === 'F5') ctx.ui.dispatch('toast.show', { text: 'Quick-saved', durationMs: 1500 });
-    }, { owner: this, label: 'Hotkeys.onKey' });
+    ctx.ui.subscribe(
+      'input.key',
+      (e) => {
+        this.handled++;
+        if (e.key === 'F5') ctx.ui.dispatch('toast.show', { text: 'Quick-saved', durationMs: 1500 });
+      },
+      { owner: this, label: 'Hotkeys.onKey' },
+    );
   }
 }

@@ -9,7 +9,10 @@ export class Level extends GameObject {
   readonly spawner: EnemySpawner;
   readonly hud: Hud;
 
-  constructor(private readonly ctx: GameContext, readonly number: number) {
+  constructor(
+    private readonly ctx: GameContext,
+    readonly number: number,
+  ) {
     super();
     this.name = `Level ${number}`;
     this.hud = new Hud(ctx);

@@ -17,9 +17,13 @@ export class InventoryPanel extends GameObject {
     super();
     const { gameplay, ui } = ctx;
     gameplay.subscribe('item.picked', () => this.onItemPicked(), { owner: this, label: 'InventoryPanel.onItemPicked' });
-    ui.subscribe('layout.changed', (e) => {
-      if (e.widget === 'inventory' && this.open) this.relayout();
-    }, { owner: this, label: 'InventoryPanel.relayout' });
+    ui.subscribe(
+      'layout.changed',
+      (e) => {
+        if (e.widget === 'inventory' && this.open) this.relayout();
+      },
+      { owner: this, label: 'InventoryPanel.relayout' },
+    );
   }
 
   private onItemPicked(): void {

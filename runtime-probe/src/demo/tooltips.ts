@@ -12,12 +12,22 @@ export class Tooltip extends GameObject {
   y = 0;
   readonly subscription: Subscription;
 
-  constructor(private readonly ctx: GameContext, readonly text: string) {
+  constructor(
+    private readonly ctx: GameContext,
+    readonly text: string,
+  ) {
     super();
-    this.subscription = ctx.ui.subscribe('cursor.moved', (e) => { this.x = e.x + 12; this.y = e.y + 12; }, {
-      owner: this,
-      label: 'Tooltip.followCursor',
-    });
+    this.subscription = ctx.ui.subscribe(
+      'cursor.moved',
+      (e) => {
+        this.x = e.x + 12;
+        this.y = e.y + 12;
+      },
+      {
+        owner: this,
+        label: 'Tooltip.followCursor',
+      },
+    );
     ctx.ui.dispatch('widget.opened', { widget: 'tooltip' });
   }
 
@@ -39,14 +49,18 @@ export class TooltipManager extends GameObject {
 
   constructor(ctx: GameContext) {
     super();
-    ctx.timers.every(2500, () => {
-      const tip = new Tooltip(ctx, ctx.random.pick(TIPS));
-      this.current = tip;
-      this.shown++;
-      ctx.timers.after(1000, () => {
-        tip.close();
-        if (this.current === tip) this.current = undefined;
-      });
-    }, 500);
+    ctx.timers.every(
+      2500,
+      () => {
+        const tip = new Tooltip(ctx, ctx.random.pick(TIPS));
+        this.current = tip;
+        this.shown++;
+        ctx.timers.after(1000, () => {
+          tip.close();
+          if (this.current === tip) this.current = undefined;
+        });
+      },
+      500,
+    );
   }
 }

@@ -13,17 +13,34 @@ export class CameraRig extends GameObject {
   constructor(ctx: GameContext) {
     super();
     const { gameplay } = ctx;
-    gameplay.subscribe('player.moved', (e) => { this.targetX = e.x; this.targetY = e.y; }, { owner: this, label: 'CameraRig.follow' });
-    gameplay.subscribe('frame.tick', () => {
-      this.x += (this.targetX - this.x) * 0.2;
-      this.y += (this.targetY - this.y) * 0.2;
-      this.shake *= 0.9;
-    }, { owner: this, priority: 20, label: 'CameraRig.smooth' });
-    gameplay.subscribe('combat.hit', (e) => { this.shake = Math.min(1, this.shake + e.damage / 40); }, {
-      owner: this,
-      priority: -20,
-      label: 'CameraRig.shakeOnHit',
-    });
+    gameplay.subscribe(
+      'player.moved',
+      (e) => {
+        this.targetX = e.x;
+        this.targetY = e.y;
+      },
+      { owner: this, label: 'CameraRig.follow' },
+    );
+    gameplay.subscribe(
+      'frame.tick',
+      () => {
+        this.x += (this.targetX - this.x) * 0.2;
+        this.y += (this.targetY - this.y) * 0.2;
+        this.shake *= 0.9;
+      },
+      { owner: this, priority: 20, label: 'CameraRig.smooth' },
+    );
+    gameplay.subscribe(
+      'combat.hit',
+      (e) => {
+        this.shake = Math.min(1, this.shake + e.damage / 40);
+      },
+      {
+        owner: this,
+        priority: -20,
+        label: 'CameraRig.shakeOnHit',
+      },
+    );
   }
 }
 
@@ -33,8 +50,20 @@ export class Particles extends GameObject {
 
   constructor(ctx: GameContext) {
     super();
-    ctx.gameplay.subscribe('frame.tick', () => { this.live = Math.max(0, this.live - 3); }, { owner: this, label: 'Particles.update' });
-    ctx.gameplay.subscribe('enemy.killed', () => { this.live += 40; }, { owner: this, label: 'Particles.burst' });
+    ctx.gameplay.subscribe(
+      'frame.tick',
+      () => {
+        this.live = Math.max(0, this.live - 3);
+      },
+      { owner: this, label: 'Particles.update' },
+    );
+    ctx.gameplay.subscribe(
+      'enemy.killed',
+      () => {
+        this.live += 40;
+      },
+      { owner: this, label: 'Particles.burst' },
+    );
   }
 }
 

@@ -67,10 +67,12 @@ export class DemoWorld implements GameContext {
     const { onHandlerError, ...overrides } = options;
     this.settings = { ...DEFAULT_SETTINGS, ...overrides };
     this.random = new Random(this.settings.seed);
-    const onError = (bus: DemoBusName) => (error: unknown, info: HandlerErrorInfo): void => {
-      this.errorCounts[bus]++;
-      onHandlerError?.({ bus, type: info.type, subscriptionId: info.subscriptionId, error });
-    };
+    const onError =
+      (bus: DemoBusName) =>
+      (error: unknown, info: HandlerErrorInfo): void => {
+        this.errorCounts[bus]++;
+        onHandlerError?.({ bus, type: info.type, subscriptionId: info.subscriptionId, error });
+      };
     this.gameplay = new EventBus<GameplayEvents>({ name: 'gameplay', onError: onError('gameplay') });
     this.ui = new EventBus<UiEvents>({ name: 'ui', onError: onError('ui') });
     this.audio = new EventBus<AudioEvents>({ name: 'audio', onError: onError('audio') });
@@ -116,7 +118,8 @@ export class DemoWorld implements GameContext {
   /** Steps as many frames as `ms` of simulated time holds (at least one). */
   advance(ms: number): void {
     const target = this.clock.now + ms;
-    do this.step(); while (this.clock.now + 1e-6 < target);
+    do this.step();
+    while (this.clock.now + 1e-6 < target);
   }
 
   /** Ends the simulation: the buses are disposed and every subscription goes with them. */

@@ -40,7 +40,8 @@ export function readBrowserAppsFile(dir: string = discoveryDirectory()): Browser
   if (text === undefined) return undefined;
   try {
     const o = JSON.parse(text) as { url?: unknown; token?: unknown };
-    if (typeof o.url !== 'string' || !/^ws:\/\/127\.0\.0\.1:\d+\/$/.test(o.url) || typeof o.token !== 'string' || !/^[0-9a-f]{16,64}$/.test(o.token)) return undefined;
+    if (typeof o.url !== 'string' || !/^ws:\/\/127\.0\.0\.1:\d+\/$/.test(o.url) || typeof o.token !== 'string' || !/^[0-9a-f]{16,64}$/.test(o.token))
+      return undefined;
     return { url: o.url, token: o.token };
   } catch {
     return undefined;

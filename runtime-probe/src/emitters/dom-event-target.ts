@@ -196,7 +196,12 @@ export function watchDomEventTarget(target: EventTarget, bus: DomEventTargetBus)
   const dispatch = methodOf(target, 'dispatchEvent');
   const installed = installMethods(target, {
     addEventListener: function addEventListener(this: unknown, type: unknown, listener: unknown, options?: unknown): unknown {
-      if (this !== target || typeof type !== 'string' || !bus.records(type) || (typeof listener !== 'function' && (typeof listener !== 'object' || listener === null))) {
+      if (
+        this !== target ||
+        typeof type !== 'string' ||
+        !bus.records(type) ||
+        (typeof listener !== 'function' && (typeof listener !== 'object' || listener === null))
+      ) {
         return Reflect.apply(add, this, arguments);
       }
       const capture = captureOf(options);

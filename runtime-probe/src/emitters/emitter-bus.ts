@@ -461,7 +461,14 @@ function applyListener(this: unknown, listener: Function, args: ArrayLike<unknow
  * Calls one listener of a traced emit: `listener.apply(target, args)`, inside the tracer's scope for
  * it when the tracer keeps one (OpenTelemetry's context: spans a listener starts are its children).
  */
-export function callListener(tracer: DispatchTracer, seq: number, sub: ListenerSubscription | undefined, listener: Function, target: unknown, args: ArrayLike<unknown>): unknown {
+export function callListener(
+  tracer: DispatchTracer,
+  seq: number,
+  sub: ListenerSubscription | undefined,
+  listener: Function,
+  target: unknown,
+  args: ArrayLike<unknown>,
+): unknown {
   if (sub === undefined || tracer.callHandler === undefined) return Reflect.apply(listener, target, args);
   return callInScope(tracer, seq, sub, applyListener as HandlerCall, target, listener, args, tracerFailed);
 }

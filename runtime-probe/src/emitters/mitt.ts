@@ -6,7 +6,18 @@
 
 import { currentDispatchTracer, type DispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
-import { breakRequested, callListener, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, timingOn, type ListenerSubscription } from './emitter-bus';
+import {
+  breakRequested,
+  callListener,
+  dispatchEnd,
+  dispatchStart,
+  EmitterBus,
+  handlerEnd,
+  handlerError,
+  handlerStart,
+  timingOn,
+  type ListenerSubscription,
+} from './emitter-bus';
 import { installMethods, methodOf, type InstalledMethods } from './own-methods';
 
 type Handler = (...args: unknown[]) => unknown;

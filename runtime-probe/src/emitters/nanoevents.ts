@@ -6,7 +6,19 @@
 
 import { currentDispatchTracer } from '../bus/tracer';
 import { eventBreakDone } from '../debug/event-breaks';
-import { breakRequested, callListener, dispatchEnd, dispatchStart, EmitterBus, handlerEnd, handlerError, handlerStart, timingOn, payloadOf, type ListenerSubscription } from './emitter-bus';
+import {
+  breakRequested,
+  callListener,
+  dispatchEnd,
+  dispatchStart,
+  EmitterBus,
+  handlerEnd,
+  handlerError,
+  handlerStart,
+  timingOn,
+  payloadOf,
+  type ListenerSubscription,
+} from './emitter-bus';
 import { installMethods, methodOf, type InstalledMethods } from './own-methods';
 
 type Callback = (...args: unknown[]) => unknown;

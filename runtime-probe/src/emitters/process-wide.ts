@@ -23,15 +23,7 @@ import { eventBreakDone } from '../debug/event-breaks';
 import { isLibraryBus } from '../protocol/site-origin';
 import { callerFile, callerOf, type Caller } from './caller-origin';
 import { presetSubscribeFrames } from '../recorder/sites';
-import {
-  breakRequested,
-  CollectedBus,
-  classNameOf,
-  defaultBusName,
-  EmitterBus,
-  payloadOf,
-  tracedEventDispatch,
-} from './emitter-bus';
+import { breakRequested, CollectedBus, classNameOf, defaultBusName, EmitterBus, payloadOf, tracedEventDispatch } from './emitter-bus';
 import { EventTargetBus } from './event-target';
 import { canReplicateEmit, NODE_ENTRY_KIND, nodeKey, syncNodeAll, syncNodeKey, tracedNodeEmit } from './node-emitter';
 import { siteOrigin, type SiteOrigin } from '../protocol/site-origin';
@@ -428,7 +420,11 @@ function copyShape(wrapper: Function, original: Function): void {
 }
 
 /** Replaces `proto[name]` by `wrap(original)`; returns what undoes it exactly, or throws having changed nothing. */
-function patch(proto: Record<string, unknown>, name: string, wrap: (original: Function) => Function): { undo: () => void; wrapper: Function; original: Function } {
+function patch(
+  proto: Record<string, unknown>,
+  name: string,
+  wrap: (original: Function) => Function,
+): { undo: () => void; wrapper: Function; original: Function } {
   const own = Object.getOwnPropertyDescriptor(proto, name);
   const original = proto[name];
   if (typeof original !== 'function') throw new TypeError(`${name} is not a function on the prototype`);

@@ -114,9 +114,7 @@ export function readProbeEnvironment(env: NodeJS.ProcessEnv, reader: Environment
   const startRaw = env.BUSSCOPE;
   // Under register, BUSSCOPE unset means on: loading the hook is the request.
   const wantsStart =
-    reader === 'register' && (startRaw === undefined || startRaw.trim() === '')
-      ? true
-      : value(parseSwitch('BUSSCOPE', startRaw, 'the probe stays off'));
+    reader === 'register' && (startRaw === undefined || startRaw.trim() === '') ? true : value(parseSwitch('BUSSCOPE', startRaw, 'the probe stays off'));
   if (recordFile === undefined && wantsStart !== true) return { record: undefined, start: undefined, problems };
 
   // Shared by both: a bad detail keeps both off (we would record something other than what was asked).
@@ -134,7 +132,9 @@ export function readProbeEnvironment(env: NodeJS.ProcessEnv, reader: Environment
     if ((TRUE_WORDS as readonly string[]).includes(word) || (FALSE_WORDS as readonly string[]).includes(word)) {
       problems.push(
         `BUSSCOPE_RECORD=${JSON.stringify(recordRaw)} is not accepted (it takes the trace file to write, e.g. BUSSCOPE_RECORD=run.bustrace; ` +
-          'a file by that very name needs a path such as ./' + recordFile.trim() + '); no trace is recorded',
+          'a file by that very name needs a path such as ./' +
+          recordFile.trim() +
+          '); no trace is recorded',
       );
     } else if (detailOk) {
       record = { file: recordFile, options: detail === undefined ? undefined : { detail } };

@@ -145,9 +145,7 @@ export class Probe {
     };
     const removeExitHook = onProcessExit(finish);
     try {
-      recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () =>
-        encodeSnapshotFrame(buildSnapshot(recorder), null),
-      );
+      recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () => encodeSnapshotFrame(buildSnapshot(recorder), null));
       mainThreadHub()?.setConfig(recorder.config);
       mainThreadHub()?.attachStream(sink);
     } catch (error) {
@@ -278,7 +276,7 @@ export class Probe {
       });
     } catch (error) {
       uninstallProcessWide();
-      reportProbeFailure('instrumenting the process\'s emitters (BUSSCOPE_EMITTERS=off turns it off)', error);
+      reportProbeFailure("instrumenting the process's emitters (BUSSCOPE_EMITTERS=off turns it off)", error);
     }
   }
 
@@ -328,8 +326,7 @@ export class Probe {
     if (want && !installed) {
       recorder.tracingStarted();
       setBusTracer(recorder);
-    }
-    else if (!want && installed) {
+    } else if (!want && installed) {
       setBusTracer(undefined);
       recorder.shutdown();
     }

@@ -291,14 +291,7 @@ export interface ThreadMessage {
 }
 
 export type ProbeMessage =
-  | WelcomeMessage
-  | ErrorMessage
-  | SnapshotMessage
-  | ConfiguredMessage
-  | BreakpointsMessage
-  | PongMessage
-  | EmitterWarningMessage
-  | ThreadMessage;
+  WelcomeMessage | ErrorMessage | SnapshotMessage | ConfiguredMessage | BreakpointsMessage | PongMessage | EmitterWarningMessage | ThreadMessage;
 export type ProbeMessageType = ProbeMessage['type'];
 
 export type ControlMessage = ClientMessage | ProbeMessage;

@@ -4,29 +4,9 @@
 // model or the analyses. Objects are rebuilt from the known fields only: unknown fields (allowed by
 // the versioning rules) are ignored and not kept in memory.
 
-import {
-  arr,
-  bad,
-  bool,
-  int,
-  num,
-  obj,
-  objAt,
-  optInt,
-  optStr,
-  parseJsonObject,
-  str,
-  type JsonObject,
-} from './fields';
+import { arr, bad, bool, int, num, obj, objAt, optInt, optStr, parseJsonObject, str, type JsonObject } from './fields';
 import { ProtocolError } from './errors';
-import {
-  MAX_APP_NAME_LENGTH,
-  MAX_BREAK_ON_TYPES,
-  MAX_PATH_LENGTH,
-  MAX_PAYLOAD_CAP_BYTES,
-  MAX_SNAPSHOT_NAME_LENGTH,
-  MAX_VERSION_TEXT_LENGTH,
-} from './limits';
+import { MAX_APP_NAME_LENGTH, MAX_BREAK_ON_TYPES, MAX_PATH_LENGTH, MAX_PAYLOAD_CAP_BYTES, MAX_SNAPSHOT_NAME_LENGTH, MAX_VERSION_TEXT_LENGTH } from './limits';
 import {
   DETAIL_LEVELS,
   type AppInfo,
@@ -114,12 +94,20 @@ export function parseProbeSnapshot(s: JsonObject, where = 'snapshot.snapshot'): 
   for (let i = 0; i < busItems.length; i++) {
     const b = objAt(busItems, w, 'buses', i);
     const wb = `${w}.buses[${i}]`;
-    const bus: BusSnapshot = { id: int(b, wb, 'id'), name: str(b, wb, 'name', NAME), createdAt: num(b, wb, 'createdAt'), subscriptions: int(b, wb, 'subscriptions') };
+    const bus: BusSnapshot = {
+      id: int(b, wb, 'id'),
+      name: str(b, wb, 'name', NAME),
+      createdAt: num(b, wb, 'createdAt'),
+      subscriptions: int(b, wb, 'subscriptions'),
+    };
     // Optional (protocol 3): what the bus is and its class; a kind from a newer probe is not said.
     const kind = 'kind' in b ? str(b, wb, 'kind', NAME) : undefined;
     const className = 'className' in b ? str(b, wb, 'className', NAME) : undefined;
     const known = kind !== undefined && (BUS_KINDS as readonly string[]).includes(kind) ? (kind as BusKind) : undefined;
-    buses[i] = known === undefined && className === undefined ? bus : { ...bus, ...(known !== undefined ? { kind: known } : {}), ...(className !== undefined ? { className } : {}) };
+    buses[i] =
+      known === undefined && className === undefined
+        ? bus
+        : { ...bus, ...(known !== undefined ? { kind: known } : {}), ...(className !== undefined ? { className } : {}) };
   }
   const typeItems = arr(s, w, 'types', ANY);
   const types: TypeSnapshot[] = new Array<TypeSnapshot>(typeItems.length);

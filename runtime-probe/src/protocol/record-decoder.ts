@@ -175,7 +175,21 @@ export class RecordDecoder {
       } else if (durationBound === 0) {
         (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
       } else {
-        (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound });
+        (list as BusRecord[]).push({
+          kind: 'dispatch',
+          seq,
+          bus,
+          type,
+          start,
+          startBound,
+          duration,
+          delivered,
+          consumedBy,
+          depth,
+          parentSeq,
+          site,
+          durationBound,
+        });
       }
     }
     return count;
@@ -338,7 +352,20 @@ export class RecordDecoder {
             const site = this.optSite(r.uvarint());
             const parentSeq = parentDelta === 0 ? 0 : seq - parentDelta;
             if (sink !== null) sink.dispatch(seq, bus, type, typeId, timeNs * MS_PER_NS, 0, duration, delivered, consumedBy, depth, parentSeq, site, 0);
-            else (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start: timeNs * MS_PER_NS, duration, delivered, consumedBy, depth, parentSeq, site });
+            else
+              (list as BusRecord[]).push({
+                kind: 'dispatch',
+                seq,
+                bus,
+                type,
+                start: timeNs * MS_PER_NS,
+                duration,
+                delivered,
+                consumedBy,
+                depth,
+                parentSeq,
+                site,
+              });
             break;
           }
           const startBound = r.uvarint() * MS_PER_NS;
@@ -369,7 +396,22 @@ export class RecordDecoder {
             r.pos = end; // unknown keys (and any rest of a known one) are skipped
           }
           if (sink !== null) {
-            sink.dispatch(seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound < 0 ? 0 : durationBound, traceId);
+            sink.dispatch(
+              seq,
+              bus,
+              type,
+              typeId,
+              start,
+              startBound,
+              duration,
+              delivered,
+              consumedBy,
+              depth,
+              parentSeq,
+              site,
+              durationBound < 0 ? 0 : durationBound,
+              traceId,
+            );
             break;
           }
           const list_ = list as BusRecord[];

@@ -66,14 +66,41 @@ export class RecordEncoder {
         const type = this.string(r.type);
         const label = this.optString(r.label);
         const site = this.site(r.site);
-        return w.subscribe(r.time, r.subscriptionId, r.bus, type, r.priority, label, r.owner, r.once, site, r.ownerId ?? 0, r.origin === undefined ? 0 : SITE_ORIGINS.indexOf(r.origin) + 1);
+        return w.subscribe(
+          r.time,
+          r.subscriptionId,
+          r.bus,
+          type,
+          r.priority,
+          label,
+          r.owner,
+          r.once,
+          site,
+          r.ownerId ?? 0,
+          r.origin === undefined ? 0 : SITE_ORIGINS.indexOf(r.origin) + 1,
+        );
       }
       case 'unsubscribe':
         return w.unsubscribe(r.time, r.subscriptionId, UNSUBSCRIBE_REASONS.indexOf(r.reason), r.calls);
       case 'dispatch': {
         const type = this.string(r.type);
         const site = this.site(r.site);
-        return w.dispatch(r.seq, r.start, r.duration, r.startBound ?? 0, r.bus, type, r.delivered, r.consumedBy, r.depth, r.parentSeq, site, r.durationBound ?? 0, r.threadId ?? 0, r.traceId ?? null);
+        return w.dispatch(
+          r.seq,
+          r.start,
+          r.duration,
+          r.startBound ?? 0,
+          r.bus,
+          type,
+          r.delivered,
+          r.consumedBy,
+          r.depth,
+          r.parentSeq,
+          site,
+          r.durationBound ?? 0,
+          r.threadId ?? 0,
+          r.traceId ?? null,
+        );
       }
       case 'handler':
         return w.handler(r.seq, r.subscriptionId, r.start, r.duration, r.consumed, r.sampleEvery ?? 0);

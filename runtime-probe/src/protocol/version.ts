@@ -29,10 +29,7 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PRO
 export const PROBE_PROTOCOL_VERSIONS: readonly number[] = Object.freeze([PROTOCOL_VERSION, 4]);
 
 /** The highest version in both lists, or `undefined` when they share none. */
-export function negotiateProtocolVersion(
-  offered: readonly number[],
-  supported: readonly number[] = SUPPORTED_PROTOCOL_VERSIONS,
-): number | undefined {
+export function negotiateProtocolVersion(offered: readonly number[], supported: readonly number[] = SUPPORTED_PROTOCOL_VERSIONS): number | undefined {
   let best: number | undefined;
   for (const v of offered) {
     if (supported.includes(v) && (best === undefined || v > best)) best = v;

@@ -69,11 +69,7 @@ export function fileUrlToPath(url: string): string {
 }
 
 export function isInternalFrame(frame: { readonly file: string; readonly functionName: string | undefined }): boolean {
-  return (
-    isProbeFile(frame.file) ||
-    frame.file.startsWith('node:') ||
-    (frame.functionName !== undefined && INTERNAL_FUNCTION.test(frame.functionName))
-  );
+  return isProbeFile(frame.file) || frame.file.startsWith('node:') || (frame.functionName !== undefined && INTERNAL_FUNCTION.test(frame.functionName));
 }
 
 /** A call site as captured on the hot path: V8's raw position and what is needed to map and name it. */

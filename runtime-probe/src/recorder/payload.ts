@@ -433,7 +433,7 @@ class BudgetedWriter {
     let written = 0;
     for (let i = 0; i < n; i++) {
       const d = getOwn(o, keys[i]);
-      if (d !== undefined && 'value' in d && (d.value === undefined)) {
+      if (d !== undefined && 'value' in d && d.value === undefined) {
         this.step(); // omitted, as JSON does, but it still costs a step
         if (this.steps <= 0 && !this.entry(written, written + n - i, true)) break;
         continue;

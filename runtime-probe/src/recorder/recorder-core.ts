@@ -82,9 +82,9 @@ const ST_SAMPLE = 11;
 const DRAIN_INTERVAL_MS = 10;
 const MAX_ERROR_TEXT = 16 * 1024;
 
-const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEntries(
-  UNSUBSCRIBE_REASONS.map((r, i) => [r, i]),
-) as { [R in UnsubscribeReason]: number };
+const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEntries(UNSUBSCRIBE_REASONS.map((r, i) => [r, i])) as {
+  [R in UnsubscribeReason]: number;
+};
 
 // Indexes into DETAIL_LEVELS; 1 ('dispatch') is never tested for by itself.
 const DETAIL_LIFECYCLE = 0;

@@ -303,7 +303,13 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
       return;
     }
     case RecordCode.BusCreated:
-      w.busCreated(ring[b + BUS_CREATED.at.time], ring[b + BUS_CREATED.at.bus], ring[b + BUS_CREATED.at.name], ring[b + BUS_CREATED.at.busKind], ring[b + BUS_CREATED.at.className]);
+      w.busCreated(
+        ring[b + BUS_CREATED.at.time],
+        ring[b + BUS_CREATED.at.bus],
+        ring[b + BUS_CREATED.at.name],
+        ring[b + BUS_CREATED.at.busKind],
+        ring[b + BUS_CREATED.at.className],
+      );
       return;
     case RecordCode.BusDisposed:
       w.busDisposed(ring[b + BUS_DISPOSED.at.time], ring[b + BUS_DISPOSED.at.bus]);

@@ -87,10 +87,7 @@ export class ClientConnection extends RecordSink {
     socket.on('close', () => this.onClosed());
     // The peer finished sending: Node ends our side once queued writes (an error message) are out.
     socket.on('end', () => this.onPeerEnded());
-    this.handshakeTimer = setTimeout(
-      () => this.fail('handshake-timeout', `no hello within ${HANDSHAKE_TIMEOUT_MS} ms of connecting`),
-      HANDSHAKE_TIMEOUT_MS,
-    );
+    this.handshakeTimer = setTimeout(() => this.fail('handshake-timeout', `no hello within ${HANDSHAKE_TIMEOUT_MS} ms of connecting`), HANDSHAKE_TIMEOUT_MS);
     this.handshakeTimer.unref();
   }
 

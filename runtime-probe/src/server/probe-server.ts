@@ -138,9 +138,7 @@ export class ProbeServer implements ConnectionHost {
 
   admit(conn: ClientConnection, protocolVersion: number): void {
     const { recorder } = this.options;
-    recorder.attach(conn, [encodeControlFrame(this.options.welcome(protocolVersion))], () =>
-      encodeSnapshotFrame(this.options.snapshot(), null),
-    );
+    recorder.attach(conn, [encodeControlFrame(this.options.welcome(protocolVersion))], () => encodeSnapshotFrame(this.options.snapshot(), null));
     // Version 5: the worker threads' buses join this stream (each after its own snapshot).
     if (protocolVersion >= 5) {
       mainThreadHub()?.setConfig(recorder.config);

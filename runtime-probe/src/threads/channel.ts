@@ -43,7 +43,12 @@ export type WorkerToMain =
   | { readonly t: 'bye'; readonly thread: number; readonly exitedAt: number };
 
 export function isWorkerMessage(value: unknown): value is WorkerToMain {
-  return typeof value === 'object' && value !== null && typeof (value as { t?: unknown }).t === 'string' && typeof (value as { thread?: unknown }).thread === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { t?: unknown }).t === 'string' &&
+    typeof (value as { thread?: unknown }).thread === 'number'
+  );
 }
 
 export function isMainMessage(value: unknown): value is MainToWorker {

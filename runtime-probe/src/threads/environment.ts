@@ -36,7 +36,14 @@ function shareCounters(ids: Uint32Array): void {
 
 function isThreadsEnvironment(value: unknown): value is ThreadsEnvironment {
   const v = value as Partial<ThreadsEnvironment> | undefined;
-  return typeof v === 'object' && v !== null && v.ids instanceof SharedArrayBuffer && v.ids.byteLength >= 12 && typeof v.channel === 'string' && typeof v.timeOrigin === 'number';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    v.ids instanceof SharedArrayBuffer &&
+    v.ids.byteLength >= 12 &&
+    typeof v.channel === 'string' &&
+    typeof v.timeOrigin === 'number'
+  );
 }
 
 export function installThreads(): void {

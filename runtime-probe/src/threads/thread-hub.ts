@@ -103,7 +103,7 @@ export class ThreadHub {
     try {
       this.handle(data);
     } catch (error) {
-      reportProbeFailure('receiving a worker thread\'s records', error);
+      reportProbeFailure("receiving a worker thread's records", error);
     }
   }
 

@@ -122,7 +122,7 @@ export class WorkerForwarder {
         this.updateTracer();
       }
     } catch (error) {
-      reportProbeFailure('serving the main thread\'s probe', error);
+      reportProbeFailure("serving the main thread's probe", error);
     }
   }
 
@@ -157,4 +157,3 @@ export class WorkerForwarder {
     this.post({ t: 'bye', thread: threadId, exitedAt: performance.timeOrigin + performance.now() }, 0);
   }
 }
-

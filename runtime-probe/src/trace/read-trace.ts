@@ -1,14 +1,7 @@
 // Reads a trace file as the same messages a live client receives (welcome, snapshot, records, …).
 
 import fs from 'node:fs';
-import {
-  MAX_PROBE_FRAME_BYTES,
-  StreamDecoder,
-  TRACE_HEADER_BYTES,
-  parseTraceHeader,
-  type RecordSink,
-  type StreamMessage,
-} from '../protocol/index';
+import { MAX_PROBE_FRAME_BYTES, StreamDecoder, TRACE_HEADER_BYTES, parseTraceHeader, type RecordSink, type StreamMessage } from '../protocol/index';
 
 const CHUNK = 256 * 1024;
 

@@ -64,7 +64,8 @@ function reports(model: Model, w: Warning, b: DemoBug): boolean {
 }
 
 function judge(model: Model, warnings: readonly Warning[], when: string): void {
-  const describe = (w: Warning): string => `${w.kind} ${w.subjects.types.map((t) => `${t.busName}/${t.type}`).join(',')} [${labelsOf(model, w).join(',')}]: ${w.title}`;
+  const describe = (w: Warning): string =>
+    `${w.kind} ${w.subjects.types.map((t) => `${t.busName}/${t.type}`).join(',')} [${labelsOf(model, w).join(',')}]: ${w.title}`;
   for (const b of DEMO_BUGS) {
     assert.ok(
       warnings.some((w) => reports(model, w, b)),
@@ -156,7 +157,11 @@ test('trace file after the app exited: the same bugs, and nothing else', { timeo
   for (const m of messages) model.apply(m);
   model.endSession('end of trace');
   assert.ok(model.now >= RUN_SECONDS * 1000 - 500, `the trace covers the run (${model.now} ms)`);
-  assert.deepEqual([...model.buses.values()].map((b) => b.disposedAt !== null), [true, true, true], 'the demo disposed its buses at exit');
+  assert.deepEqual(
+    [...model.buses.values()].map((b) => b.disposedAt !== null),
+    [true, true, true],
+    'the demo disposed its buses at exit',
+  );
   assert.equal(model.drops.records, 0);
   judge(model, new Analyzer(model, { thresholds: THRESHOLDS }).run().warnings, 'trace');
   // The live session ended cleanly and stays inspectable.

@@ -49,7 +49,10 @@ async function setup(handshakeTimeoutMs?: number): Promise<{ server: BrowserAppS
     },
     onRefused: (r) => refusals.push(r),
   });
-  cleanups.push(() => manager.dispose(), () => server.close());
+  cleanups.push(
+    () => manager.dispose(),
+    () => server.close(),
+  );
   return { server, manager, refusals, apps };
 }
 
@@ -105,10 +108,14 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     await waitFor(() => [...session.model.buses.values()].some((b) => b.name === 'shop'), 5000, 'the shop bus in the model');
     await waitFor(() => session.model.totalDispatches >= 51, 5000, 'the dispatches');
     session.update();
-    await waitFor(() => {
-      session.update();
-      return session.warnings.some((w) => w.kind === 'listener-growth');
-    }, 5000, 'the listener-growth warning');
+    await waitFor(
+      () => {
+        session.update();
+        return session.warnings.some((w) => w.kind === 'listener-growth');
+      },
+      5000,
+      'the listener-growth warning',
+    );
     assert.equal(session.isLive, true);
 
     page.close();
@@ -185,11 +192,14 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     assert.equal(good.state, 'open');
   });
 
-  it('a reload (same name, origin and tab id) takes the earlier session\'s place', async () => {
+  it("a reload (same name, origin and tab id) takes the earlier session's place", async () => {
     const { server, manager } = await setup();
     // A tab's sessionStorage, kept across the "reload".
     const store = new Map<string, string>();
-    (globalThis as { sessionStorage?: unknown }).sessionStorage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
+    (globalThis as { sessionStorage?: unknown }).sessionStorage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+    };
     cleanups.push(() => delete (globalThis as { sessionStorage?: unknown }).sessionStorage);
     installPageWebSocket(PAGE_ORIGIN);
     const first = pageConnect(server, 'tabbed');
@@ -300,4 +310,3 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     bus.dispose();
   });
 });
-

@@ -31,7 +31,15 @@ interface CheckJson {
   failed: boolean;
   failOn: string;
   counts: { total: number; failing: number; bySeverity: Record<string, number>; byKind: Record<string, number> };
-  warnings: { id: string; kind: string; severity: string; title: string; explanation: string; sites: { file: string; line: number; column: number }[]; fails: boolean }[];
+  warnings: {
+    id: string;
+    kind: string;
+    severity: string;
+    title: string;
+    explanation: string;
+    sites: { file: string; line: number; column: number }[];
+    fails: boolean;
+  }[];
   source: { kind: string };
   note: string | null;
 }
@@ -74,9 +82,22 @@ test('check <trace>: every warning grouped by kind, at path:line:column, worded 
     const suffix = w.fails ? '' : '  (does not fail)';
     assert.ok(out.includes(`${rel}:${site.line}:${site.column}: ${w.severity}: ${w.title}${suffix}\n`), `${w.id} is printed at its site:\n${out}`);
     // The explanation, line for line, as the extension's Problems entry has it (title, newline, explanation).
-    assert.ok(out.includes(w.explanation.split('\n').map((l) => `    ${l}`).join('\n')), `${w.id}'s explanation`);
+    assert.ok(
+      out.includes(
+        w.explanation
+          .split('\n')
+          .map((l) => `    ${l}`)
+          .join('\n'),
+      ),
+      `${w.id}'s explanation`,
+    );
   }
-  assert.match(out, new RegExp(`busscope check: ${body.warnings.length} warnings in ${trace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; ${body.counts.failing} fail \\(--fail-on warning\\)\\n$`));
+  assert.match(
+    out,
+    new RegExp(
+      `busscope check: ${body.warnings.length} warnings in ${trace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; ${body.counts.failing} fail \\(--fail-on warning\\)\\n$`,
+    ),
+  );
 });
 
 test('--json follows the documented schema, and --fail-on picks what fails', () => {
@@ -131,10 +152,19 @@ test('--sarif writes a SARIF 2.1.0 log that validates against the official schem
   const { body } = json([trace, ...GRACE]);
   const run = log.runs[0] as unknown as {
     tool: { driver: { name: string; rules: { id: string }[] } };
-    results: { ruleId: string; ruleIndex: number; level: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region: object } }[] }[];
+    results: {
+      ruleId: string;
+      ruleIndex: number;
+      level: string;
+      message: { text: string };
+      locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region: object } }[];
+    }[];
   };
   assert.equal(run.tool.driver.name, 'busscope');
-  assert.deepEqual(run.tool.driver.rules.map((x: { id: string }) => x.id), WARNING_KINDS);
+  assert.deepEqual(
+    run.tool.driver.rules.map((x: { id: string }) => x.id),
+    WARNING_KINDS,
+  );
   assert.equal(run.results.length, body.warnings.length);
   for (const [i, w] of body.warnings.entries()) {
     const res = run.results[i];
@@ -210,13 +240,16 @@ test('a trace cut mid-record (the app was killed) is checked up to the cut, and 
   assert.match(cli(['check', cut, '--fail-on', 'none']).stdout, /^note: the trace ends mid-record/m);
 });
 
-test('--help: the one exit-code table, with check\'s findings', () => {
+test("--help: the one exit-code table, with check's findings", () => {
   const r = cli(['--help']);
   assert.equal(r.status, 0);
   assert.match(r.stdout, /busscope check <trace\|pid\|port>/);
   assert.match(r.stdout, /busscope show <trace>/);
   assert.match(r.stdout, /--set <key>=<value>[\s\S]*listenerGrowth\.threshold[\s\S]*disabled/);
-  assert.match(r.stdout, /Exit codes:\n {2}0 .*\n {2}1 +check: findings that --fail-on selects[\s\S]*\n {2}2 +usage error[\s\S]*\n {2}3 +app not found[\s\S]*\n {2}4 +the app ended/);
+  assert.match(
+    r.stdout,
+    /Exit codes:\n {2}0 .*\n {2}1 +check: findings that --fail-on selects[\s\S]*\n {2}2 +usage error[\s\S]*\n {2}3 +app not found[\s\S]*\n {2}4 +the app ended/,
+  );
 });
 
 test('check <pid> --duration: a live demo is observed, judged to completion, and its findings fail', { timeout: 60_000 }, async () => {
@@ -243,41 +276,46 @@ test('check <pid> --duration: a live demo is observed, judged to completion, and
     assert.deepEqual(body.source, { kind: 'app', label: body.source.label, durationMs: 4000 });
     assert.match(body.source.label, /\(pid \d+, port \d+\)$/);
     const kinds = new Set(body.warnings.map((w) => w.kind));
-    for (const k of ['listener-growth', 'throwing-handler', 'slow-handler', 'unheard-dispatch'] as const) assert.ok(kinds.has(k), `live: ${k} among ${[...kinds].join(', ')}`);
+    for (const k of ['listener-growth', 'throwing-handler', 'slow-handler', 'unheard-dispatch'] as const)
+      assert.ok(kinds.has(k), `live: ${k} among ${[...kinds].join(', ')}`);
   } finally {
     demo.kill('SIGKILL');
   }
 });
 
-test('check <pid>: an app that ends before --duration is up exits 4 (nothing failing); without --duration its end ends the check (0)', { timeout: 60_000 }, async () => {
-  const discovery = path.join(dir, 'app-discovery');
-  const env = { BUSSCOPE_DISCOVERY_DIR: discovery };
-  const run = (args: string[]) =>
-    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const c = spawn(process.execPath, [CLI, 'check', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-      let out = '';
-      let err = '';
-      c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      c.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      c.once('exit', (code) => resolve({ code, out, err }));
-    });
-  const app = await spawnApp({ start: { discovery: true, name: 'check-target' }, env });
-  await app.call('startBackground', { everyMs: 5, perTick: 2 });
-  const early = run([String(app.pid), '--duration', '30']);
-  await recordingStarted(app);
-  await app.call('exit', { code: 0 });
-  const r = await early;
-  assert.equal(r.code, 4, `${r.out}\n${r.err}`);
-  assert.match(r.err, new RegExp(`app check-target \\(pid ${app.pid}\\) ended after \\d+ ms of record time, before --duration was up`));
-  assert.match(r.out, /busscope check: no warnings in check-target/);
+test(
+  'check <pid>: an app that ends before --duration is up exits 4 (nothing failing); without --duration its end ends the check (0)',
+  { timeout: 60_000 },
+  async () => {
+    const discovery = path.join(dir, 'app-discovery');
+    const env = { BUSSCOPE_DISCOVERY_DIR: discovery };
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const c = spawn(process.execPath, [CLI, 'check', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+        let out = '';
+        let err = '';
+        c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        c.once('exit', (code) => resolve({ code, out, err }));
+      });
+    const app = await spawnApp({ start: { discovery: true, name: 'check-target' }, env });
+    await app.call('startBackground', { everyMs: 5, perTick: 2 });
+    const early = run([String(app.pid), '--duration', '30']);
+    await recordingStarted(app);
+    await app.call('exit', { code: 0 });
+    const r = await early;
+    assert.equal(r.code, 4, `${r.out}\n${r.err}`);
+    assert.match(r.err, new RegExp(`app check-target \\(pid ${app.pid}\\) ended after \\d+ ms of record time, before --duration was up`));
+    assert.match(r.out, /busscope check: no warnings in check-target/);
 
-  const app2 = await spawnApp({ start: { discovery: true, name: 'check-target-2' }, env });
-  await app2.call('startBackground', { everyMs: 5, perTick: 2 });
-  const untilEnd = run([String(app2.pid), '--json']);
-  await recordingStarted(app2);
-  await app2.call('exit', { code: 0 });
-  const r2 = await untilEnd;
-  assert.equal(r2.code, 0, `${r2.out}\n${r2.err}`);
-  const body = JSON.parse(r2.out) as CheckJson;
-  assert.match(body.note ?? '', /ended after \d+ ms of record time$/);
-});
+    const app2 = await spawnApp({ start: { discovery: true, name: 'check-target-2' }, env });
+    await app2.call('startBackground', { everyMs: 5, perTick: 2 });
+    const untilEnd = run([String(app2.pid), '--json']);
+    await recordingStarted(app2);
+    await app2.call('exit', { code: 0 });
+    const r2 = await untilEnd;
+    assert.equal(r2.code, 0, `${r2.out}\n${r2.err}`);
+    const body = JSON.parse(r2.out) as CheckJson;
+    assert.match(body.note ?? '', /ended after \d+ ms of record time$/);
+  },
+);

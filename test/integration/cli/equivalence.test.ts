@@ -74,6 +74,9 @@ test('the CLI prints each Problems entry of the extension: its site, severity an
     assert.ok(first, `${w.id} is a Problems entry`);
     const [title, ...explanation] = first.message.split('\n');
     const where = `${path.relative(ROOT, first.site.file)}:${first.site.line}:${first.site.column}`;
-    assert.ok(text.stdout.includes(`${where}: ${first.severity}: ${title}\n${explanation.map((l) => `    ${l}`).join('\n')}\n`), `${w.id} as in Problems:\n${first.message}`);
+    assert.ok(
+      text.stdout.includes(`${where}: ${first.severity}: ${title}\n${explanation.map((l) => `    ${l}`).join('\n')}\n`),
+      `${w.id} as in Problems:\n${first.message}`,
+    );
   }
 });

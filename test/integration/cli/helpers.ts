@@ -76,9 +76,12 @@ function addFormats(ajv: { addFormat(name: string, test: (s: string) => boolean)
  */
 export function sarifValidator() {
   const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/sarif/sarif-schema-2.1.0.json'), 'utf8'));
-  const regExp = Object.assign((pattern: string, flags: string) => (pattern.startsWith('^(?i)') ? new RegExp(`^${pattern.slice(5)}`, `${flags}i`) : new RegExp(pattern, flags)), {
-    code: 'new RegExp',
-  });
+  const regExp = Object.assign(
+    (pattern: string, flags: string) => (pattern.startsWith('^(?i)') ? new RegExp(`^${pattern.slice(5)}`, `${flags}i`) : new RegExp(pattern, flags)),
+    {
+      code: 'new RegExp',
+    },
+  );
   const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: true, code: { regExp } });
   addFormats(ajv);
   return ajv.compile(schema);

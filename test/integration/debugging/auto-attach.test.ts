@@ -34,7 +34,7 @@ class MemoryMemento implements BreakpointMemento {
 }
 
 describe('auto-attach: the launch environment and matching apps to debug targets', () => {
-  test('a Node launch gets BUSSCOPE=1 and the discovery folder; the user\'s values and attach configurations are left alone', () => {
+  test("a Node launch gets BUSSCOPE=1 and the discovery folder; the user's values and attach configurations are left alone", () => {
     const launch = injectProbeEnvironment({ type: 'pwa-node', request: 'launch', program: 'app.js', env: { FOO: 'bar' } }, '/tmp/apps');
     assert.deepEqual(launch.env, { FOO: 'bar', BUSSCOPE: '1', BUSSCOPE_DISCOVERY_DIR: '/tmp/apps' });
     assert.equal(launch.program, 'app.js');
@@ -62,11 +62,22 @@ describe('auto-attach: the launch environment and matching apps to debug targets
 
   test('apps match debug targets by pid, by the real process tree, and by folder and time only when nothing else can', async () => {
     // A real parent → child chain: the debugged process (parent) starts the app (child) itself.
-    const parent = spawn(process.execPath, ['-e', "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => { c.kill(); }, 20000);"], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn(
+      process.execPath,
+      [
+        '-e',
+        "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => { c.kill(); }, 20000);",
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     onCleanup(() => {
       parent.kill('SIGKILL');
     });
-    const childPid = await withTimeout(new Promise<number>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())))), 10_000, 'grandchild pid');
+    const childPid = await withTimeout(
+      new Promise<number>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())))),
+      10_000,
+      'grandchild pid',
+    );
     onCleanup(() => {
       try {
         process.kill(childPid, 'SIGKILL');
@@ -90,7 +101,11 @@ describe('auto-attach: the launch environment and matching apps to debug targets
     assert.deepEqual(matchApp({ pid: 4242, cwd: '/work/app', startTime: Date.now() }, [launcher], none), { target: launcher, reason: 'cwd-and-time' });
     assert.equal(matchApp({ pid: 4242, cwd: '/work/app', startTime: Date.now() }, [launcher, { ...launcher, id: 'second' }], none), undefined, 'ambiguous');
     assert.equal(matchApp({ pid: 4242, cwd: '/work/other', startTime: Date.now() }, [launcher], none), undefined, 'another folder');
-    assert.equal(matchApp({ pid: 4242, cwd: '/work/app', startTime: Date.now() - 60_000 }, [launcher], none), undefined, 'started long before the debug session');
+    assert.equal(
+      matchApp({ pid: 4242, cwd: '/work/app', startTime: Date.now() - 60_000 }, [launcher], none),
+      undefined,
+      'started long before the debug session',
+    );
     // js-debug's names of Node targets.
     assert.equal(pidFromTargetName('app.js [25285] « Launch Program'), 25285);
     assert.equal(pidFromTargetName('Launch Program'), undefined);
@@ -181,7 +196,12 @@ describe('a paused session as the views and the inspector see it', () => {
       breakOn: ['combat.damage'],
       truncated: false,
     };
-    const state: PausedState = { pid: 123, snapshot, eventBreak: { busId: 1, bus: 'combat', type: 'combat.damage', payload: '{"amount":20}' }, conditionErrors: {} };
+    const state: PausedState = {
+      pid: 123,
+      snapshot,
+      eventBreak: { busId: 1, bus: 'combat', type: 'combat.damage', payload: '{"amount":20}' },
+      conditionErrors: {},
+    };
     const updates: number[] = [];
     s.onDidUpdate(() => updates.push(1));
     const link: DebugLink = { debugSessionId: 'd1', debugSessionName: 'Launch Game', autoAttached: true, matchedBy: 'pid', paused: undefined };

@@ -37,12 +37,20 @@ describe('event breakpoints under a real debugger (node --inspect, CDP on its so
       assert.match(cdp.scriptUrl(top), /runtime-probe\/dist\/index\.cjs$/, 'stopped in the built package');
       // The payload on the top frame: among dispatch's locals (names may be minified), and through the hook.
       const locals = await cdp.locals(top);
-      assert.ok(Object.values(locals).some((v) => v === 'combat.damage'), `the type among the locals: ${JSON.stringify(locals)}`);
+      assert.ok(
+        Object.values(locals).some((v) => v === 'combat.damage'),
+        `the type among the locals: ${JSON.stringify(locals)}`,
+      );
       assert.ok(
         Object.values(locals).some((v) => JSON.stringify(v) === JSON.stringify({ target: 'orc', amount })),
         `the payload among dispatch's locals: ${JSON.stringify(locals)}`,
       );
-      assert.deepEqual(await cdp.evaluateOnFrame(top, `${HOOK}.current`), { busId: 1, bus: 'combat', type: 'combat.damage', payload: { target: 'orc', amount } });
+      assert.deepEqual(await cdp.evaluateOnFrame(top, `${HOOK}.current`), {
+        busId: 1,
+        bus: 'combat',
+        type: 'combat.damage',
+        payload: { target: 'orc', amount },
+      });
       // One frame up: the code that dispatched, with its own variables.
       assert.equal(caller.functionName, 'strike');
       assert.match(cdp.scriptUrl(caller), /debug-app\.cjs$/);
@@ -62,7 +70,9 @@ describe('event breakpoints under a real debugger (node --inspect, CDP on its so
     await client.breakOn(['combat.damage']);
 
     // What the extension evaluates through the debug session (never through the probe's socket).
-    const installed = await cdp.evaluate<string>(installConditionsExpression([{ type: 'combat.damage', condition: 'payload.amount > 10 && type === "combat.damage"' }]));
+    const installed = await cdp.evaluate<string>(
+      installConditionsExpression([{ type: 'combat.damage', condition: 'payload.amount > 10 && type === "combat.damage"' }]),
+    );
     assert.deepEqual(parseInstallResult(installed), { kind: 'set', count: 1 });
     assert.deepEqual(await cdp.evaluate(`${HOOK}.conditions()`), { 'combat.damage': 'payload.amount > 10 && type === "combat.damage"' });
 
@@ -137,7 +147,9 @@ describe('event breakpoints under a real debugger (node --inspect, CDP on its so
       }
       // Figures for the report; a timing ratio on a shared 2-core machine is not a pass/fail criterion.
       const median = (x: number[]): number => [...x].sort((a, b) => a - b)[1];
-      process.stdout.write(`# ${inspect ? '--inspect, no debugger' : 'no inspector'}: ${n} dispatches (2 handlers, recorded) with breakOn on their type ${median(breaking).toFixed(1)} ms, on another type ${median(plain).toFixed(1)} ms (medians of 3)\n`);
+      process.stdout.write(
+        `# ${inspect ? '--inspect, no debugger' : 'no inspector'}: ${n} dispatches (2 handlers, recorded) with breakOn on their type ${median(breaking).toFixed(1)} ms, on another type ${median(plain).toFixed(1)} ms (medians of 3)\n`,
+      );
       // The records of those dispatches reached the client: the app ran straight through. The probe
       // flushes every earlier record to this client before its pong, and the client hands messages
       // over in order, so once the ping resolves they are all in `records()`.

@@ -32,7 +32,14 @@ export interface DebugAppOptions {
 }
 
 export async function spawnDebugApp(options: DebugAppOptions): Promise<DebugApp> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BUSSCOPE: undefined, BUSSCOPE_RECORD: undefined, NODE_OPTIONS: undefined, FIXTURE_PROBE: options.probe ?? 'start', ...options.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BUSSCOPE: undefined,
+    BUSSCOPE_RECORD: undefined,
+    NODE_OPTIONS: undefined,
+    FIXTURE_PROBE: options.probe ?? 'start',
+    ...options.env,
+  };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   const child = fork(DEBUG_APP, [], {
     env,
@@ -51,7 +58,9 @@ export async function spawnDebugApp(options: DebugAppOptions): Promise<DebugApp>
       urlSeen(m[1]);
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   onCleanup(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
@@ -130,23 +139,26 @@ export class Cdp {
   private closedReason: string | undefined;
 
   private constructor(private readonly relay: ChildProcess) {
-    relay.on('message', (m: { id?: number; result?: unknown; error?: { message?: string }; method?: string; params?: Record<string, unknown>; closed?: string }) => {
-      if (m.closed !== undefined) {
-        this.closedReason = m.closed;
-        for (const p of this.pending.values()) p.reject(new Error(`CDP connection closed: ${m.closed}`));
-        this.pending.clear();
-      } else if (m.id !== undefined) {
-        const p = this.pending.get(m.id);
-        this.pending.delete(m.id);
-        if (m.error !== undefined) p?.reject(new Error(`${p.method}: ${m.error.message ?? JSON.stringify(m.error)}`));
-        else p?.resolve(m.result);
-      } else if (m.method !== undefined) {
-        this.events.push({ method: m.method, params: m.params ?? {} });
-      }
-      const w = this.waiters;
-      this.waiters = [];
-      for (const f of w) f();
-    });
+    relay.on(
+      'message',
+      (m: { id?: number; result?: unknown; error?: { message?: string }; method?: string; params?: Record<string, unknown>; closed?: string }) => {
+        if (m.closed !== undefined) {
+          this.closedReason = m.closed;
+          for (const p of this.pending.values()) p.reject(new Error(`CDP connection closed: ${m.closed}`));
+          this.pending.clear();
+        } else if (m.id !== undefined) {
+          const p = this.pending.get(m.id);
+          this.pending.delete(m.id);
+          if (m.error !== undefined) p?.reject(new Error(`${p.method}: ${m.error.message ?? JSON.stringify(m.error)}`));
+          else p?.resolve(m.result);
+        } else if (m.method !== undefined) {
+          this.events.push({ method: m.method, params: m.params ?? {} });
+        }
+        const w = this.waiters;
+        this.waiters = [];
+        for (const f of w) f();
+      },
+    );
   }
 
   /** Connects a debugger to the app's inspector socket. */
@@ -231,14 +243,19 @@ export class Cdp {
       expression,
       returnByValue: true,
     });
-    if (r.exceptionDetails !== undefined) throw new Error(`evaluating ${expression.slice(0, 80)}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+    if (r.exceptionDetails !== undefined)
+      throw new Error(`evaluating ${expression.slice(0, 80)}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
     return r.result.value as T;
   }
 
   /** Evaluates in the global context (while running or paused). */
   async evaluate<T = unknown>(expression: string): Promise<T> {
-    const r = await this.send<{ result: RemoteObject; exceptionDetails?: { text: string; exception?: RemoteObject } }>('Runtime.evaluate', { expression, returnByValue: true });
-    if (r.exceptionDetails !== undefined) throw new Error(`evaluating ${expression.slice(0, 80)}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+    const r = await this.send<{ result: RemoteObject; exceptionDetails?: { text: string; exception?: RemoteObject } }>('Runtime.evaluate', {
+      expression,
+      returnByValue: true,
+    });
+    if (r.exceptionDetails !== undefined)
+      throw new Error(`evaluating ${expression.slice(0, 80)}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
     return r.result.value as T;
   }
 
@@ -246,7 +263,10 @@ export class Cdp {
   async locals(frame: CallFrame): Promise<Record<string, unknown>> {
     const local = frame.scopeChain.find((s) => s.type === 'local');
     if (local?.object.objectId === undefined) return {};
-    const props = await this.send<{ result: { name: string; value?: RemoteObject }[] }>('Runtime.getProperties', { objectId: local.object.objectId, ownProperties: true });
+    const props = await this.send<{ result: { name: string; value?: RemoteObject }[] }>('Runtime.getProperties', {
+      objectId: local.object.objectId,
+      ownProperties: true,
+    });
     const out: Record<string, unknown> = {};
     for (const p of props.result) {
       const v = p.value;

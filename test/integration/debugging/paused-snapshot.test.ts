@@ -38,7 +38,7 @@ async function stateAt(cdp: Cdp, frame: CallFrame, chunk?: number): Promise<Paus
 }
 
 describe('snapshot on pause, evaluated by a real debugger in the paused context', () => {
-  test('at an event breakpoint inside a handler\'s dispatch: equals the app\'s state, with the dispatch in progress', async () => {
+  test("at an event breakpoint inside a handler's dispatch: equals the app's state, with the dispatch in progress", async () => {
     const { app, cdp } = await debuggedApp();
     const { client } = await connect(app.info!);
     await client.breakOn(['combat.damage']);
@@ -64,7 +64,10 @@ describe('snapshot on pause, evaluated by a real debugger in the paused context'
     assert.ok(snapshot.dispatching[0].seq > 0);
     // …and the dispatch it stopped at, with its payload.
     assert.deepEqual(state.eventBreak, { busId: 1, bus: 'combat', type: 'combat.damage', payload: JSON.stringify({ target: 'boss', amount: 20 }) });
-    assert.equal(describeDispatchStack(state, (id) => snapshot.subscriptions.find((s) => s.id === id)?.label ?? undefined), `round.start (in RoundDirector #${truth.subs.director}) → combat.damage (about to dispatch)`);
+    assert.equal(
+      describeDispatchStack(state, (id) => snapshot.subscriptions.find((s) => s.id === id)?.label ?? undefined),
+      `round.start (in RoundDirector #${truth.subs.director}) → combat.damage (about to dispatch)`,
+    );
 
     // The transport in small chunks gives the same state (big apps) and leaves nothing behind.
     const chunked = await stateAt(cdp, top, 64);
@@ -129,7 +132,10 @@ describe('snapshot on pause, evaluated by a real debugger in the paused context'
     assert.equal(state.snapshot.recording, false);
     // A context without the package at all: evaluate in a fresh vm context.
     const bare = await readPausedState(async (expression) => {
-      const r = await cdp.evaluateOnFrame<string>(paused.callFrames[0], `process.mainModule.require('node:vm').runInNewContext(${JSON.stringify(expression)}, { Buffer })`);
+      const r = await cdp.evaluateOnFrame<string>(
+        paused.callFrames[0],
+        `process.mainModule.require('node:vm').runInNewContext(${JSON.stringify(expression)}, { Buffer })`,
+      );
       return r;
     }).catch((e: Error) => e);
     assert.ok(!(bare instanceof Error), bare instanceof Error ? bare.message : '');

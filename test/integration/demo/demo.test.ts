@@ -38,7 +38,9 @@ function startDemo(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Run
   return new Promise((resolve, reject) => {
     let out = '';
     const demo: { stderr: string } = { stderr: '' };
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => { demo.stderr += d; });
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      demo.stderr += d;
+    });
     const timer = setTimeout(() => reject(new Error(`no start line within 10 s; stderr: ${demo.stderr}`)), 10_000);
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       out += d;
@@ -110,10 +112,14 @@ const bugChecks: Record<string, (o: Observed) => void> = {
   },
   'tooltip-disposed-still-subscribed': (o) => {
     const dead = o.of('unsubscribe').filter((u) => u.reason === 'dead-owner');
-    assert.ok(dead.some((u) => o.label(u.subscriptionId) === 'Tooltip.followCursor'), 'a dead-owner unsubscribe of Tooltip.followCursor');
+    assert.ok(
+      dead.some((u) => o.label(u.subscriptionId) === 'Tooltip.followCursor'),
+      'a dead-owner unsubscribe of Tooltip.followCursor',
+    );
   },
   'zombie-enemy-ai': (o) => {
-    const deadOwners = o.of('unsubscribe')
+    const deadOwners = o
+      .of('unsubscribe')
       .filter((u) => u.reason === 'dispose' && o.label(u.subscriptionId) === 'Enemy.onHit')
       .map((u) => o.subs.get(u.subscriptionId)?.owner);
     assert.ok(deadOwners.length >= 1, 'an enemy died (its Enemy.onHit disposed)');
@@ -212,9 +218,19 @@ describe('demo app, live through the probe', { timeout: 30_000 }, () => {
     assert.deepEqual(observed.snapshot.buses.map((b) => b.name).sort(), ['audio', 'gameplay', 'ui']);
     const seen = new Set(observed.of('dispatch').map((d) => `${observed.busNames.get(d.bus)}/${d.type}`));
     for (const t of [
-      'gameplay/frame.tick', 'gameplay/player.moved', 'gameplay/player.health', 'gameplay/player.respawned', 'gameplay/combat.hit',
-      'gameplay/enemy.killed', 'gameplay/item.picked', 'ui/input.key', 'ui/cursor.moved', 'ui/layout.changed', 'audio/sfx.play',
-    ]) assert.ok(seen.has(t), `${t} dispatched`);
+      'gameplay/frame.tick',
+      'gameplay/player.moved',
+      'gameplay/player.health',
+      'gameplay/player.respawned',
+      'gameplay/combat.hit',
+      'gameplay/enemy.killed',
+      'gameplay/item.picked',
+      'ui/input.key',
+      'ui/cursor.moved',
+      'ui/layout.changed',
+      'audio/sfx.play',
+    ])
+      assert.ok(seen.has(t), `${t} dispatched`);
     const ticks = observed.of('dispatch').filter((d) => d.type === 'frame.tick').length;
     assert.ok(ticks > (ATTACHED_MS / 1000) * 30, `${ticks} frame ticks in at least ${ATTACHED_MS} ms`);
     assert.ok(observed.of('enqueue').length > 0 && observed.of('flush').length > 0, 'the audio queue');

@@ -34,7 +34,9 @@ async function attach(capturePayloads: boolean): Promise<Session> {
 function combatHitDetails(session: Session, withPayload: boolean): DispatchDetailsView | null {
   const info = inspectorSessionInfo(session);
   const feed = new InspectorFeed(session.model);
-  const hits = dispatchesInRange(session.model, 0, session.model.now + 1).filter((d) => d.type === 'combat.hit').reverse();
+  const hits = dispatchesInRange(session.model, 0, session.model.now + 1)
+    .filter((d) => d.type === 'combat.hit')
+    .reverse();
   for (const hit of hits) {
     const details = feed.details({ kind: 'dispatch', seq: hit.seq }, info.payloadOf);
     if (details?.kind !== 'dispatch' || details.dispatch === null) continue;
@@ -58,10 +60,14 @@ describe('payload previews against the real demo app', { timeout: 60_000 }, () =
     const client = session.probeClient!;
     await client.configure({ payloadSizeCap: 10 });
     const capSeq = session.model.totalDispatches;
-    await waitFor(() => {
-      const d = combatHitDetails(session, true);
-      return d !== null && d.payloadPreview!.endsWith(' …') && session.model.totalDispatches > capSeq;
-    }, 15_000, 'a capped payload preview');
+    await waitFor(
+      () => {
+        const d = combatHitDetails(session, true);
+        return d !== null && d.payloadPreview!.endsWith(' …') && session.model.totalDispatches > capSeq;
+      },
+      15_000,
+      'a capped payload preview',
+    );
     const capped = combatHitDetails(session, true)!.payloadPreview!;
     assert.ok(capped.length <= 10 + 2, `capped preview: ${capped}`);
     assert.equal(session.model.payloadPreviewCount <= session.model.options.payloadPreviewCapacity, true);

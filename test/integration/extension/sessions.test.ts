@@ -67,7 +67,15 @@ describe('sessions against the real demo app', { timeout: 60_000 }, () => {
     assert.equal(m.sessions.length, 1);
 
     // Buses from the snapshot, live dispatches, and the HUD leak found at its subscribe site.
-    await waitFor(() => [...session.model.buses.values()].map((b) => b.name).sort().join() === 'audio,gameplay,ui', 5000, 'the three buses');
+    await waitFor(
+      () =>
+        [...session.model.buses.values()]
+          .map((b) => b.name)
+          .sort()
+          .join() === 'audio,gameplay,ui',
+      5000,
+      'the three buses',
+    );
     await waitFor(() => session.model.totalDispatches > 100, 5000, 'dispatches');
     await waitFor(
       () => session.warnings.some((w) => w.kind === 'listener-growth' && w.subjects.types.some((t) => t.type === 'player.health')),
@@ -75,7 +83,10 @@ describe('sessions against the real demo app', { timeout: 60_000 }, () => {
       'the listener-growth warning on player.health',
     );
     const leak = session.warnings.find((w) => w.kind === 'listener-growth')!;
-    assert.ok(leak.sites.some((s) => s.file.endsWith('hud.ts') || s.file.includes('demo')), `leak site: ${JSON.stringify(leak.sites[0])}`);
+    assert.ok(
+      leak.sites.some((s) => s.file.endsWith('hud.ts') || s.file.includes('demo')),
+      `leak site: ${JSON.stringify(leak.sites[0])}`,
+    );
     assert.ok(session.dispatchesPerSecond > 0);
 
     const port = app.port;
@@ -122,10 +133,13 @@ describe('sessions against the real demo app', { timeout: 60_000 }, () => {
     assert.equal(offer.session, session);
     assert.equal(offer.app.pid, second.pid);
 
-    const fresh = await m.reattach(offer.session, m.listApps().find((a) => a.pid === second.pid)!);
+    const fresh = await m.reattach(
+      offer.session,
+      m.listApps().find((a) => a.pid === second.pid)!,
+    );
     assert.equal(fresh.isLive, true);
     assert.equal(fresh.app?.pid, second.pid);
-    assert.deepEqual(m.sessions, [fresh], 'the re-attached session takes the ended one\'s place');
+    assert.deepEqual(m.sessions, [fresh], "the re-attached session takes the ended one's place");
     m.detach(fresh);
   });
 
@@ -178,14 +192,20 @@ describe('sessions against the real demo app', { timeout: 60_000 }, () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const deadPort = (closed.address() as net.AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    await assert.rejects(m.attachAddress('127.0.0.1', deadPort, 'x'), (e: unknown) => e instanceof AttachError && e.code === 'connect-failed' && /Nothing answers/.test(e.message));
+    await assert.rejects(
+      m.attachAddress('127.0.0.1', deadPort, 'x'),
+      (e: unknown) => e instanceof AttachError && e.code === 'connect-failed' && /Nothing answers/.test(e.message),
+    );
 
     // Something that is not a probe (a web server on the wrong port).
     const http = net.createServer((s) => s.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'));
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     try {
       const port = (http.address() as net.AddressInfo).port;
-      await assert.rejects(m.attachAddress('127.0.0.1', port, 'x'), (e: unknown) => e instanceof AttachError && (e.code === 'not-a-probe' || e.code === 'connect-failed'));
+      await assert.rejects(
+        m.attachAddress('127.0.0.1', port, 'x'),
+        (e: unknown) => e instanceof AttachError && (e.code === 'not-a-probe' || e.code === 'connect-failed'),
+      );
     } finally {
       http.close();
     }
@@ -240,7 +260,7 @@ describe('sessions against the real demo app', { timeout: 60_000 }, () => {
     const m = manager(d);
     const session = await m.attachPid(pid, 10_000);
     assert.equal(session.app?.pid, pid);
-    await waitFor(() => lines.some((l) => l.includes('busscope-demo running')), 5000, 'the demo\'s start line');
+    await waitFor(() => lines.some((l) => l.includes('busscope-demo running')), 5000, "the demo's start line");
 
     const exit = nextEvent<DemoExit>((l) => runner.onDidExit(l), 5000, 'the demo to exit');
     const ended = nextEvent<Session>((l) => m.onDidEndSession(l), 5000, 'the session to end');
@@ -248,7 +268,11 @@ describe('sessions against the real demo app', { timeout: 60_000 }, () => {
     assert.equal((await exit).stopped, true);
     assert.equal(runner.running, false);
     assert.equal((await ended).ended?.cause, 'app-exited');
-    assert.deepEqual(fs.readdirSync(d).filter((f) => f.endsWith('.json')), [], 'the demo removed its discovery file');
+    assert.deepEqual(
+      fs.readdirSync(d).filter((f) => f.endsWith('.json')),
+      [],
+      'the demo removed its discovery file',
+    );
     await runner.dispose();
   });
 });

@@ -93,10 +93,22 @@ test('list, tail and record a running app', async () => {
 
   // tail by pid: NDJSON, welcome first, then records; Ctrl+C ends it with exit 0.
   const tail = spawnCli(['tail', String(app.pid)], env);
-  await waitFor(() => tail.stdout().split('\n').filter((l) => l.includes('"kind":"dispatch"')).length >= 20, 10_000, 'tail output');
+  await waitFor(
+    () =>
+      tail
+        .stdout()
+        .split('\n')
+        .filter((l) => l.includes('"kind":"dispatch"')).length >= 20,
+    10_000,
+    'tail output',
+  );
   tail.child.kill('SIGINT');
   assert.equal(await withTimeout(tail.exited, 5000, 'tail exit'), 0);
-  const lines = tail.stdout().trim().split('\n').map((l) => JSON.parse(l));
+  const lines = tail
+    .stdout()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(lines[0].type, 'welcome');
   assert.equal(lines[0].app.pid, app.pid);
   assert.ok(lines.some((l) => l.type === 'snapshot'));

@@ -109,11 +109,14 @@ test('a discovery directory that is a symlink is refused: its target keeps its m
   const app = await spawnApp({ start: { discovery: true }, env: { BUSSCOPE_DISCOVERY_DIR: link } });
   assert.ok(app.info && app.info.port > 0, 'the probe still serves');
   assert.equal(app.info.discoveryFile, null);
-  assert.equal(fs.statSync(target).mode & 0o777, 0o755, 'the link target was not chmod\'ed');
+  assert.equal(fs.statSync(target).mode & 0o777, 0o755, "the link target was not chmod'ed");
   assert.deepEqual(fs.readdirSync(target), [], 'no token written there');
   assert.ok(fs.lstatSync(link).isSymbolicLink());
   assert.equal(await app.call('ping'), 'pong');
-  const reports = app.stderr().split('\n').filter((l) => l.includes('[busscope]'));
+  const reports = app
+    .stderr()
+    .split('\n')
+    .filter((l) => l.includes('[busscope]'));
   assert.equal(reports.length, 1, app.stderr());
   assert.match(reports[0], /refusing to use the discovery directory .*busscope: it is a symbolic link/);
   // The writer refuses it directly too.
@@ -136,7 +139,10 @@ test('probe.stop() removes the file; stale files of dead processes are ignored a
   const junk = path.join(dir, '123-456.json');
   fs.writeFileSync(junk, 'not json', { mode: 0o600 });
   const apps = listDiscoveredApps({ dir });
-  assert.deepEqual(apps.map((a) => a.name), ['live']);
+  assert.deepEqual(
+    apps.map((a) => a.name),
+    ['live'],
+  );
   assert.equal(fs.existsSync(stale), false, 'the stale file was removed');
   assert.equal(fs.existsSync(junk), true, 'unreadable files are skipped, not deleted');
   await app.call('stopProbe');
@@ -193,7 +199,9 @@ test('files that are symlinks, writable by others, or owned by another user are 
   fs.writeFileSync(foreign, JSON.stringify(entryFor(2224)), { mode: 0o600 });
   const isRoot = process.getuid?.() === 0;
   if (isRoot) fs.chownSync(foreign, 4242, 4242);
-  const ports = listDiscoveredApps({ dir, clean: false }).map((a) => a.port).sort();
+  const ports = listDiscoveredApps({ dir, clean: false })
+    .map((a) => a.port)
+    .sort();
   assert.deepEqual(ports, isRoot ? [2221] : [2221, 2224]);
 });
 

@@ -65,7 +65,10 @@ test('BUSSCOPE=yes, On, TRUE and 1 start the probe; off and 0 do not; none of th
 
 test('a value not accepted warns once, naming the variable, the value and what is accepted, and the probe stays off', async () => {
   const cases: [Record<string, string>, RegExp][] = [
-    [{ BUSSCOPE: 'maybe' }, /BUSSCOPE="maybe" is not accepted \(use 1, true, yes, on to turn it on; 0, false, no, off or empty for off \(any case\)\); the probe stays off/],
+    [
+      { BUSSCOPE: 'maybe' },
+      /BUSSCOPE="maybe" is not accepted \(use 1, true, yes, on to turn it on; 0, false, no, off or empty for off \(any case\)\); the probe stays off/,
+    ],
     [{ BUSSCOPE: '1', BUSSCOPE_PORT: 'abc' }, /BUSSCOPE_PORT="abc" is not accepted \(use a port number in 0…65535, 0 for any free port\); the probe stays off/],
     [{ BUSSCOPE: '1', BUSSCOPE_PORT: '99999' }, /BUSSCOPE_PORT="99999" is not accepted \(use a port number in 0…65535/],
     [{ BUSSCOPE: '1', BUSSCOPE_HOST: '0.0.0.0' }, /BUSSCOPE_HOST="0\.0\.0\.0" is not a loopback address .*BUSSCOPE_ALLOW_REMOTE=1/],

@@ -36,7 +36,18 @@ const welcome: WelcomeMessage = {
 const validSnapshot = {
   type: 'snapshot',
   requestId: null,
-  snapshot: { time: 1, timeOrigin: 1_700_000_000_000, lastSeq: 0, recording: true, buses: [], types: [], subscriptions: [], dispatching: [], breakOn: [], truncated: false },
+  snapshot: {
+    time: 1,
+    timeOrigin: 1_700_000_000_000,
+    lastSeq: 0,
+    recording: true,
+    buses: [],
+    types: [],
+    subscriptions: [],
+    dispatching: [],
+    breakOn: [],
+    truncated: false,
+  },
 };
 
 /** What the hostile probe does once it has read a hello: write to the socket, however it likes. */
@@ -95,9 +106,7 @@ test('a welcome with a 10 MiB app.runtime is refused at the handshake, naming th
     await assert.rejects(
       ProbeClient.connect({ port: probe.port, token: 't', timeoutMs: 5000 }),
       (e: unknown) =>
-        e instanceof ProbeClientError &&
-        e.code === 'malformed' &&
-        /welcome\.app\.runtime must be a string of at most 256 characters/.test(e.message),
+        e instanceof ProbeClientError && e.code === 'malformed' && /welcome\.app\.runtime must be a string of at most 256 characters/.test(e.message),
     );
   } finally {
     await probe.close();
@@ -179,7 +188,12 @@ test('a frame that trickles in keeps the connection while bytes keep coming', as
   });
   try {
     const snapshot = deferred();
-    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 200, onMessage: (m) => m.type === 'snapshot' && snapshot.resolve() });
+    const client = await ProbeClient.connect({
+      port: probe.port,
+      token: 't',
+      frameStallTimeoutMs: 200,
+      onMessage: (m) => m.type === 'snapshot' && snapshot.resolve(),
+    });
     await withTimeout(snapshot.promise, 10_000, 'a slow but progressing frame is read whole');
     assert.equal(client.isClosed, false);
     client.close();
@@ -251,7 +265,12 @@ test('a client that pauses reading in the middle of a frame is not timed out for
   });
   try {
     const snapshot = deferred();
-    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 150, onMessage: (m) => m.type === 'snapshot' && snapshot.resolve() });
+    const client = await ProbeClient.connect({
+      port: probe.port,
+      token: 't',
+      frameStallTimeoutMs: 150,
+      onMessage: (m) => m.type === 'snapshot' && snapshot.resolve(),
+    });
     client.pause();
     await sleep(400); // paused well past the stall timeout: time is what this checks
     assert.equal(client.isClosed, false, 'paused on purpose: no stall');
@@ -274,7 +293,12 @@ test('a client whose own event loop was blocked past the timeout reads the waiti
   });
   try {
     const snapshot = deferred();
-    const client = await ProbeClient.connect({ port: probe.port, token: 't', frameStallTimeoutMs: 100, onMessage: (m) => m.type === 'snapshot' && snapshot.resolve() });
+    const client = await ProbeClient.connect({
+      port: probe.port,
+      token: 't',
+      frameStallTimeoutMs: 100,
+      onMessage: (m) => m.type === 'snapshot' && snapshot.resolve(),
+    });
     await sleep(20); // the first 10 bytes are in: the watch is armed
     sendRest(); // reaches this process's socket buffer at once …
     const until = Date.now() + 300;

@@ -171,6 +171,14 @@ await esm.probe.stop();
   );
   assert.ok(result.port !== null && result.port > 0, 'started from the environment');
   assert.equal(result.samePort, true);
-  assert.deepEqual(result.files.filter((f) => f.startsWith(`${pid}-`)), [`${pid}-${result.port}.json`], 'one discovery file');
-  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith(`${pid}-`)), [], 'removed by stop()');
+  assert.deepEqual(
+    result.files.filter((f) => f.startsWith(`${pid}-`)),
+    [`${pid}-${result.port}.json`],
+    'one discovery file',
+  );
+  assert.deepEqual(
+    fs.readdirSync(dir).filter((f) => f.startsWith(`${pid}-`)),
+    [],
+    'removed by stop()',
+  );
 });

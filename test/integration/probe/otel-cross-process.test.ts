@@ -54,7 +54,11 @@ async function startReceiver(spans: OtlpSpan[]): Promise<string> {
 }
 
 function startService(args: string[]): { child: ChildProcess; stdout: Promise<string>; exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [SERVICE, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BUSSCOPE: '', NODE_OPTIONS: '' } });
+  const child = spawn(process.execPath, [SERVICE, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, BUSSCOPE: '', NODE_OPTIONS: '' },
+  });
   children.push(child);
   let err = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));

@@ -73,8 +73,15 @@ function project(prefix: string): string {
   fs.writeFileSync(path.join(dir, 'app.mjs'), ESM_APP);
   fs.writeFileSync(path.join(dir, 'child.js'), CHILD);
   fs.writeFileSync(path.join(dir, 'user-hook.mjs'), 'globalThis.userHookRan = true;\n');
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'launched-app', version: '1.0.0', private: true, scripts: { start: 'node app.js' } }));
-  for (const [name, source] of [['spawning-launcher', SPAWNING_LAUNCHER], ['in-process-runner', IN_PROCESS_RUNNER], ['esm-importing-tool', ESM_IMPORTING_TOOL]]) {
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'launched-app', version: '1.0.0', private: true, scripts: { start: 'node app.js' } }),
+  );
+  for (const [name, source] of [
+    ['spawning-launcher', SPAWNING_LAUNCHER],
+    ['in-process-runner', IN_PROCESS_RUNNER],
+    ['esm-importing-tool', ESM_IMPORTING_TOOL],
+  ]) {
     fs.mkdirSync(path.join(dir, 'node_modules', name), { recursive: true });
     fs.writeFileSync(path.join(dir, 'node_modules', name, 'cli.js'), source);
   }
@@ -121,16 +128,20 @@ function hasNpm(): boolean {
   }
 }
 
-test('npm run start: the app (npm\'s child) has the probe and claims the root; npm has none; the app\'s own child stays off', { skip: hasNpm() ? false : 'no npm on PATH' }, async () => {
-  const dir = project('busscope-register-npm-');
-  const app = report(await launch(dir, 'npm', ['run', 'start', '--silent']), 'APP');
-  assert.equal(app.started, true, 'the app started a probe');
-  assert.equal(app.root, String(app.pid), 'the app claimed the root');
-  assert.equal(app.child.started, false, 'the app\'s child stays off');
-  assert.deepEqual(app.discovered, [app.pid], 'one probe: the app\'s (npm wrote no discovery file)');
-});
+test(
+  "npm run start: the app (npm's child) has the probe and claims the root; npm has none; the app's own child stays off",
+  { skip: hasNpm() ? false : 'no npm on PATH' },
+  async () => {
+    const dir = project('busscope-register-npm-');
+    const app = report(await launch(dir, 'npm', ['run', 'start', '--silent']), 'APP');
+    assert.equal(app.started, true, 'the app started a probe');
+    assert.equal(app.root, String(app.pid), 'the app claimed the root');
+    assert.equal(app.child.started, false, "the app's child stays off");
+    assert.deepEqual(app.discovered, [app.pid], "one probe: the app's (npm wrote no discovery file)");
+  },
+);
 
-test('a launcher under node_modules that spawns the app (nodemon, tsx\'s CLI) stays off; the app it spawns has the probe', async () => {
+test("a launcher under node_modules that spawns the app (nodemon, tsx's CLI) stays off; the app it spawns has the probe", async () => {
   const dir = project('busscope-register-spawner-');
   const out = await launch(dir, process.execPath, [path.join(dir, 'node_modules/spawning-launcher/cli.js'), 'app.js']);
   const app = report(out, 'APP');
@@ -142,7 +153,7 @@ test('a launcher under node_modules that spawns the app (nodemon, tsx\'s CLI) st
   assert.deepEqual(app.discovered, [app.pid]);
 });
 
-test('a tool under node_modules that runs the app in its own process (ts-node\'s CLI) is the app: it has the probe', async () => {
+test("a tool under node_modules that runs the app in its own process (ts-node's CLI) is the app: it has the probe", async () => {
   const dir = project('busscope-register-in-process-');
   const app = report(await launch(dir, process.execPath, [path.join(dir, 'node_modules/in-process-runner/cli.js'), 'app.js']), 'APP');
   assert.equal(app.started, true, 'the process running the app has a probe');
@@ -151,7 +162,7 @@ test('a tool under node_modules that runs the app in its own process (ts-node\'s
   assert.deepEqual(app.discovered, [app.pid]);
 });
 
-test('a tool under node_modules that imports the user\'s ES module itself is the app: it has the probe', async () => {
+test("a tool under node_modules that imports the user's ES module itself is the app: it has the probe", async () => {
   const dir = project('busscope-register-esm-tool-');
   const app = report(await launch(dir, process.execPath, [path.join(dir, 'node_modules/esm-importing-tool/cli.js'), 'app.mjs']), 'APP');
   assert.equal(app.started, true, 'the process importing the app has a probe');
@@ -160,7 +171,7 @@ test('a tool under node_modules that imports the user\'s ES module itself is the
   assert.deepEqual(app.discovered, [app.pid]);
 });
 
-test('the user\'s own --import hook (an ES module outside node_modules) does not make a spawning launcher the app', async () => {
+test("the user's own --import hook (an ES module outside node_modules) does not make a spawning launcher the app", async () => {
   const dir = project('busscope-register-esm-hook-');
   const out = await launch(dir, process.execPath, ['--import', './user-hook.mjs', path.join(dir, 'node_modules/spawning-launcher/cli.js'), 'app.js']);
   const launcher = report(out, 'LAUNCHER');

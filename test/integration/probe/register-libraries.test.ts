@@ -61,7 +61,11 @@ async function runServer(): Promise<{ model: Model; dir: string }> {
     await withTimeout(exited, 5000, 'server exit').catch(() => undefined);
   });
   let info: { host: string; port: number; token: string } | undefined;
-  await waitFor(() => (info = listDiscoveredApps({ dir: discovery, clean: false }).find((a) => a.pid === child.pid)) !== undefined, 15_000, `the discovery file (stderr: ${err})`);
+  await waitFor(
+    () => (info = listDiscoveredApps({ dir: discovery, clean: false }).find((a) => a.pid === child.pid)) !== undefined,
+    15_000,
+    `the discovery file (stderr: ${err})`,
+  );
   await waitFor(() => out.includes('\n'), 15_000, 'the server listens');
   const { port } = JSON.parse(out) as { port: number };
   const model = new Model();
@@ -70,10 +74,12 @@ async function runServer(): Promise<{ model: Model; dir: string }> {
   onCleanup(() => agent.destroy());
   const get = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      }).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        })
+        .on('error', reject);
     });
   // Spaced as a real server's traffic (a burst under 200 ms is a startup pattern, not a leak).
   for (let i = 0; i < REQUESTS; i += 3) {
@@ -81,22 +87,37 @@ async function runServer(): Promise<{ model: Model; dir: string }> {
     await new Promise((r) => setTimeout(r, 30));
   }
   await c.client.ping();
-  await waitFor(() => [...model.buses.values()].some((b) => b.name === 'EventEmitter#1' && (b.types.get('close')?.live.size ?? 0) === REQUESTS), 10_000, 'every leaked listener');
+  await waitFor(
+    () => [...model.buses.values()].some((b) => b.name === 'EventEmitter#1' && (b.types.get('close')?.live.size ?? 0) === REQUESTS),
+    10_000,
+    'every leaked listener',
+  );
   return { model, dir };
 }
 
 test('a real http server under register: Node’s sockets, requests and responses are in the libraries group of the tree, the feed and the webview; the app’s emitters on top', async () => {
   const { model } = await runServer();
-  type Entry = { readonly kind: 'bus'; readonly bus: { readonly name: string } } | { readonly kind: 'class'; readonly className: string; readonly buses: readonly unknown[] };
+  type Entry =
+    | { readonly kind: 'bus'; readonly bus: { readonly name: string } }
+    | { readonly kind: 'class'; readonly className: string; readonly buses: readonly unknown[] };
   const names = (list: readonly Entry[]) => list.map((e) => (e.kind === 'bus' ? e.bus.name : `${e.className} ×${e.buses.length}`));
   // The Subscriptions tree's grouping.
   const tree = groupBuses(model.buses.values(), new LibraryClassifier());
   const app = names(tree.app);
   const libraries = names(tree.libraries);
   for (const own of ['Server#1', 'JobQueue#1', 'EventEmitter#1']) assert.ok(app.includes(own), `${own} is the app's: ${app.join(', ')}`);
-  assert.ok(libraries.some((n) => /^Socket ×\d+$/.test(n)), `the server's sockets are a library class: ${libraries.join(', ')}`);
-  assert.ok(libraries.some((n) => /^IncomingMessage ×\d+$/.test(n)), `requests too: ${libraries.join(', ')}`);
-  assert.ok(libraries.some((n) => /^ServerResponse ×\d+$/.test(n)), `responses too: ${libraries.join(', ')}`);
+  assert.ok(
+    libraries.some((n) => /^Socket ×\d+$/.test(n)),
+    `the server's sockets are a library class: ${libraries.join(', ')}`,
+  );
+  assert.ok(
+    libraries.some((n) => /^IncomingMessage ×\d+$/.test(n)),
+    `requests too: ${libraries.join(', ')}`,
+  );
+  assert.ok(
+    libraries.some((n) => /^ServerResponse ×\d+$/.test(n)),
+    `responses too: ${libraries.join(', ')}`,
+  );
   assert.ok(!app.some((n) => /^(Socket|IncomingMessage|ServerResponse)\b/.test(n)), `none of Node's per-request emitters among the app's: ${app.join(', ')}`);
 
   // The inspector feed's grouping (host side): the same verdict.
@@ -121,11 +142,17 @@ test('a real http server under register: no never-dispatched findings on Node’
   const { model, dir } = await runServer();
   const warnings = new Analyzer(model, { thresholds: { neverDispatched: { graceMs: 0 } } }).run().warnings;
   const library = new LibraryClassifier();
-  const onLibraries = warnings.filter((w) => w.subjects.buses.some((id) => {
-    const bus = model.buses.get(id);
-    return bus !== undefined && library.isLibrary(bus);
-  }));
-  assert.deepEqual(onLibraries.map((w) => w.title), [], 'nothing about Node’s sockets, requests and responses');
+  const onLibraries = warnings.filter((w) =>
+    w.subjects.buses.some((id) => {
+      const bus = model.buses.get(id);
+      return bus !== undefined && library.isLibrary(bus);
+    }),
+  );
+  assert.deepEqual(
+    onLibraries.map((w) => w.title),
+    [],
+    'nothing about Node’s sockets, requests and responses',
+  );
   const never = warnings.filter((w) => w.kind === 'never-dispatched');
   assert.ok(
     never.every((w) => !/resOnFinish|clearIncoming|socketOnData|onReadableStreamEnd/.test(w.title)),
@@ -134,7 +161,10 @@ test('a real http server under register: no never-dispatched findings on Node’
   assert.ok(never.length <= 3, `a handful at most, not one per request: ${never.length}: ${never.map((w) => w.title).join(' | ')}`);
   const growth = warnings.filter((w) => w.kind === 'listener-growth');
   assert.equal(growth.length, 1, growth.map((w) => w.title).join(' | '));
-  assert.deepEqual(growth[0].subjects.types.map((t) => `${t.busName}/${t.type}`), ['EventEmitter#1/close']);
+  assert.deepEqual(
+    growth[0].subjects.types.map((t) => `${t.busName}/${t.type}`),
+    ['EventEmitter#1/close'],
+  );
   assert.equal(growth[0].sites[0]?.file, path.join(dir, 'server.js'));
   assert.equal(growth[0].sites[0]?.line, LEAK_LINE);
 });

@@ -79,7 +79,10 @@ test('node --require busscope-probe/register: the probe starts by itself and the
   assert.equal(sub?.site?.file, path.join(dir, 'app.js'));
   assert.equal(sub?.site?.line, 4);
   // The probe's own server and client socket are not the app's emitters.
-  assert.deepEqual(snapshot.buses.filter((b) => /^(Socket|Server)#/.test(b.name)), []);
+  assert.deepEqual(
+    snapshot.buses.filter((b) => /^(Socket|Server)#/.test(b.name)),
+    [],
+  );
   await waitFor(() => c.records().some((r) => r.kind === 'dispatch' && r.bus === shop.id && r.type === 'order'), 5000, 'a dispatch of order');
   assert.equal(app.stderr(), '', 'nothing on stderr');
 });
@@ -125,7 +128,10 @@ setInterval(() => bell.emit('ring'), 20);
   const sub = snapshot.subscriptions.find((s) => s.label === 'onRing');
   assert.ok(sub !== undefined, 'the listener is a subscription');
   assert.equal(sub.site?.line, 3);
-  assert.ok(c.records().some((r) => r.kind === 'dispatch' && r.bus === sub.bus && r.type === 'ring'), 'its emits are its dispatches');
+  assert.ok(
+    c.records().some((r) => r.kind === 'dispatch' && r.bus === sub.bus && r.type === 'ring'),
+    'its emits are its dispatches',
+  );
 });
 
 const PARENT = `const { execFileSync } = require('node:child_process');
@@ -167,7 +173,8 @@ test('an app with its own copy of busscope-probe (and --require busscope-probe/r
   const pkg = path.join(dir, 'node_modules', 'busscope-probe');
   fs.mkdirSync(path.join(pkg, 'dist'), { recursive: true });
   fs.copyFileSync(path.join(ROOT, 'runtime-probe/package.json'), path.join(pkg, 'package.json'));
-  for (const f of ['index.cjs', 'index.mjs', 'register.cjs', 'register.mjs']) fs.copyFileSync(path.join(ROOT, 'runtime-probe/dist', f), path.join(pkg, 'dist', f));
+  for (const f of ['index.cjs', 'index.mjs', 'register.cjs', 'register.mjs'])
+    fs.copyFileSync(path.join(ROOT, 'runtime-probe/dist', f), path.join(pkg, 'dist', f));
   fs.writeFileSync(
     path.join(dir, 'app.js'),
     `const { EventBus, probe } = require('busscope-probe');
@@ -195,7 +202,10 @@ setInterval(() => { bus.dispatch('tick', {}); door.emit('open'); }, 20);
   const own = snapshot.buses.find((b) => b.name === 'own-bus');
   assert.ok(own !== undefined, 'the app’s EventBus (its own copy) is seen');
   assert.ok(snapshot.subscriptions.some((s) => s.bus === own.id && s.type === 'tick'));
-  assert.ok(snapshot.subscriptions.some((s) => s.label === 'onOpen'), 'and its emitter');
+  assert.ok(
+    snapshot.subscriptions.some((s) => s.label === 'onOpen'),
+    'and its emitter',
+  );
 });
 
 test('when the prototypes cannot be patched the app runs exactly as before, with one line on stderr, and keeps its own --require hook', async () => {
@@ -224,7 +234,10 @@ console.log(JSON.stringify({ got, ownHook: globalThis.ownHook === EventEmitter.p
   const hooked = run(dir, ['--require', './own-hook.js', '--require', REGISTER_CJS, 'app.js'], env);
   assert.equal(await withTimeout(hooked.exited, 10_000, 'the app exits by itself'), 0);
   assert.equal(hooked.stdout(), plain.stdout(), 'the app sees what it saw without the hook');
-  const lines = hooked.stderr().split('\n').filter((l) => l !== '');
+  const lines = hooked
+    .stderr()
+    .split('\n')
+    .filter((l) => l !== '');
   assert.equal(lines.length, 1, hooked.stderr());
   assert.match(lines[0], /^\[busscope\] .*instrumenting the process's emitters \(BUSSCOPE_EMITTERS=off turns it off\) failed/);
 });
@@ -272,7 +285,10 @@ server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.ad
   assert.ok(![...dispatched].some((d) => d.startsWith('Socket:')), `Node's sockets record no dispatches: ${[...dispatched].join(', ')}`);
   const leaks = snapshot.subscriptions.filter((s) => s.label === 'leak');
   assert.equal(leaks.length, 20, 'one leaked listener per request on the shared emitter');
-  assert.ok(leaks.every((s) => s.site?.file === path.join(dir, 'server.js') && s.site.line === 4), 'with the app’s own subscribe line');
+  assert.ok(
+    leaks.every((s) => s.site?.file === path.join(dir, 'server.js') && s.site.line === 4),
+    'with the app’s own subscribe line',
+  );
   assert.equal(app.stderr(), '');
 });
 
@@ -318,7 +334,13 @@ if (isMainThread) {
   assert.equal(app.child.exitCode, null, 'the app runs');
   const c = await connect(info);
   const snapshot = await c.client.requestSnapshot();
-  assert.ok(snapshot.buses.some((b) => b.name === 'EventEmitter#1' || b.className === 'EventEmitter'), "the main thread's emitters are seen");
-  const lines = app.stderr().split('\n').filter((l) => l.includes('worker threads are not instrumented'));
+  assert.ok(
+    snapshot.buses.some((b) => b.name === 'EventEmitter#1' || b.className === 'EventEmitter'),
+    "the main thread's emitters are seen",
+  );
+  const lines = app
+    .stderr()
+    .split('\n')
+    .filter((l) => l.includes('worker threads are not instrumented'));
   assert.equal(lines.length, 1, `one line, not one per worker: ${app.stderr()}`);
 });

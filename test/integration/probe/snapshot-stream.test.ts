@@ -39,7 +39,7 @@ function normalizeApp(subs: AppSubscription[]) {
   return subs.map((x) => ({ ...x, label: x.label ?? undefined, owner: x.owner ?? undefined }));
 }
 
-test('late attach: welcome, then a snapshot equal to the app\'s subscriptions(), with sites', async () => {
+test("late attach: welcome, then a snapshot equal to the app's subscriptions(), with sites", async () => {
   const app = await spawnApp();
   assert.ok(app.info && app.info.port > 0 && app.info.token.length === 32);
   await app.call('setupEarly');
@@ -57,7 +57,10 @@ test('late attach: welcome, then a snapshot equal to the app\'s subscriptions(),
   assert.deepEqual(normalizeSnapshot(snap.snapshot), expected);
   assert.deepEqual(
     snap.snapshot.buses.map((b) => [b.name, b.subscriptions]),
-    [['gameplay', 3], ['ui', 2]],
+    [
+      ['gameplay', 3],
+      ['ui', 2],
+    ],
   );
   // Subscribe sites point at the fixture's own subscribe calls (the probe started before setupEarly).
   const source = fs.readFileSync(FIXTURE_APP, 'utf8').split('\n');
@@ -69,7 +72,10 @@ test('late attach: welcome, then a snapshot equal to the app\'s subscriptions(),
   }
   // Types with listener counts; the wildcard is listed as '*'.
   const types = snap.snapshot.types.filter((t) => t.bus === snap.snapshot.buses[0].id).map((t) => [t.type, t.listeners]);
-  assert.deepEqual(types, [['*', 1], ['health.changed', 2]]);
+  assert.deepEqual(types, [
+    ['*', 1],
+    ['health.changed', 2],
+  ]);
   // A requested snapshot says the same, now with the stream recording.
   const again = await c.client.requestSnapshot();
   assert.equal(again.recording, true);
@@ -124,24 +130,36 @@ test('live records match exactly what the app did', async () => {
     assert.ok(records.some((r) => r.kind === 'owner-collected' && r.bus === bus && r.owner === 'Widget#w-gc' && r.removed === 1));
   }
   assert.equal(records.filter((r) => r.kind === 'enqueue' && r.bus === bus).length, report.enqueued);
-  assert.equal(records.filter((r) => r.kind === 'flush' && r.bus === bus).reduce((n, r) => n + (r.kind === 'flush' ? r.dispatched : 0), 0), report.flushed);
+  assert.equal(
+    records.filter((r) => r.kind === 'flush' && r.bus === bus).reduce((n, r) => n + (r.kind === 'flush' ? r.dispatched : 0), 0),
+    report.flushed,
+  );
   const depth = records.filter((r) => r.kind === 'depth-limit' && r.bus === bus);
   assert.equal(depth.length, report.depthLimits);
   assert.ok(depth[0].kind === 'depth-limit' && depth[0].type === 'recurse' && depth[0].depth === 4 && depth[0].parentSeq > 0);
 
   // Nested dispatches: each one's parent is the dispatch one level up, recorded after it.
   const recurse = records.filter((r): r is Extract<BusRecord, { kind: 'dispatch' }> => r.kind === 'dispatch' && r.type === 'recurse');
-  assert.deepEqual(recurse.map((r) => r.depth), [3, 2, 1, 0]);
+  assert.deepEqual(
+    recurse.map((r) => r.depth),
+    [3, 2, 1, 0],
+  );
   for (let i = 0; i < 3; i++) assert.equal(recurse[i].parentSeq, recurse[i + 1].seq);
   // Handler records: one per handler call, consumption marked on the consumer's.
   const handlerRecords = records.filter((r) => r.kind === 'handler' && seqs.has(r.seq));
   assert.equal(handlerRecords.length, report.delivered);
   const consumedHandlers = handlerRecords.filter((r) => r.kind === 'handler' && r.consumed).length;
-  assert.equal(consumedHandlers, Object.values(report.consumedBy).reduce((a, b) => a + b, 0));
+  assert.equal(
+    consumedHandlers,
+    Object.values(report.consumedBy).reduce((a, b) => a + b, 0),
+  );
   // No drops in a quiet run.
   assert.equal(records.filter((r) => r.kind === 'drops').length, 0);
   // Sequence numbers are unique and dense across the run.
-  const allSeqs = records.filter((r) => r.kind === 'dispatch').map((r) => (r as { seq: number }).seq).sort((a, b) => a - b);
+  const allSeqs = records
+    .filter((r) => r.kind === 'dispatch')
+    .map((r) => (r as { seq: number }).seq)
+    .sort((a, b) => a - b);
   assert.equal(new Set(allSeqs).size, allSeqs.length);
 });
 
@@ -163,13 +181,16 @@ test('configure and break-on round-trip; detail "dispatch" drops handler records
   assert.equal(records.filter((r) => r.kind === 'handler').length, 0);
   const dispatches = records.filter((r) => r.kind === 'dispatch');
   assert.ok(dispatches.length > 10);
-  assert.ok(dispatches.every((r) => r.kind === 'dispatch' && r.site !== null && /probe-app\.cjs$/.test(r.site.file)), 'every dispatch sampled');
+  assert.ok(
+    dispatches.every((r) => r.kind === 'dispatch' && r.site !== null && /probe-app\.cjs$/.test(r.site.file)),
+    'every dispatch sampled',
+  );
   const snap = await c.client.requestSnapshot();
   assert.deepEqual(snap.breakOn, ['no.such.event']);
   c.client.close();
   await other.client.ping();
   const snap2 = await other.client.requestSnapshot();
-  assert.deepEqual(snap2.breakOn, [], 'a client\'s breakpoints go away with it');
+  assert.deepEqual(snap2.breakOn, [], "a client's breakpoints go away with it");
 });
 
 test('detail: the highest any connected client asked for, falling back when that client leaves', async () => {
@@ -192,7 +213,10 @@ test('detail: the highest any connected client asked for, falling back when that
   await app.call('scenario');
   await low.client.ping();
   const records = low.records().slice(before);
-  assert.ok(records.some((r) => r.kind === 'dispatch'), 'dispatches recorded');
+  assert.ok(
+    records.some((r) => r.kind === 'dispatch'),
+    'dispatches recorded',
+  );
   assert.equal(records.filter((r) => r.kind === 'handler').length, 0, 'no handler records at detail dispatch');
   // A client that asks for nothing sees the current setting, then the app's own once nobody asks.
   const quiet = await connect(app.info);

@@ -112,9 +112,15 @@ test('source-mapped app: sites are exact positions in the TypeScript source (and
   assert.equal(new Set(huds.map((s) => s.site)).size, 1, 'the same site object');
   assert.deepEqual(new Set(huds.map((s) => s.owner)), new Set(['Hud#hud']));
   const ids = huds.map((s) => s.ownerId);
-  assert.ok(ids.every((id) => typeof id === 'number' && id > 0), `owner ids ${ids.join(',')}`);
+  assert.ok(
+    ids.every((id) => typeof id === 'number' && id > 0),
+    `owner ids ${ids.join(',')}`,
+  );
   assert.equal(new Set(ids).size, 3, 'one owner id per Hud');
-  assert.ok(mapped.subscribes.filter((s) => s.owner === null).every((s) => s.ownerId === undefined), 'no owner, no owner id');
+  assert.ok(
+    mapped.subscribes.filter((s) => s.owner === null).every((s) => s.ownerId === undefined),
+    'no owner, no owner id',
+  );
 
   const plain = await run(app, false);
   const built = fs.readFileSync(app, 'utf8').split('\n');
@@ -127,7 +133,7 @@ test('source-mapped app: sites are exact positions in the TypeScript source (and
   }
 });
 
-test('an app bundle that includes the probe, minified: with source maps, sites are the app\'s lines, not the bus\'s', async () => {
+test("an app bundle that includes the probe, minified: with source maps, sites are the app's lines, not the bus's", async () => {
   const app = await build('bundled', true);
   const expected = markers();
   const mapped = await run(app, true);

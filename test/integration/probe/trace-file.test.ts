@@ -98,7 +98,11 @@ test('a trace cut short yields every complete message, then a precise error', as
 // BUSSCOPE_RECORD names a path that may already hold something: a trace is only ever written to a
 // file the probe created itself (0600), never through a link, never into a FIFO or device.
 const posix = process.platform !== 'win32';
-const warnings = (app: { stderr: () => string }) => app.stderr().split('\n').filter((l) => l.includes('[busscope]'));
+const warnings = (app: { stderr: () => string }) =>
+  app
+    .stderr()
+    .split('\n')
+    .filter((l) => l.includes('[busscope]'));
 
 test('BUSSCOPE_RECORD at a symlink: the link target is untouched, one warning, the app runs on', { skip: !posix }, async () => {
   const dir = tempDir('busscope-trace-');

@@ -24,7 +24,6 @@ interface RunResult {
   closeListeners: number;
 }
 
-
 test('watched http server, shared emitter, mitt and nanoevents: buses, sites, labels, dispatches with timings, and the leak reported at the app’s line', async () => {
   const app = await spawnRunApp<{ requests: number }, RunResult>(FIXTURE, 'emitters app');
   const model = new Model();
@@ -96,13 +95,14 @@ test('watched http server, shared emitter, mitt and nanoevents: buses, sites, la
   assert.equal(growth.sites[0]?.file, FIXTURE);
   assert.equal(growth.sites[0]?.line, result.leakLine);
   assert.ok(growth.kind === 'listener-growth');
-  assert.equal(growth.evidence.repeated?.sharedEmitter, true, 'the per-request leak is recognised as such, not only by count: ' + JSON.stringify(growth.evidence));
+  assert.equal(
+    growth.evidence.repeated?.sharedEmitter,
+    true,
+    'the per-request leak is recognised as such, not only by count: ' + JSON.stringify(growth.evidence),
+  );
   assert.equal(growth.evidence.repeated?.count, REQUESTS);
   assert.equal(growth.evidence.nodeWarning?.count, 11);
   assert.match(growth.evidence.nodeWarning?.message ?? '', /11 close listeners added/);
   // The server's own per-request pattern is not a leak.
-  assert.equal(
-    warnings.filter((w) => w.kind === 'listener-growth' && w.subjects.types.some((t) => t.busName === 'http-server')).length,
-    0,
-  );
+  assert.equal(warnings.filter((w) => w.kind === 'listener-growth' && w.subjects.types.some((t) => t.busName === 'http-server')).length, 0);
 });

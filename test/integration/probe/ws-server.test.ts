@@ -37,7 +37,6 @@ interface RunResult {
   readonly caught: string | null;
 }
 
-
 /** Control messages a client without `hello.features` receives up to its first pong. */
 function oldClientMessages(info: ProbeInfoLike): Promise<ProbeMessage[]> {
   return withTimeout(
@@ -126,7 +125,10 @@ test('ws WebSocketServer with real clients: the per-connection leak on the share
   assert.equal(growth.length, 1, `one listener-growth warning: ${growth.map((w) => w.title).join(' | ')}`);
   const leak = growth[0];
   assert.ok(leak.kind === 'listener-growth');
-  assert.deepEqual(leak.subjects.types.map((t) => `${t.busName}/${t.type}`), ['hub/broadcast']);
+  assert.deepEqual(
+    leak.subjects.types.map((t) => `${t.busName}/${t.type}`),
+    ['hub/broadcast'],
+  );
   assert.equal(leak.sites[0]?.file, FIXTURE);
   assert.equal(leak.sites[0]?.line, result.leakLine);
   assert.equal(leak.evidence.repeated?.sharedEmitter, true);
@@ -147,7 +149,10 @@ test('ws WebSocketServer with real clients: the per-connection leak on the share
   assert.match(slow?.title ?? '', /slowStats/);
   const typo = all.find((w) => w.kind === 'unheard-dispatch');
   assert.ok(typo?.kind === 'unheard-dispatch');
-  assert.deepEqual([typo.subjects.types[0]?.busName, typo.subjects.types[0]?.type, typo.evidence.nearMisses[0]?.type], ['WebSocketServer#1', 'conection', 'connection']);
+  assert.deepEqual(
+    [typo.subjects.types[0]?.busName, typo.subjects.types[0]?.type, typo.evidence.nearMisses[0]?.type],
+    ['WebSocketServer#1', 'conection', 'connection'],
+  );
   assert.deepEqual(
     all.filter((w) => w.subjects.types.some((t) => t.type === 'newListener' || t.type === 'removeListener')).map((w) => w.title),
     [],
@@ -164,7 +169,10 @@ test('ws WebSocketServer with real clients: the per-connection leak on the share
   // A client that predates the feature (no `features` in hello) never gets the message.
   const old = await oldClientMessages(app.info);
   assert.ok(old.some((m) => m.type === 'snapshot') && old.some((m) => m.type === 'pong'));
-  assert.deepEqual(old.filter((m) => m.type === 'emitter-warning'), []);
+  assert.deepEqual(
+    old.filter((m) => m.type === 'emitter-warning'),
+    [],
+  );
 
   // Node's own warning was not suppressed by the probe.
   await waitFor(() => app.stderr().includes('MaxListenersExceededWarning'), 5000, `Node's warning on stderr (stderr: ${app.stderr()})`);

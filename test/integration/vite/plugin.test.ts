@@ -24,7 +24,10 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 function project(name: string, config: string): string {
   const dir = path.join(tmp, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'index.html'), '<!DOCTYPE html><html><head><title>tiny</title></head><body><script type="module" src="/main.js"></script></body></html>\n');
+  writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!DOCTYPE html><html><head><title>tiny</title></head><body><script type="module" src="/main.js"></script></body></html>\n',
+  );
   writeFileSync(path.join(dir, 'main.js'), "document.body.append('tiny app');\n");
   writeFileSync(path.join(dir, 'vite.config.mjs'), config);
   return dir;
@@ -42,10 +45,19 @@ function filesUnder(dir: string): string[] {
 
 test('serve: every page gets connect(...) with the URL, token and name, first in <head>', async () => {
   const dir = project('serve', 'export default {};\n');
-  const server = await createServer({ root: dir, configFile: false, logLevel: 'silent', plugins: [busscope({ url: URL_, token: TOKEN, name: 'tiny' })], server: { middlewareMode: true } });
+  const server = await createServer({
+    root: dir,
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [busscope({ url: URL_, token: TOKEN, name: 'tiny' })],
+    server: { middlewareMode: true },
+  });
   try {
     const html = await server.transformIndexHtml('/', readFileSync(path.join(dir, 'index.html'), 'utf8'));
-    assert.match(html, /<head>\s*<script type="module">import \{ connect \} from 'busscope-probe\/browser';\s*connect\(\{ url: "ws:\/\/127\.0\.0\.1:45678\/", token: "0123456789abcdef0123456789abcdef", name: "tiny" \}\);<\/script>/);
+    assert.match(
+      html,
+      /<head>\s*<script type="module">import \{ connect \} from 'busscope-probe\/browser';\s*connect\(\{ url: "ws:\/\/127\.0\.0\.1:45678\/", token: "0123456789abcdef0123456789abcdef", name: "tiny" \}\);<\/script>/,
+    );
   } finally {
     await server.close();
   }
@@ -54,7 +66,13 @@ test('serve: every page gets connect(...) with the URL, token and name, first in
 test('serve without options: the URL and token Accept Browser Apps wrote, read again for each page; none, nothing injected', async () => {
   const dir = project('serve-file', 'export default {};\n');
   const discovery = path.join(tmp, 'discovery');
-  const server = await createServer({ root: dir, configFile: false, logLevel: 'silent', plugins: [busscope({ discoveryDir: discovery })], server: { middlewareMode: true } });
+  const server = await createServer({
+    root: dir,
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [busscope({ discoveryDir: discovery })],
+    server: { middlewareMode: true },
+  });
   const page = readFileSync(path.join(dir, 'index.html'), 'utf8');
   try {
     assert.doesNotMatch(await server.transformIndexHtml('/', page), /busscope/);
@@ -70,7 +88,10 @@ test('serve without options: the URL and token Accept Browser Apps wrote, read a
 
 test('vite build: the output has no connect call, no token, no URL and no probe code', () => {
   assert.ok(existsSync(BUILT_PLUGIN), 'runtime-probe/dist/vite.mjs is missing: run `npm run build` first');
-  const dir = project('build', `import { busscope } from ${JSON.stringify(BUILT_PLUGIN)};\nexport default { plugins: [busscope({ url: ${JSON.stringify(URL_)}, token: ${JSON.stringify(TOKEN)} })], logLevel: 'silent' };\n`);
+  const dir = project(
+    'build',
+    `import { busscope } from ${JSON.stringify(BUILT_PLUGIN)};\nexport default { plugins: [busscope({ url: ${JSON.stringify(URL_)}, token: ${JSON.stringify(TOKEN)} })], logLevel: 'silent' };\n`,
+  );
   const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
   assert.equal(r.status, 0, `vite build failed:\n${r.stdout}\n${r.stderr}`);
   const files = filesUnder(path.join(dir, 'dist'));

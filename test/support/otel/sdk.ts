@@ -39,7 +39,13 @@ export function makeSdk(sampler: Sampler = new AlwaysOnSampler()): TestSdk {
     spans: () => exporter.getFinishedSpans(),
     only(name, predicate = () => true) {
       const found = exporter.getFinishedSpans().filter((s) => s.name === name && predicate(s));
-      if (found.length !== 1) throw new Error(`expected one span "${name}", found ${found.length}: ${exporter.getFinishedSpans().map((s) => s.name).join(', ')}`);
+      if (found.length !== 1)
+        throw new Error(
+          `expected one span "${name}", found ${found.length}: ${exporter
+            .getFinishedSpans()
+            .map((s) => s.name)
+            .join(', ')}`,
+        );
       return found[0];
     },
     shutdown: () => provider.shutdown(),

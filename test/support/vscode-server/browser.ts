@@ -32,7 +32,12 @@ export function launchChromium(install: VscodeServerInstall, profileDir: string)
   });
 }
 
-const normalize = (s: string): string => s.toLowerCase().replace(/[:…]|\.\.\./g, '').replace(/\s+/g, ' ').trim();
+const normalize = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[:…]|\.\.\./g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 export type ItemMatcher = string | RegExp;
 
@@ -89,9 +94,7 @@ export class Workbench {
 
   /** aria-labels of the rows the quick input shows now. */
   async quickPickLabels(): Promise<string[]> {
-    return this.page
-      .locator('.quick-input-list .monaco-list-row')
-      .evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? r.textContent ?? ''));
+    return this.page.locator('.quick-input-list .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? r.textContent ?? ''));
   }
 
   /**
@@ -111,7 +114,8 @@ export class Workbench {
       if (!labels.some(match) && prefixOk) match = (l) => matches(l, item);
       const index = labels.findIndex(match);
       if (index >= 0) {
-        if (!matchesWhole(labels[index], item)) this.artifacts.log(`no row is exactly ${String(item)}; accepting ${JSON.stringify(labels[index])} of ${JSON.stringify(labels.slice(0, 8))}`);
+        if (!matchesWhole(labels[index], item))
+          this.artifacts.log(`no row is exactly ${String(item)}; accepting ${JSON.stringify(labels[index])} of ${JSON.stringify(labels.slice(0, 8))}`);
         const focused = await this.page
           .locator('.quick-input-list .monaco-list-row.focused')
           .first()
@@ -122,7 +126,13 @@ export class Workbench {
           return;
         }
         const row = this.page.locator('.quick-input-list .monaco-list-row').nth(index);
-        if (await row.click({ timeout: 2000 }).then(() => true, () => false)) return;
+        if (
+          await row.click({ timeout: 2000 }).then(
+            () => true,
+            () => false,
+          )
+        )
+          return;
       }
       await this.page.waitForTimeout(100);
     }
@@ -132,7 +142,10 @@ export class Workbench {
   /** F1, type the command's title (as the palette shows it, e.g. "Busscope: Run Demo App"), Enter. */
   async runCommand(title: string, timeoutMs = 20_000): Promise<void> {
     this.artifacts.log(`command palette: ${title}`);
-    await this.page.locator('.monaco-workbench').focus().catch(() => undefined);
+    await this.page
+      .locator('.monaco-workbench')
+      .focus()
+      .catch(() => undefined);
     await this.page.keyboard.press('F1');
     const input = this.quickInput.locator('input');
     await input.first().waitFor({ state: 'visible', timeout: timeoutMs });
@@ -152,7 +165,10 @@ export class Workbench {
     for (let attempt = 1; ; attempt++) {
       const attemptTimeout = Math.max(1000, Math.min(attemptMs, deadline - Date.now()));
       try {
-        await this.page.locator('.monaco-workbench').focus().catch(() => undefined);
+        await this.page
+          .locator('.monaco-workbench')
+          .focus()
+          .catch(() => undefined);
         await this.page.keyboard.press('F1');
         await this.quickInput.locator('input').first().waitFor({ state: 'visible', timeout: attemptTimeout });
         // The title as one input (the palette filters ~2,000 commands per keystroke, slow on a busy
@@ -165,7 +181,9 @@ export class Workbench {
         return;
       } catch (e) {
         if (Date.now() >= deadline) {
-          throw new Error(`"${title}" did not appear in the command palette within ${timeoutMs} ms: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+          throw new Error(`"${title}" did not appear in the command palette within ${timeoutMs} ms: ${e instanceof Error ? e.message : String(e)}`, {
+            cause: e,
+          });
         }
         await this.page.keyboard.press('Escape');
         await this.page.waitForTimeout(500);
@@ -204,16 +222,17 @@ export class Workbench {
       }
       await this.page.waitForTimeout(200);
     }
-    throw new Error(`no webview frame has ${selector} within ${timeoutMs} ms (frames: ${this.webviewFrames().map((f) => f.url()).join(', ')})`);
+    throw new Error(
+      `no webview frame has ${selector} within ${timeoutMs} ms (frames: ${this.webviewFrames()
+        .map((f) => f.url())
+        .join(', ')})`,
+    );
   }
 
   /** `textContent` (or attribute `attribute`) of each element matching `selector` in the webview frame that has one. */
   async webviewTexts(selector: string, attribute?: string, timeoutMs = 30_000): Promise<string[]> {
     const frame = await this.waitForWebviewFrame(selector, timeoutMs);
-    return frame.locator(selector).evaluateAll(
-      (els, attr) => els.map((e) => (attr ? e.getAttribute(attr) : e.textContent) ?? ''),
-      attribute,
-    );
+    return frame.locator(selector).evaluateAll((els, attr) => els.map((e) => (attr ? e.getAttribute(attr) : e.textContent) ?? ''), attribute);
   }
 
   /** Evaluates `fn(arg)` in the webview frame that has `selector` (arg must be JSON-serializable). */

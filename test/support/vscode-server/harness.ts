@@ -34,7 +34,9 @@ export async function waitForSuiteResults(file: string, timeoutMs = 120_000, onW
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(last
-    ? `the VS Code suite started (${last.startedAt}) but did not finish within ${timeoutMs} ms`
-    : `the harness extension never wrote ${file} within ${timeoutMs} ms (not installed, not activated, or the workbench never opened)`);
+  throw new Error(
+    last
+      ? `the VS Code suite started (${last.startedAt}) but did not finish within ${timeoutMs} ms`
+      : `the harness extension never wrote ${file} within ${timeoutMs} ms (not installed, not activated, or the workbench never opened)`,
+  );
 }

@@ -23,8 +23,8 @@ export function listProcesses(): ProcessInfo[] {
       // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
       const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // An empty cmdline (a process between fork and exec, or one that rewrote its title): use comm.
-      const command = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim()
-        || `[${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}]`;
+      const command =
+        readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim() || `[${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}]`;
       out.push({ pid: Number(name), state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]), startTime: Number(rest[19]), command });
     } catch {
       // exited while we looked
@@ -83,7 +83,11 @@ export async function stopProcessGroup(pgid: number, graceMs = 5000): Promise<St
   signal(-pgid, 'SIGTERM');
   for (const p of tracked.values()) if (p.pgid !== pgid) signal(p.pid, 'SIGTERM');
   const alive = (): ProcessInfo[] => {
-    const live = new Map(listProcesses().filter(running).map((p) => [p.pid, p]));
+    const live = new Map(
+      listProcesses()
+        .filter(running)
+        .map((p) => [p.pid, p]),
+    );
     // Same pid and same start time: not a new process that reused the number.
     return [...tracked.values()].filter((p) => live.get(p.pid)?.startTime === p.startTime);
   };

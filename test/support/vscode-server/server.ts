@@ -120,7 +120,11 @@ export class CodeServer {
   private stopped: Promise<StopResult> | undefined;
   private readonly exitGuard = (): void => {
     // The test process is going away (timeout, crash): never leave the server behind.
-    try { process.kill(-this.pid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   };
 
   private constructor(
@@ -141,17 +145,23 @@ export class CodeServer {
     mkdirSync(workspace, { recursive: true });
     const port = await freeLoopbackPort();
     const log = openSync(dirs.logFile, 'a');
-    const child = spawn(install.node, [
-      install.codeServerEntry,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
-      '--disable-telemetry',
-      '--disable-update-check',
-      '--disable-workspace-trust',
-      '--disable-getting-started-override',
-      ...commonArgs(dirs),
-      workspace,
-    ], { detached: true, stdio: ['ignore', log, log], env: serverEnv(install, dirs, options.env) });
+    const child = spawn(
+      install.node,
+      [
+        install.codeServerEntry,
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        ...commonArgs(dirs),
+        workspace,
+      ],
+      { detached: true, stdio: ['ignore', log, log], env: serverEnv(install, dirs, options.env) },
+    );
     closeSync(log);
     if (!child.pid) throw new Error('code-server did not start');
     const server = new CodeServer(child, child.pid, port, dirs, workspace);

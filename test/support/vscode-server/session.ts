@@ -51,7 +51,9 @@ export function vscodeServerTestOptions(timeoutMs = 300_000): { skip: string | f
 export async function withVscodeSession(name: string, options: SessionOptions, body: (session: VscodeSession) => Promise<void>): Promise<void> {
   const lookup = findVscodeServerInstall();
   if (!lookup.found) {
-    assert.fail(`the real-VS-Code tier cannot run (${lookup.reason}); to fix: ${lookup.fix ?? INSTALL_COMMAND} (\`npm test\` provisions code-server and Node 24 by itself)`);
+    assert.fail(
+      `the real-VS-Code tier cannot run (${lookup.reason}); to fix: ${lookup.fix ?? INSTALL_COMMAND} (\`npm test\` provisions code-server and Node 24 by itself)`,
+    );
   }
   const { install } = lookup;
   const run = E2eArtifacts.create(name);
@@ -104,7 +106,8 @@ export async function withVscodeSession(name: string, options: SessionOptions, b
     try {
       await browser?.close();
       const stop = await server?.stop();
-      if (stop) run.log(`stopped code-server's ${stop.stopped.length} processes${stop.forced ? ' (SIGKILL was needed)' : ''}:\n${describeProcesses(stop.stopped)}`);
+      if (stop)
+        run.log(`stopped code-server's ${stop.stopped.length} processes${stop.forced ? ' (SIGKILL was needed)' : ''}:\n${describeProcesses(stop.stopped)}`);
       const strays = [...(stop?.strays ?? []), ...processesMentioning(run.tempDir)];
       if (strays.length) {
         strayReport = `processes left running after stop:\n${describeProcesses(strays)}`;

@@ -24,7 +24,10 @@ function centralDirectory(file: string, buf: Buffer): CentralEntry[] {
   // End of central directory record: signature 0x06054b50, within the last 64 KiB + 22 bytes.
   let eocd = -1;
   for (let i = buf.length - 22; i >= Math.max(0, buf.length - 65_557); i--) {
-    if (buf.readUInt32LE(i) === 0x06054b50) { eocd = i; break; }
+    if (buf.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
   }
   if (eocd < 0) throw new Error(`${file} is not a zip file`);
   const count = buf.readUInt16LE(eocd + 10);
@@ -86,8 +89,18 @@ export async function ensureBusscopeVsix(log: (m: string) => void = () => {}): P
     } catch {
       const holder = Number(readFileSync(lock, 'utf8') || 0);
       let alive = false;
-      try { if (holder) { process.kill(holder, 0); alive = true; } } catch { /* dead */ }
-      if (!alive) { rmSync(lock, { force: true }); continue; }
+      try {
+        if (holder) {
+          process.kill(holder, 0);
+          alive = true;
+        }
+      } catch {
+        /* dead */
+      }
+      if (!alive) {
+        rmSync(lock, { force: true });
+        continue;
+      }
       if (Date.now() > deadline) throw new Error(`${lock} is held by pid ${holder}`);
       await new Promise((r) => setTimeout(r, 250));
     }

@@ -13,16 +13,28 @@ test('analyzer: added, changed, removed; `since` kept while a warning holds; mos
   s.dispatch({ type: 'enemy.kiled' });
   s.into(model);
   let u = analyzer.run();
-  assert.deepEqual(u.added.map((w) => w.kind), ['unheard-dispatch']);
+  assert.deepEqual(
+    u.added.map((w) => w.kind),
+    ['unheard-dispatch'],
+  );
   const since = u.added[0].since;
   s.wait(100).dispatch({ type: 'enemy.kiled' });
   s.dispatch({ type: 'sfx', handlers: [{ sub: 2, throws: 'Error: x' }] });
   s.into(model);
   u = analyzer.run();
-  assert.deepEqual(u.added.map((w) => w.kind), ['throwing-handler']);
-  assert.deepEqual(u.changed.map((w) => w.kind), ['unheard-dispatch']);
+  assert.deepEqual(
+    u.added.map((w) => w.kind),
+    ['throwing-handler'],
+  );
+  assert.deepEqual(
+    u.changed.map((w) => w.kind),
+    ['unheard-dispatch'],
+  );
   assert.equal(u.changed[0].since, since);
-  assert.deepEqual(u.warnings.map((w) => w.severity), ['error', 'warning']);
+  assert.deepEqual(
+    u.warnings.map((w) => w.severity),
+    ['error', 'warning'],
+  );
   // Nothing new: nothing added or changed.
   u = analyzer.run();
   assert.deepEqual([u.added.length, u.changed.length, u.removed.length], [0, 0, 0]);
@@ -30,8 +42,14 @@ test('analyzer: added, changed, removed; `since` kept while a warning holds; mos
   s.subscribe({ id: 3, type: 'enemy.kiled' }).dispatch({ type: 'enemy.kiled', handlers: [{ sub: 3 }] });
   s.into(model);
   u = analyzer.run();
-  assert.deepEqual(u.removed.map((w) => w.kind), ['unheard-dispatch']);
-  assert.deepEqual(u.warnings.map((w) => w.kind), ['throwing-handler']);
+  assert.deepEqual(
+    u.removed.map((w) => w.kind),
+    ['unheard-dispatch'],
+  );
+  assert.deepEqual(
+    u.warnings.map((w) => w.kind),
+    ['throwing-handler'],
+  );
   // Every warning is JSON-safe.
   assert.deepEqual(JSON.parse(JSON.stringify(u.warnings)), u.warnings);
   analyzer.reset();
@@ -44,14 +62,23 @@ test('analyzer: kinds filter, configure, reset after model.clear()', () => {
   const s = new StreamBuilder().welcome();
   s.subscribe({ id: 1, type: 'x' }).dispatch({ type: 'x', handlers: [{ sub: 1, duration: 200, throws: 'Error: y' }] });
   s.into(model);
-  assert.deepEqual(analyzer.run().warnings.map((w) => w.kind), ['slow-handler']);
+  assert.deepEqual(
+    analyzer.run().warnings.map((w) => w.kind),
+    ['slow-handler'],
+  );
   analyzer.configure({ kinds: WARNING_KINDS, thresholds: { slowHandler: { maxMs: 500 } } });
-  assert.deepEqual(analyzer.run().warnings.map((w) => w.kind), ['throwing-handler']);
+  assert.deepEqual(
+    analyzer.run().warnings.map((w) => w.kind),
+    ['throwing-handler'],
+  );
   model.endSession('test');
   model.clear();
   const u = analyzer.run(); // notices the model started over
   assert.deepEqual(u.warnings, []);
-  assert.deepEqual(u.removed.map((w) => w.kind), ['throwing-handler']);
+  assert.deepEqual(
+    u.removed.map((w) => w.kind),
+    ['throwing-handler'],
+  );
 });
 
 test('options: defaults, partial overrides, precise TypeErrors', () => {

@@ -91,7 +91,10 @@ test("an 'error' listener that never runs is a safety net, not a never-dispatche
   s.wait(10_000);
   s.dispatch({ bus: 1, type: 'request' }); // the clock moves on
   s.into(model);
-  assert.deepEqual(warningsOf(model, 'never-dispatched').map((w) => w.subjects.types.map((t) => t.type)), [['listening']]);
+  assert.deepEqual(
+    warningsOf(model, 'never-dispatched').map((w) => w.subjects.types.map((t) => t.type)),
+    [['listening']],
+  );
 });
 
 test('meta-events: newListener / removeListener are lifecycle — never unheard, never "never dispatched"', () => {

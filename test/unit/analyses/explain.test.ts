@@ -16,7 +16,10 @@ test('why: it ran N times, last at …', () => {
   s.wait(1000).dispatch({ type: 'tick', handlers: [{ sub: 1 }] });
   s.into(model);
   const r = explainSubscription(model, 1);
-  assert.deepEqual(r.reasons.map((x) => x.kind), ['ran']);
+  assert.deepEqual(
+    r.reasons.map((x) => x.kind),
+    ['ran'],
+  );
   assert.match(r.summary, /It ran 2 times, last 2\.0\d\d s after the probe started/);
 });
 
@@ -27,7 +30,10 @@ test('why: never dispatched since it subscribed, and a near-miss name dispatched
   s.wait(3000).dispatch({ type: 'enemy.kiled' });
   s.into(model);
   const r = explainSubscription(model, 1);
-  assert.deepEqual(r.reasons.map((x) => x.kind), ['never-dispatched', 'near-miss-dispatched']);
+  assert.deepEqual(
+    r.reasons.map((x) => x.kind),
+    ['never-dispatched', 'near-miss-dispatched'],
+  );
   assert.match(r.summary, /never dispatched .* 3\.0 s since KillFeed subscribed/);
   const nm = r.reasons[1];
   assert.ok(nm.kind === 'near-miss-dispatched' && nm.nearMisses[0].type === 'enemy.kiled');
@@ -40,7 +46,10 @@ test('why: dispatched only before it subscribed', () => {
   s.wait(10).subscribe({ id: 1, type: 'app.ready', label: 'Splash' });
   s.into(model);
   const r = explainSubscription(model, 1);
-  assert.deepEqual(r.reasons.map((x) => x.kind), ['dispatched-before-subscribing']);
+  assert.deepEqual(
+    r.reasons.map((x) => x.kind),
+    ['dispatched-before-subscribing'],
+  );
   assert.match(r.summary, /only before Splash subscribed/);
 });
 
@@ -52,7 +61,10 @@ test('why: consumed earlier by which subscription and how often', () => {
   for (let i = 0; i < 7; i++) s.dispatch({ type: 'input.key', handlers: [{ sub: 1, consumed: true }] });
   s.into(model);
   const r = explainSubscription(model, 2);
-  assert.deepEqual(r.reasons.map((x) => x.kind), ['consumed-earlier']);
+  assert.deepEqual(
+    r.reasons.map((x) => x.kind),
+    ['consumed-earlier'],
+  );
   assert.match(r.summary, /Every one of the 7 dispatches .* consumed before its turn, mostly by DebugConsole \(priority 100 vs 0; 7 times\)/);
   // The consumer itself ran: its answer is that it ran.
   assert.deepEqual(kinds(model, 1), ['ran']);
@@ -84,7 +96,10 @@ test('why: unknown ids and missing handler data are said plainly; bad ids throw'
   s.subscribe({ id: 1, type: 't', label: 'T' });
   s.dispatch({ type: 't', delivered: 1 });
   s.into(model);
-  assert.deepEqual(explainSubscription(model, 99).reasons.map((r) => r.kind), ['unknown-subscription']);
+  assert.deepEqual(
+    explainSubscription(model, 99).reasons.map((r) => r.kind),
+    ['unknown-subscription'],
+  );
   assert.equal(explainSubscription(model, 99).found, false);
   assert.deepEqual(kinds(model, 1), ['no-handler-data']);
   assert.throws(() => explainSubscription(model, 0), TypeError);
@@ -96,7 +111,10 @@ test('why: registered until its bus was disposed comes after the real reason; la
   s.clock = 10_000;
   s.snapshot({
     buses: [{ id: 1, name: 'gameplay', createdAt: TIME_ORIGIN, subscriptions: 2 }],
-    types: [{ bus: 1, type: 'rare', listeners: 1, dispatches: 4 }, { bus: 1, type: 'boss', listeners: 1, dispatches: 0 }],
+    types: [
+      { bus: 1, type: 'rare', listeners: 1, dispatches: 4 },
+      { bus: 1, type: 'boss', listeners: 1, dispatches: 0 },
+    ],
     subscriptions: [
       { id: 1, bus: 1, type: 'rare', priority: 0, label: 'Rare', owner: null, once: false, site: null, calls: 0, createdAt: TIME_ORIGIN + 5 },
       { id: 2, bus: 1, type: 'boss', priority: 0, label: 'Boss', owner: null, once: false, site: null, calls: 0, createdAt: TIME_ORIGIN + 5 },

@@ -22,7 +22,10 @@ test('threshold: warns at N listeners, names the most frequent site and the grow
   assert.equal(w.evidence.topSite?.site?.line, 27);
   assert.ok(w.evidence.growthPerSecond > 5, String(w.evidence.growthPerSecond));
   assert.equal(w.evidence.repeated, null, 'different owners, once each: not a repeated subscription');
-  assert.deepEqual(w.sites.map((x) => x.line), [27]);
+  assert.deepEqual(
+    w.sites.map((x) => x.line),
+    [27],
+  );
   assert.equal(w.subjects.subscriptions.length, 10);
   assert.match(w.explanation, /11 live listeners/);
   // Below the threshold: nothing.
@@ -35,7 +38,9 @@ test('re-arming: warns again only after another half-threshold of growth; clears
   const analyzer = new Analyzer(model, { thresholds: { listenerGrowth: { threshold: 10, rearmFraction: 0.5 } }, kinds: ['listener-growth'] });
   const timesWarned: number[] = [];
   for (let id = 1; id <= 25; id++) {
-    s.subscribe({ id, type: 'x', site: ENEMY, owner: `E#${id}` }).wait(10).into(model);
+    s.subscribe({ id, type: 'x', site: ENEMY, owner: `E#${id}` })
+      .wait(10)
+      .into(model);
     const w = analyzer.run().warnings[0];
     timesWarned.push(w?.kind === 'listener-growth' ? w.evidence.timesWarned : 0);
   }
@@ -54,7 +59,8 @@ test('re-arming: warns again only after another half-threshold of growth; clears
 test('repeated subscription: one owner, one site, over time, none disposed', () => {
   const model = new Model();
   const s = new StreamBuilder().welcome();
-  for (let i = 0; i < 3; i++) s.subscribe({ id: i + 1, type: 'player.health', owner: 'HealthBar#7', label: 'HealthBar.onHealthChanged', site: HUD, time: i * 500 });
+  for (let i = 0; i < 3; i++)
+    s.subscribe({ id: i + 1, type: 'player.health', owner: 'HealthBar#7', label: 'HealthBar.onHealthChanged', site: HUD, time: i * 500 });
   s.into(model);
   const [w] = warningsOf(model, 'listener-growth');
   assert.ok(w, 'default options catch it at 3 subscriptions');

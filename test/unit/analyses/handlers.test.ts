@@ -16,12 +16,21 @@ test('slow handler: p95 of self time over enough calls', () => {
   const model = new Model();
   const s = frameApp(model);
   for (let f = 0; f < 40; f++) {
-    s.dispatch({ type: 'frame.tick', handlers: [{ sub: 1, duration: f % 4 === 0 ? 2.5 : 0.02 }, { sub: 2, duration: 0.01 }] });
+    s.dispatch({
+      type: 'frame.tick',
+      handlers: [
+        { sub: 1, duration: f % 4 === 0 ? 2.5 : 0.02 },
+        { sub: 2, duration: 0.01 },
+      ],
+    });
     s.wait(16);
   }
   s.into(model);
   const ws = warningsOf(model, 'slow-handler');
-  assert.deepEqual(ws.map((w) => w.subjects.subscriptions), [[1]]);
+  assert.deepEqual(
+    ws.map((w) => w.subjects.subscriptions),
+    [[1]],
+  );
   const w = ws[0];
   assert.equal(w.evidence.calls, 40);
   assert.ok(w.evidence.p95Ms >= 2 && w.evidence.p95Ms <= 2.5, String(w.evidence.p95Ms));
@@ -33,7 +42,10 @@ test('slow handler: p95 of self time over enough calls', () => {
 });
 
 test('slow handler: one or two preempted calls among few are not a slow handler; three are', () => {
-  for (const [outliers, expected] of [[2, 0], [3, 1]] as const) {
+  for (const [outliers, expected] of [
+    [2, 0],
+    [3, 1],
+  ] as const) {
     const model = new Model();
     const s = frameApp(model);
     for (let i = 0; i < 15; i++) s.dispatch({ type: 'frame.tick', handlers: [{ sub: 2, duration: i < outliers ? 8 : 0.02 }] });
@@ -49,10 +61,15 @@ test('slow handler: a single very long call; and a handler slow only through wha
   const s = frameApp(model);
   s.subscribe({ id: 3, type: 'save', label: 'Saver' }).subscribe({ id: 4, type: 'level.end', label: 'LevelEnd' });
   s.dispatch({ type: 'save', handlers: [{ sub: 3, duration: 150 }] });
-  for (let i = 0; i < 20; i++) s.dispatch({ type: 'level.end', handlers: [{ sub: 4, duration: 0.05, nested: [{ type: 'save', handlers: [{ sub: 3, duration: 5 }] }] }] });
+  for (let i = 0; i < 20; i++)
+    s.dispatch({ type: 'level.end', handlers: [{ sub: 4, duration: 0.05, nested: [{ type: 'save', handlers: [{ sub: 3, duration: 5 }] }] }] });
   s.into(model);
   const ws = warningsOf(model, 'slow-handler');
-  assert.deepEqual(ws.map((w) => w.subjects.subscriptions[0]), [3], 'LevelEnd only waits for Saver');
+  assert.deepEqual(
+    ws.map((w) => w.subjects.subscriptions[0]),
+    [3],
+    'LevelEnd only waits for Saver',
+  );
   assert.match(ws[0].title, /Saver/);
 });
 
@@ -69,7 +86,10 @@ test('throwing handler: counts, last message; depth errors are left to the depth
   assert.equal(ws[0].severity, 'error');
   assert.deepEqual([ws[0].evidence.errors, ws[0].evidence.calls], [1, 2]);
   assert.match(ws[0].evidence.lastMessage, /loaded bank/);
-  assert.deepEqual(ws[0].sites.map((x) => x.line), [44]);
+  assert.deepEqual(
+    ws[0].sites.map((x) => x.line),
+    [44],
+  );
 });
 
 test('depth-limit storm: hits per type with the handler that recursed', () => {
@@ -91,8 +111,14 @@ test('depth-limit storm: hits per type with the handler that recursed', () => {
   assert.ok(w);
   assert.equal(w.evidence.hits, 1);
   assert.equal(w.evidence.maxRefusedDepth, 3);
-  assert.deepEqual(w.evidence.handlers.map((h) => [h.label, h.depthErrors]), [['Inventory.relayout', 1]]);
-  assert.deepEqual(w.sites.map((x) => x.line), [33]);
+  assert.deepEqual(
+    w.evidence.handlers.map((h) => [h.label, h.depthErrors]),
+    [['Inventory.relayout', 1]],
+  );
+  assert.deepEqual(
+    w.sites.map((x) => x.line),
+    [33],
+  );
   assert.equal(model.findType(2, 'layout.changed')?.maxDepth, 2);
   assert.deepEqual(warningsOf(model, 'depth-limit-storm', { depthLimit: { minHits: 2 } }), []);
 });
@@ -111,8 +137,14 @@ test('starved subscriber: every dispatch since it subscribed consumed by an earl
   assert.ok(w);
   assert.deepEqual(w.subjects.subscriptions, [2, 1]);
   assert.deepEqual([w.evidence.dispatchesSinceSubscribed, w.evidence.consumedAhead], [5, 5]);
-  assert.deepEqual(w.evidence.consumers.map((c) => [c.label, c.priority, c.consumed]), [['DebugConsole.captureKeys', 100, 5]]);
-  assert.deepEqual(w.sites.map((x) => x.line), [60, 40]);
+  assert.deepEqual(
+    w.evidence.consumers.map((c) => [c.label, c.priority, c.consumed]),
+    [['DebugConsole.captureKeys', 100, 5]],
+  );
+  assert.deepEqual(
+    w.sites.map((x) => x.line),
+    [60, 40],
+  );
   assert.match(w.title, /Hotkeys\.onKey never runs/);
   // One dispatch that gets through ends the starvation.
   s.dispatch({ type: 'input.key', handlers: [{ sub: 1 }, { sub: 2 }] });
@@ -130,7 +162,10 @@ test('starved subscriber: consumed only sometimes is fine; counts start when it 
   s.into(model);
   // Player runs on half of them: not starved. Late never runs: half of the dispatches were consumed
   // by Shield and half by Player, both ahead of it.
-  assert.deepEqual(warningsOf(model, 'starved-subscriber').map((w) => w.subjects.subscriptions[0]), [3]);
+  assert.deepEqual(
+    warningsOf(model, 'starved-subscriber').map((w) => w.subjects.subscriptions[0]),
+    [3],
+  );
   // A subscriber that arrives now is judged on the dispatches after it subscribed only.
   s.subscribe({ id: 4, type: 'hit', priority: -10, label: 'New' });
   for (let i = 0; i < 5; i++) s.dispatch({ type: 'hit', handlers: [{ sub: 1, consumed: true }] });

@@ -47,7 +47,19 @@ test("an unchanged model's next run examines no type and regroups nothing; one c
   assert.equal(scans.never.regrouped, false);
 
   // One more unheard dispatch of one of the 10,000 types: each per-type analysis looks at it alone.
-  model.applyRecord({ kind: 'dispatch', seq: 999_999, bus: 1, type: 'enemy.kiled', start: model.now + 1, duration: 0.01, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+  model.applyRecord({
+    kind: 'dispatch',
+    seq: 999_999,
+    bus: 1,
+    type: 'enemy.kiled',
+    start: model.now + 1,
+    duration: 0.01,
+    delivered: 0,
+    consumedBy: 0,
+    depth: 0,
+    parentSeq: 0,
+    site: null,
+  });
   const next = analyzer.run();
   assert.ok(next.progress.typesExamined <= 2, `examined ${next.progress.typesExamined}`);
   assert.equal(next.progress.partial, false);
@@ -57,23 +69,27 @@ test("an unchanged model's next run examines no type and regroups nothing; one c
   assert.deepEqual(summary(next.warnings), summary(analyze(model)));
 });
 
-test('the first run over a snapshot of many never-dispatched types examines at most the type budget; later runs reach the uncapped answer', { timeout: 300_000 }, () => {
-  const n = 10_000;
-  const typeBudget = 1_000;
-  const model = manyTypesModel('never-dispatched-snapshot', n);
-  const analyzer = new Analyzer(model, { typeBudget, timeBudgetMs: Infinity });
-  let runs = 0;
-  const final = runUntilComplete(analyzer, 40, (u) => {
-    runs++;
-    assert.ok(scansOf(analyzer).never.examined <= typeBudget, `run ${runs}: ${scansOf(analyzer).never.examined} examined`);
-    assert.ok(scansOf(analyzer).unheard.examined <= typeBudget);
-    // Partial until every type was examined once.
-    if (runs * typeBudget < n) assert.equal(u.progress.partial, true);
-  });
-  assert.ok(runs >= n / typeBudget, `complete after ${runs} runs`);
-  assert.deepEqual(summary(final.warnings), summary(analyze(model)));
-  assert.equal(analyzer.run().progress.typesExamined, 0);
-});
+test(
+  'the first run over a snapshot of many never-dispatched types examines at most the type budget; later runs reach the uncapped answer',
+  { timeout: 300_000 },
+  () => {
+    const n = 10_000;
+    const typeBudget = 1_000;
+    const model = manyTypesModel('never-dispatched-snapshot', n);
+    const analyzer = new Analyzer(model, { typeBudget, timeBudgetMs: Infinity });
+    let runs = 0;
+    const final = runUntilComplete(analyzer, 40, (u) => {
+      runs++;
+      assert.ok(scansOf(analyzer).never.examined <= typeBudget, `run ${runs}: ${scansOf(analyzer).never.examined} examined`);
+      assert.ok(scansOf(analyzer).unheard.examined <= typeBudget);
+      // Partial until every type was examined once.
+      if (runs * typeBudget < n) assert.equal(u.progress.partial, true);
+    });
+    assert.ok(runs >= n / typeBudget, `complete after ${runs} runs`);
+    assert.deepEqual(summary(final.warnings), summary(analyze(model)));
+    assert.equal(analyzer.run().progress.typesExamined, 0);
+  },
+);
 
 test('a subscription whose grace period ends with no record about its type is judged without a pass over every type', () => {
   const model = new Model();
@@ -84,11 +100,17 @@ test('a subscription whose grace period ends with no record about its type is ju
   s.into(model);
   const analyzer = new Analyzer(model, { timeBudgetMs: Infinity });
   let u = analyzer.run();
-  assert.deepEqual(u.warnings.filter((w) => w.kind === 'never-dispatched'), []);
+  assert.deepEqual(
+    u.warnings.filter((w) => w.kind === 'never-dispatched'),
+    [],
+  );
   // Time passes, nothing is recorded: the grace period of `level.loaded`'s subscription ends.
   model.advanceTime(model.now + 60_000);
   u = analyzer.run();
-  assert.deepEqual(u.added.map((w) => w.id), ['never-dispatched:1:level.loaded']);
+  assert.deepEqual(
+    u.added.map((w) => w.id),
+    ['never-dispatched:1:level.loaded'],
+  );
   assert.ok(u.progress.typesExamined <= 1, `examined ${u.progress.typesExamined}`);
 });
 
@@ -99,10 +121,16 @@ test('a typo stops being reported when its near miss loses its listeners, and a 
   s.dispatch({ type: 'enemy.kiled' });
   s.into(model);
   const analyzer = new Analyzer(model, { timeBudgetMs: Infinity });
-  assert.deepEqual(analyzer.run().warnings.map((w) => w.id), ['unheard-dispatch:1:enemy.kiled']);
+  assert.deepEqual(
+    analyzer.run().warnings.map((w) => w.id),
+    ['unheard-dispatch:1:enemy.kiled'],
+  );
   s.unsubscribe(1, 'dispose');
   s.into(model);
-  assert.deepEqual(analyzer.run().warnings.filter((w) => w.kind === 'unheard-dispatch'), []);
+  assert.deepEqual(
+    analyzer.run().warnings.filter((w) => w.kind === 'unheard-dispatch'),
+    [],
+  );
   // Listened to again, under another name close to it: the unchanged unheard type finds it.
   s.subscribe({ id: 2, type: 'enemy.killd', label: 'KillFeed' });
   s.into(model);
@@ -123,7 +151,10 @@ test('the model journals each changed type once between reads, and says when a r
   const cursor = model.readTypeChanges(0, (i) => seen.push(i));
   assert.deepEqual(seen.sort(), [0, 1]);
   const again: number[] = [];
-  assert.equal(model.readTypeChanges(cursor, (i) => again.push(i)), cursor);
+  assert.equal(
+    model.readTypeChanges(cursor, (i) => again.push(i)),
+    cursor,
+  );
   assert.deepEqual(again, []);
   s.dispatch({ type: 'c.d' });
   s.into(model);
@@ -134,9 +165,24 @@ test('the model journals each changed type once between reads, and says when a r
   // changes were dropped) is told to look at everything.
   let active = model.typeChangeCursor;
   for (let i = 0; i < 70_000; i++) {
-    model.applyRecord({ kind: 'dispatch', seq: 10 + i, bus: 1, type: 'c.d', start: model.now, duration: 0, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    model.applyRecord({
+      kind: 'dispatch',
+      seq: 10 + i,
+      bus: 1,
+      type: 'c.d',
+      start: model.now,
+      duration: 0,
+      delivered: 0,
+      consumedBy: 0,
+      depth: 0,
+      parentSeq: 0,
+      site: null,
+    });
     active = model.readTypeChanges(active, () => {});
   }
   assert.ok(active - model.typeChangeCursor === 0);
-  assert.equal(model.readTypeChanges(cursor, () => {}), -1);
+  assert.equal(
+    model.readTypeChanges(cursor, () => {}),
+    -1,
+  );
 });

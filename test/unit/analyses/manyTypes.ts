@@ -19,7 +19,24 @@ export type ManyTypesScenario =
    */
   | 'dense-near-misses';
 
-const WORDS = ['user', 'order', 'cart', 'item', 'player', 'enemy', 'health', 'session', 'payment', 'invoice', 'route', 'panel', 'socket', 'frame', 'level', 'score'];
+const WORDS = [
+  'user',
+  'order',
+  'cart',
+  'item',
+  'player',
+  'enemy',
+  'health',
+  'session',
+  'payment',
+  'invoice',
+  'route',
+  'panel',
+  'socket',
+  'frame',
+  'level',
+  'score',
+];
 const VERBS = ['updated', 'created', 'removed', 'changed', 'opened', 'closed', 'killed', 'spawned', 'loaded', 'saved', 'failed', 'started'];
 
 function randomName(next: () => number): string {
@@ -37,7 +54,19 @@ function ordinary(records: BusRecord[], firstSub: number, time: number): number 
     sub++;
   }
   // `enemy.kiled` dispatched, nobody listens: the one near miss the analyses must still find.
-  records.push({ kind: 'dispatch', seq: sub, bus: 1, type: 'enemy.kiled', start: time, duration: 0.01, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+  records.push({
+    kind: 'dispatch',
+    seq: sub,
+    bus: 1,
+    type: 'enemy.kiled',
+    start: time,
+    duration: 0.01,
+    delivered: 0,
+    consumedBy: 0,
+    depth: 0,
+    parentSeq: 0,
+    site: null,
+  });
   return sub + 1;
 }
 
@@ -72,7 +101,18 @@ export function manyTypesMessages(scenario: ManyTypesScenario, n: number, seed =
     case 'never-dispatched-snapshot': {
       const subs: SubscriptionSnapshot[] = [];
       for (let id = 0; id < n; id++) {
-        subs.push({ id: sub++, bus: 1, type: `user.${id}.updated`, priority: 0, label: null, owner: null, once: false, site: null, calls: 0, createdAt: TIME_ORIGIN + 5 });
+        subs.push({
+          id: sub++,
+          bus: 1,
+          type: `user.${id}.updated`,
+          priority: 0,
+          label: null,
+          owner: null,
+          once: false,
+          site: null,
+          calls: 0,
+          createdAt: TIME_ORIGIN + 5,
+        });
       }
       const snap = new StreamBuilder();
       snap.clock = 20;

@@ -25,10 +25,19 @@ test('unheard dispatch with a near-miss name that has listeners: likely typo', (
   assert.ok(w);
   assert.equal(w.severity, 'warning');
   assert.equal(w.evidence.unheard, 2);
-  assert.deepEqual(w.evidence.nearMisses.map((m) => [m.type, m.reason, m.listeners]), [['enemy.killed', 'edit-distance', 1]]);
+  assert.deepEqual(
+    w.evidence.nearMisses.map((m) => [m.type, m.reason, m.listeners]),
+    [['enemy.killed', 'edit-distance', 1]],
+  );
   assert.match(w.title, /did you mean "enemy\.killed"/);
-  assert.deepEqual(w.sites.map((x) => x.file), ['/app/script.ts', '/app/hud.ts']);
-  assert.deepEqual(w.subjects.types.map((t) => t.type), ['enemy.kiled', 'enemy.killed']);
+  assert.deepEqual(
+    w.sites.map((x) => x.file),
+    ['/app/script.ts', '/app/hud.ts'],
+  );
+  assert.deepEqual(
+    w.subjects.types.map((t) => t.type),
+    ['enemy.kiled', 'enemy.killed'],
+  );
 });
 
 test('unheard dispatch without a near miss: silent by default, info on request', () => {
@@ -47,7 +56,10 @@ test('unheard dispatch: the same name with listeners on another bus', () => {
   s.dispatch({ type: 'input.key', bus: 1 }).valueOf();
   s.into(model);
   const [w] = warningsOf(model, 'unheard-dispatch');
-  assert.deepEqual(w?.evidence.nearMisses.map((m) => [m.busName, m.reason]), [['ui', 'other-bus']]);
+  assert.deepEqual(
+    w?.evidence.nearMisses.map((m) => [m.busName, m.reason]),
+    [['ui', 'other-bus']],
+  );
 });
 
 test('unheard dispatch clears once the type is heard again', () => {
@@ -94,9 +106,15 @@ test('never dispatched: a near-miss name was dispatched instead (warning); dispa
   s.into(model);
   model.advanceTime(10_000);
   const all = warningsOf(model, 'never-dispatched');
-  assert.deepEqual(all.map((w) => w.subjects.types[0].type), ['enemy.kiled']);
+  assert.deepEqual(
+    all.map((w) => w.subjects.types[0].type),
+    ['enemy.kiled'],
+  );
   assert.equal(all[0].severity, 'warning');
-  assert.deepEqual(all[0].evidence.nearMisses.map((m) => m.type), ['enemy.killed']);
+  assert.deepEqual(
+    all[0].evidence.nearMisses.map((m) => m.type),
+    ['enemy.killed'],
+  );
 });
 
 test('never dispatched, late attach: a snapshot subscription whose type the probe saw dispatched is not reported', () => {
@@ -105,7 +123,10 @@ test('never dispatched, late attach: a snapshot subscription whose type the prob
   s.clock = 60_000;
   s.snapshot({
     buses: [{ id: 1, name: 'gameplay', createdAt: TIME_ORIGIN, subscriptions: 2 }],
-    types: [{ bus: 1, type: 'rare', listeners: 1, dispatches: 3 }, { bus: 1, type: 'never', listeners: 1, dispatches: 0 }],
+    types: [
+      { bus: 1, type: 'rare', listeners: 1, dispatches: 3 },
+      { bus: 1, type: 'never', listeners: 1, dispatches: 0 },
+    ],
     subscriptions: [
       { id: 1, bus: 1, type: 'rare', priority: 0, label: null, owner: null, once: false, site: null, calls: 0, createdAt: TIME_ORIGIN + 10 },
       { id: 2, bus: 1, type: 'never', priority: 0, label: null, owner: null, once: false, site: null, calls: 0, createdAt: TIME_ORIGIN + 10 },
@@ -115,7 +136,10 @@ test('never dispatched, late attach: a snapshot subscription whose type the prob
   model.advanceTime(61_000);
   assert.deepEqual(warningsOf(model, 'never-dispatched'), [], 'the grace period counts from attach');
   model.advanceTime(66_000);
-  assert.deepEqual(warningsOf(model, 'never-dispatched').map((w) => w.subjects.types[0].type), ['never']);
+  assert.deepEqual(
+    warningsOf(model, 'never-dispatched').map((w) => w.subjects.types[0].type),
+    ['never'],
+  );
 });
 
 test('never dispatched is still reported after the app disposed its buses (judged as at the end)', () => {

@@ -44,14 +44,20 @@ test('an event named with 65,536 capitals does not stall the analyses', { timeou
   s.subscribe({ id: 2, type: 'enemy.killed' });
   s.into(model);
   const warnings = new Analyzer(model).run().warnings;
-  assert.deepEqual(warnings.filter((w) => w.kind === 'unheard-dispatch').map((w) => w.subjects.types[1]?.type), ['enemy.killed']);
+  assert.deepEqual(
+    warnings.filter((w) => w.kind === 'unheard-dispatch').map((w) => w.subjects.types[1]?.type),
+    ['enemy.killed'],
+  );
 });
 
 test('the linear tokeniser splits exactly like the regular expressions did', () => {
   fc.assert(
-    fc.property(fc.array(nameChars, { maxLength: 24 }).map((cs) => cs.join('')), (name) => {
-      assert.deepEqual(nameTokens(name), regexTokens(name));
-    }),
+    fc.property(
+      fc.array(nameChars, { maxLength: 24 }).map((cs) => cs.join('')),
+      (name) => {
+        assert.deepEqual(nameTokens(name), regexTokens(name));
+      },
+    ),
     { numRuns: 2000 },
   );
 });
@@ -91,10 +97,16 @@ function naiveNearMisses(model: Model, kind: 'unheard-dispatch' | 'never-dispatc
         continue;
       }
       const m = pairRule(t.type, o.name);
-      if (m !== undefined) found.push({ type: o.name, score: Math.round((o.bus === t.bus ? m.score : m.score * 0.9) * 1000) / 1000, listeners: o.registeredCount });
+      if (m !== undefined)
+        found.push({ type: o.name, score: Math.round((o.bus === t.bus ? m.score : m.score * 0.9) * 1000) / 1000, listeners: o.registeredCount });
     }
     found.sort((a, b) => b.score - a.score || b.listeners - a.listeners || (a.type < b.type ? -1 : 1));
-    out.push(`${t.type} → ${found.slice(0, 3).map((f) => f.type).join(', ')}`);
+    out.push(
+      `${t.type} → ${found
+        .slice(0, 3)
+        .map((f) => f.type)
+        .join(', ')}`,
+    );
   }
   return out.sort();
 }
@@ -146,48 +158,64 @@ test('the indexed search finds the same near misses as comparing every pair', ()
   );
   // Pools larger than (2K + 1)³ go through the piece index rather than a plain scan.
   fc.assert(
-    fc.property(fc.array(fc.tuple(nameArb, fc.constantFrom('dispatch', 'subscribe', 'both'), fc.constantFrom(1, 2)), { minLength: 300, maxLength: 400 }), (events) => {
-      const model = new Model();
-      const s = new StreamBuilder().welcome();
-      s.busCreated(1, 'one', 0).busCreated(2, 'two', 0);
-      let id = 1;
-      for (const [name, what, bus] of events) {
-        if (what !== 'dispatch') s.subscribe({ id: id++, type: `${name}${id % 7}`, bus });
-        if (what !== 'subscribe') s.dispatch({ type: `${name}${id % 5}`, bus });
-      }
-      s.into(model);
-      model.advanceTime(model.now + 10_000);
-      const warnings = new Analyzer(model, { nearMissBudget: Infinity, timeBudgetMs: Infinity }).run().warnings;
-      for (const kind of ['unheard-dispatch', 'never-dispatched'] as const) assert.deepEqual(nearMissSummary(warnings, kind), naiveNearMisses(model, kind));
-    }),
+    fc.property(
+      fc.array(fc.tuple(nameArb, fc.constantFrom('dispatch', 'subscribe', 'both'), fc.constantFrom(1, 2)), { minLength: 300, maxLength: 400 }),
+      (events) => {
+        const model = new Model();
+        const s = new StreamBuilder().welcome();
+        s.busCreated(1, 'one', 0).busCreated(2, 'two', 0);
+        let id = 1;
+        for (const [name, what, bus] of events) {
+          if (what !== 'dispatch') s.subscribe({ id: id++, type: `${name}${id % 7}`, bus });
+          if (what !== 'subscribe') s.dispatch({ type: `${name}${id % 5}`, bus });
+        }
+        s.into(model);
+        model.advanceTime(model.now + 10_000);
+        const warnings = new Analyzer(model, { nearMissBudget: Infinity, timeBudgetMs: Infinity }).run().warnings;
+        for (const kind of ['unheard-dispatch', 'never-dispatched'] as const) assert.deepEqual(nearMissSummary(warnings, kind), naiveNearMisses(model, kind));
+      },
+    ),
     { numRuns: 8 },
   );
 });
 
-test('one run over 10,000 user.<id>.updated types does bounded work, then later runs finish the search and equal the uncapped answer', { timeout: 120_000 }, () => {
-  const model = manyTypesModel('user-updates', 10_000);
-  const budget = 5_000;
-  const analyzer = new Analyzer(model, { nearMissBudget: budget, timeBudgetMs: Infinity });
-  const first = analyzer.run();
-  assert.equal(first.progress.partial, true);
-  assert.ok(first.progress.work <= budget * 1.1, `work ${first.progress.work}`);
-  assert.ok(first.progress.typesChecked < first.progress.typesToCheck);
-  assert.equal(first.progress.typesToCheck, 10_001);
-  let runs = 1;
-  let update = first;
-  while (update.progress.partial) {
-    update = analyzer.run();
-    assert.ok(update.progress.work <= budget * 1.1, `work ${update.progress.work}`);
-    assert.ok(++runs < 50, 'the search finishes in a few runs');
-  }
-  assert.deepEqual(update.progress, { partial: false, typesToCheck: 10_001, typesChecked: 10_001, work: update.progress.work, typesExamined: update.progress.typesExamined });
-  assert.equal(analyzer.progress.partial, false);
-  const uncapped = analyze(model);
-  assert.deepEqual(update.warnings.map((w) => [w.id, w.title]), uncapped.map((w) => [w.id, w.title]));
-  // `enemy.kiled` → `enemy.killed`, found despite the cap; `user.<id>.updated` names an instance,
-  // not a typo of the listened-to `user.updated` (their id parts differ), so it is no near miss.
-  assert.deepEqual(nearMissSummary(update.warnings, 'unheard-dispatch'), ['enemy.kiled → enemy.killed']);
-});
+test(
+  'one run over 10,000 user.<id>.updated types does bounded work, then later runs finish the search and equal the uncapped answer',
+  { timeout: 120_000 },
+  () => {
+    const model = manyTypesModel('user-updates', 10_000);
+    const budget = 5_000;
+    const analyzer = new Analyzer(model, { nearMissBudget: budget, timeBudgetMs: Infinity });
+    const first = analyzer.run();
+    assert.equal(first.progress.partial, true);
+    assert.ok(first.progress.work <= budget * 1.1, `work ${first.progress.work}`);
+    assert.ok(first.progress.typesChecked < first.progress.typesToCheck);
+    assert.equal(first.progress.typesToCheck, 10_001);
+    let runs = 1;
+    let update = first;
+    while (update.progress.partial) {
+      update = analyzer.run();
+      assert.ok(update.progress.work <= budget * 1.1, `work ${update.progress.work}`);
+      assert.ok(++runs < 50, 'the search finishes in a few runs');
+    }
+    assert.deepEqual(update.progress, {
+      partial: false,
+      typesToCheck: 10_001,
+      typesChecked: 10_001,
+      work: update.progress.work,
+      typesExamined: update.progress.typesExamined,
+    });
+    assert.equal(analyzer.progress.partial, false);
+    const uncapped = analyze(model);
+    assert.deepEqual(
+      update.warnings.map((w) => [w.id, w.title]),
+      uncapped.map((w) => [w.id, w.title]),
+    );
+    // `enemy.kiled` → `enemy.killed`, found despite the cap; `user.<id>.updated` names an instance,
+    // not a typo of the listened-to `user.updated` (their id parts differ), so it is no near miss.
+    assert.deepEqual(nearMissSummary(update.warnings, 'unheard-dispatch'), ['enemy.kiled → enemy.killed']);
+  },
+);
 
 test('one run over 100,000 types (random names, half never dispatched) stays within the budget', { timeout: 300_000 }, () => {
   const model = manyTypesModel('random-names', 100_000);

@@ -28,7 +28,10 @@ test('model: one owner per owner id; look-alike descriptions stay apart; ids rea
     ['Enemy#1', 7, [4]],
     ['Enemy#1', 8, [5]],
   ]);
-  assert.deepEqual(buildSnapshot(model).subscriptions.map((s) => s.ownerId), [5, 5, 6, 7, 8]);
+  assert.deepEqual(
+    buildSnapshot(model).subscriptions.map((s) => s.ownerId),
+    [5, 5, 6, 7, 8],
+  );
   // A snapshot from the probe carries ids too.
   const late = new Model();
   new StreamBuilder()
@@ -107,9 +110,17 @@ test('owner gone, still registered: judged by owner id, counted per owner', () =
   // Without ids, "Enemy" may be any number of objects: not judged (as before).
   const legacy = new Model();
   const l = new StreamBuilder().welcome();
-  l.subscribe({ id: 11, type: 'combat.hit', owner: 'Enemy', site: HIT, time: 10 }).subscribe({ id: 12, type: 'player.moved', owner: 'Enemy', site: AI, time: 10 });
+  l.subscribe({ id: 11, type: 'combat.hit', owner: 'Enemy', site: HIT, time: 10 }).subscribe({
+    id: 12,
+    type: 'player.moved',
+    owner: 'Enemy',
+    site: AI,
+    time: 10,
+  });
   l.clock = 1000;
-  l.unsubscribe(11, 'dispose', 1, 1000).wait(2000).dispatch({ type: 'player.moved', handlers: [{ sub: 12 }] });
+  l.unsubscribe(11, 'dispose', 1, 1000)
+    .wait(2000)
+    .dispatch({ type: 'player.moved', handlers: [{ sub: 12 }] });
   l.into(legacy);
   assert.deepEqual(warningsOf(legacy, 'owner-gone-still-registered'), []);
 });
@@ -129,5 +140,9 @@ test('dead-owner listeners: owners listed once per owner id; owner-collected fin
   assert.deepEqual(w.evidence.owners, ['Tooltip (owner 101)', 'Tooltip (owner 102)']);
   const collected = [...model.owners.values()].find((o) => o.ownerId === 102);
   assert.equal(collected?.collectedAt, 10, 'owner 102 (still holding subscription 9) is marked collected');
-  assert.equal([...model.owners.values()].find((o) => o.ownerId === 101), undefined, 'owner 101 has nothing left: forgotten');
+  assert.equal(
+    [...model.owners.values()].find((o) => o.ownerId === 101),
+    undefined,
+    'owner 101 has nothing left: forgotten',
+  );
 });

@@ -41,7 +41,14 @@ function enemies(model: Model, opts: { killed: number[]; secondSiteLater?: boole
   for (let e = 1; e <= 3; e++) {
     const t = e * 10;
     s.subscribe({ id: e * 10 + 1, type: 'combat.hit', owner: `Enemy#${e}`, label: 'Enemy.onHit', site: HIT, time: t });
-    s.subscribe({ id: e * 10 + 2, type: 'player.moved', owner: `Enemy#${e}`, label: 'EnemyAI.trackPlayer', site: AI, time: opts.secondSiteLater ? t + 500 : t });
+    s.subscribe({
+      id: e * 10 + 2,
+      type: 'player.moved',
+      owner: `Enemy#${e}`,
+      label: 'EnemyAI.trackPlayer',
+      site: AI,
+      time: opts.secondSiteLater ? t + 500 : t,
+    });
   }
   s.clock = 1000;
   for (const e of opts.killed) s.unsubscribe(e * 10 + 1, opts.reason ?? 'dispose', 1, 1000);
@@ -69,7 +76,9 @@ test('owner gone, still registered: an owner disposed one subscription but kept 
 
 test('owner gone negatives: `once` endings, siblings made later, unidentifiable owners, full teardown', () => {
   const once = new Model();
-  enemies(once, { killed: [1], reason: 'once' }).wait(2000).into(once);
+  enemies(once, { killed: [1], reason: 'once' })
+    .wait(2000)
+    .into(once);
   once.advanceTime(5000);
   assert.deepEqual(warningsOf(once, 'owner-gone-still-registered'), []);
 

@@ -58,7 +58,10 @@ test('a consumer that never flushes while worker threads produce: a queue-growth
   assert.equal(w.evidence.flushes, 0);
   assert.deepEqual(w.evidence.topTypes, [{ type: 'work.done', enqueued: 3000 }]);
   assert.match(w.title, /3,?000 events wait in the queue of bus "results" and nothing flushes/);
-  assert.ok(w.sites.some((s) => s.file.endsWith('queueGrowth.test.ts')), 'the handler waiting for them is a site');
+  assert.ok(
+    w.sites.some((s) => s.file.endsWith('queueGrowth.test.ts')),
+    'the handler waiting for them is a site',
+  );
   // Below the staleness threshold it is not (yet) a warning.
   assert.deepEqual(warningsOf(model, 'queue-growth', { queueGrowth: { staleMs: 60_000 } }), []);
   bus.dispose();
@@ -81,7 +84,11 @@ test('producers that outrun the consumer: each flush with more to do is a queue-
   await recording.stop();
   const model = await modelOf(file);
   const ws = warningsOf(model, 'queue-growth');
-  assert.deepEqual(ws.map((w) => w.subjects.buses[0]), [bus.busId], 'the steady consumer is fine');
+  assert.deepEqual(
+    ws.map((w) => w.subjects.buses[0]),
+    [bus.busId],
+    'the steady consumer is fine',
+  );
   assert.equal(ws[0].evidence.pattern, 'outrun');
   assert.deepEqual(ws[0].evidence.recentFlushSizes, [800, 1200, 1600, 2400]);
   assert.match(ws[0].title, /Producers outrun the consumer of bus "input".*1200 → 1600 → 2400/);

@@ -68,74 +68,85 @@ function countWarningTableReads(model: Model): { reads: number } {
   return counter;
 }
 
-test('listener growth tests at most a floor of never-tested types per run once time is up, not all 10,000 in the first run, and finds every leak in later runs', { timeout: 600_000 }, () => {
-  const model = modelWithLeaks('random-names', 10_000);
-  const types = model.typeCount;
-  const counter = countWarningTableReads(model);
-  const analyzer = new Analyzer(model, { kinds: ['listener-growth'], clock: runawayClock() });
-  const updates: AnalysisUpdate[] = [];
-  const visits: number[] = [];
-  do {
+test(
+  'listener growth tests at most a floor of never-tested types per run once time is up, not all 10,000 in the first run, and finds every leak in later runs',
+  { timeout: 600_000 },
+  () => {
+    const model = modelWithLeaks('random-names', 10_000);
+    const types = model.typeCount;
+    const counter = countWarningTableReads(model);
+    const analyzer = new Analyzer(model, { kinds: ['listener-growth'], clock: runawayClock() });
+    const updates: AnalysisUpdate[] = [];
+    const visits: number[] = [];
+    do {
+      counter.reads = 0;
+      updates.push(analyzer.run());
+      visits.push(counter.reads);
+      assert.ok(updates.length <= 100, `still partial after ${updates.length} runs`);
+    } while (updates[updates.length - 1].progress.partial);
+    // Each run visits at most the run's floor plus its own minimum (and judges the few candidates);
+    // before, the first run visited every type.
+    const bound = RUN_FLOOR + MIN_CANDIDATE_OFFERS + 16;
+    assert.ok(Math.max(...visits) <= bound, `types visited per run: ${visits.join(', ')} (bound ${bound}, ${types} types)`);
+    assert.equal(updates[0].progress.partial, true);
+    assert.ok(updates[0].progress.typesToCheck > types - bound, `types to check after the first run: ${updates[0].progress.typesToCheck}`);
+    assert.ok(updates.length >= Math.floor(types / bound), `complete after ${updates.length} runs`);
+    // Once every type is taken in, an unchanged model's run judges only the candidates (the two leaks).
     counter.reads = 0;
-    updates.push(analyzer.run());
-    visits.push(counter.reads);
-    assert.ok(updates.length <= 100, `still partial after ${updates.length} runs`);
-  } while (updates[updates.length - 1].progress.partial);
-  // Each run visits at most the run's floor plus its own minimum (and judges the few candidates);
-  // before, the first run visited every type.
-  const bound = RUN_FLOOR + MIN_CANDIDATE_OFFERS + 16;
-  assert.ok(Math.max(...visits) <= bound, `types visited per run: ${visits.join(', ')} (bound ${bound}, ${types} types)`);
-  assert.equal(updates[0].progress.partial, true);
-  assert.ok(updates[0].progress.typesToCheck > types - bound, `types to check after the first run: ${updates[0].progress.typesToCheck}`);
-  assert.ok(updates.length >= Math.floor(types / bound), `complete after ${updates.length} runs`);
-  // Once every type is taken in, an unchanged model's run judges only the candidates (the two leaks).
-  counter.reads = 0;
-  analyzer.run();
-  assert.ok(counter.reads <= 2, `visits once complete: ${counter.reads}`);
-  // Nothing is lost: the leaks seen last are found, as by one uncapped run.
-  const last = updates[updates.length - 1];
-  assert.deepEqual(
-    last.warnings.map((w) => w.id),
-    ['listener-growth:1:hud.refresh', 'listener-growth:1:player.health'],
-  );
-  assert.deepEqual(summary(last.warnings), summary(analyze(model, { kinds: ['listener-growth'] })));
-});
+    analyzer.run();
+    assert.ok(counter.reads <= 2, `visits once complete: ${counter.reads}`);
+    // Nothing is lost: the leaks seen last are found, as by one uncapped run.
+    const last = updates[updates.length - 1];
+    assert.deepEqual(
+      last.warnings.map((w) => w.id),
+      ['listener-growth:1:hud.refresh', 'listener-growth:1:player.health'],
+    );
+    assert.deepEqual(summary(last.warnings), summary(analyze(model, { kinds: ['listener-growth'] })));
+  },
+);
 
 for (const scenario of ['random-names', 'never-dispatched-snapshot', 'user-updates'] as ManyTypesScenario[]) {
-  test(`${scenario}, 10,000 types: a run whose time is up from the start does its floor of work and a few units per part, and later runs reach the uncapped answer`, { timeout: 600_000 }, () => {
-    const model = modelWithLeaks(scenario, 10_000);
-    const analyzer = new Analyzer(model, { clock: runawayClock() });
-    const state = internals(analyzer);
-    // All that the budgeted parts may do past the deadline: the run's floor, then each part's own
-    // minimum (two scans, the search, two pools, families, listener growth), plus the clock's
-    // reading interval and the look-ups of the one search that crosses its limit: under 5,000
-    // units (a few milliseconds in cold code). Before, past the deadline, the pools alone took in
-    // 10,000 types and the scans examined 1,000.
-    const minimums = RUN_FLOOR + 2 * MIN_TYPES_PER_RUN + MIN_NEAR_MISS_WORK + 2 * MIN_POOL_OFFERS + MIN_FAMILIES_PER_RUN + MIN_CANDIDATE_OFFERS;
-    const bound = 5_000;
-    assert.ok(minimums + 200 <= bound, `the floor and minimums add up to ${minimums}`);
-    const updates: AnalysisUpdate[] = [];
-    let pools = 0;
-    do {
-      const update = analyzer.run();
-      updates.push(update);
-      const poolsNow = state.nearMisses.poolSize('listened') + state.nearMisses.poolSize('dispatched');
-      // Pool members are a lower bound on the types offered to the pools.
-      const work = update.progress.typesExamined + update.progress.work + state.families.progress.computed + (poolsNow - pools);
-      pools = poolsNow;
-      assert.ok(work <= bound, `run ${updates.length}: ${work} units (examined ${update.progress.typesExamined}, search ${update.progress.work}, families ${state.families.progress.computed}); bound ${bound}`);
-      assert.ok(updates.length <= 2000, `still partial after ${updates.length} runs`);
-    } while (updates[updates.length - 1].progress.partial);
-    assert.equal(updates[0].progress.partial, true);
-    const last = updates[updates.length - 1];
-    assert.equal(last.progress.typesChecked, last.progress.typesToCheck);
-    // Every finding of one uncapped run, the leaks seen last and the typo among them.
-    const uncapped = analyze(model);
-    assert.deepEqual(summary(last.warnings), summary(uncapped));
-    const ids = last.warnings.map((w) => w.id);
-    assert.ok(ids.includes('listener-growth:1:hud.refresh') && ids.includes('listener-growth:1:player.health'), ids.join());
-    assert.ok(ids.includes('unheard-dispatch:1:enemy.kiled'), ids.join());
-  });
+  test(
+    `${scenario}, 10,000 types: a run whose time is up from the start does its floor of work and a few units per part, and later runs reach the uncapped answer`,
+    { timeout: 600_000 },
+    () => {
+      const model = modelWithLeaks(scenario, 10_000);
+      const analyzer = new Analyzer(model, { clock: runawayClock() });
+      const state = internals(analyzer);
+      // All that the budgeted parts may do past the deadline: the run's floor, then each part's own
+      // minimum (two scans, the search, two pools, families, listener growth), plus the clock's
+      // reading interval and the look-ups of the one search that crosses its limit: under 5,000
+      // units (a few milliseconds in cold code). Before, past the deadline, the pools alone took in
+      // 10,000 types and the scans examined 1,000.
+      const minimums = RUN_FLOOR + 2 * MIN_TYPES_PER_RUN + MIN_NEAR_MISS_WORK + 2 * MIN_POOL_OFFERS + MIN_FAMILIES_PER_RUN + MIN_CANDIDATE_OFFERS;
+      const bound = 5_000;
+      assert.ok(minimums + 200 <= bound, `the floor and minimums add up to ${minimums}`);
+      const updates: AnalysisUpdate[] = [];
+      let pools = 0;
+      do {
+        const update = analyzer.run();
+        updates.push(update);
+        const poolsNow = state.nearMisses.poolSize('listened') + state.nearMisses.poolSize('dispatched');
+        // Pool members are a lower bound on the types offered to the pools.
+        const work = update.progress.typesExamined + update.progress.work + state.families.progress.computed + (poolsNow - pools);
+        pools = poolsNow;
+        assert.ok(
+          work <= bound,
+          `run ${updates.length}: ${work} units (examined ${update.progress.typesExamined}, search ${update.progress.work}, families ${state.families.progress.computed}); bound ${bound}`,
+        );
+        assert.ok(updates.length <= 2000, `still partial after ${updates.length} runs`);
+      } while (updates[updates.length - 1].progress.partial);
+      assert.equal(updates[0].progress.partial, true);
+      const last = updates[updates.length - 1];
+      assert.equal(last.progress.typesChecked, last.progress.typesToCheck);
+      // Every finding of one uncapped run, the leaks seen last and the typo among them.
+      const uncapped = analyze(model);
+      assert.deepEqual(summary(last.warnings), summary(uncapped));
+      const ids = last.warnings.map((w) => w.id);
+      assert.ok(ids.includes('listener-growth:1:hud.refresh') && ids.includes('listener-growth:1:player.health'), ids.join());
+      assert.ok(ids.includes('unheard-dispatch:1:enemy.kiled'), ids.join());
+    },
+  );
 }
 
 test("the types the pools take in before the first search are kept: the first run's thresholds are set before the pools fill", () => {
@@ -166,8 +177,16 @@ test('new thresholds take every type in again without dropping the listener-grow
   do {
     update = analyzer.run();
     runs++;
-    assert.deepEqual(update.removed.map((w) => w.id), [], `run ${runs} after reconfiguring`);
-    assert.deepEqual(update.warnings.map((w) => w.id), ids, `run ${runs} after reconfiguring`);
+    assert.deepEqual(
+      update.removed.map((w) => w.id),
+      [],
+      `run ${runs} after reconfiguring`,
+    );
+    assert.deepEqual(
+      update.warnings.map((w) => w.id),
+      ids,
+      `run ${runs} after reconfiguring`,
+    );
     assert.ok(runs <= 100);
   } while (update.progress.partial);
   assert.ok(runs > 1, 'taking the types in again took more than one run');

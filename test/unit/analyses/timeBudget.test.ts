@@ -26,34 +26,38 @@ function tickingClock(): () => number {
 }
 
 for (const scenario of ['user-updates', 'never-dispatched-snapshot', 'random-names'] as ManyTypesScenario[]) {
-  test(`${scenario}, 10,000 types: a run stops when its time is up, after a minimum of work, and later runs reach the uncapped answer`, { timeout: 600_000 }, () => {
-    const n = 10_000;
-    const model = manyTypesModel(scenario, n);
-    const analyzer = new Analyzer(model, { timeBudgetMs: 20, clock: tickingClock() });
-    const updates: AnalysisUpdate[] = [analyzer.run()];
-    const first = updates[0];
-    // The work budgets would let the first run examine 2 × 10,000 types and spend 10,000 units on
-    // the search; out of time, it examined a few more than the minimum per scan and carried the rest.
-    assert.equal(first.progress.partial, true);
-    assert.ok(first.progress.typesExamined >= MIN_TYPES_PER_RUN, `examined ${first.progress.typesExamined}`);
-    assert.ok(first.progress.typesExamined < DEFAULT_TYPE_BUDGET / 4, `examined ${first.progress.typesExamined}`);
-    assert.ok(first.progress.work < DEFAULT_NEAR_MISS_BUDGET / 2, `near-miss work ${first.progress.work}`);
-    assert.ok(first.progress.typesToCheck >= n, `types to check ${first.progress.typesToCheck}`);
-    // Every run moves on (the minimum of work is done whatever the clock says: types examined,
-    // names compared, or, last, name families worked out), until complete.
-    let last = first;
-    while (last.progress.partial) {
-      last = analyzer.run();
-      updates.push(last);
-      assert.ok(last.progress.typesExamined > 0 || last.progress.work > 0 || familiesOf(analyzer).progress.computed > 0, `run ${updates.length} did nothing`);
-      assert.ok(updates.length <= 400, `still partial after ${updates.length} runs`);
-    }
-    assert.ok(updates.length > 2, `complete after ${updates.length} runs`);
-    assert.equal(last.progress.typesChecked, last.progress.typesToCheck);
-    assert.deepEqual(summary(last.warnings), summary(analyze(model)));
-    // Once complete, an unchanged model's run examines nothing.
-    assert.equal(analyzer.run().progress.typesExamined, 0);
-  });
+  test(
+    `${scenario}, 10,000 types: a run stops when its time is up, after a minimum of work, and later runs reach the uncapped answer`,
+    { timeout: 600_000 },
+    () => {
+      const n = 10_000;
+      const model = manyTypesModel(scenario, n);
+      const analyzer = new Analyzer(model, { timeBudgetMs: 20, clock: tickingClock() });
+      const updates: AnalysisUpdate[] = [analyzer.run()];
+      const first = updates[0];
+      // The work budgets would let the first run examine 2 × 10,000 types and spend 10,000 units on
+      // the search; out of time, it examined a few more than the minimum per scan and carried the rest.
+      assert.equal(first.progress.partial, true);
+      assert.ok(first.progress.typesExamined >= MIN_TYPES_PER_RUN, `examined ${first.progress.typesExamined}`);
+      assert.ok(first.progress.typesExamined < DEFAULT_TYPE_BUDGET / 4, `examined ${first.progress.typesExamined}`);
+      assert.ok(first.progress.work < DEFAULT_NEAR_MISS_BUDGET / 2, `near-miss work ${first.progress.work}`);
+      assert.ok(first.progress.typesToCheck >= n, `types to check ${first.progress.typesToCheck}`);
+      // Every run moves on (the minimum of work is done whatever the clock says: types examined,
+      // names compared, or, last, name families worked out), until complete.
+      let last = first;
+      while (last.progress.partial) {
+        last = analyzer.run();
+        updates.push(last);
+        assert.ok(last.progress.typesExamined > 0 || last.progress.work > 0 || familiesOf(analyzer).progress.computed > 0, `run ${updates.length} did nothing`);
+        assert.ok(updates.length <= 400, `still partial after ${updates.length} runs`);
+      }
+      assert.ok(updates.length > 2, `complete after ${updates.length} runs`);
+      assert.equal(last.progress.typesChecked, last.progress.typesToCheck);
+      assert.deepEqual(summary(last.warnings), summary(analyze(model)));
+      // Once complete, an unchanged model's run examines nothing.
+      assert.equal(analyzer.run().progress.typesExamined, 0);
+    },
+  );
 }
 
 test("a run judges whether a bus is a library's once, not once per type examined (never-dispatched too)", () => {
@@ -93,25 +97,29 @@ test("a run judges whether a bus is a library's once, not once per type examined
   }
 });
 
-test('the near-miss pools take in the types up to the deadline (after a minimum) and the rest in later runs, reaching the uncapped answer', { timeout: 600_000 }, () => {
-  // Offering every type to the pools was a pass over the whole model in the first run, outside any budget.
-  const model = manyTypesModel('random-names', 20_000);
-  const listened = model.allTypes().filter((t) => !t.isWildcard && t.registeredCount > 0).length;
-  const analyzer = new Analyzer(model, { timeBudgetMs: 20, clock: tickingClock() });
-  const search = (analyzer as unknown as { state: { nearMisses: { poolSize(kind: 'listened'): number } } }).state;
-  const sizes: number[] = [];
-  let update = analyzer.run();
-  sizes.push(search.nearMisses.poolSize('listened'));
-  assert.ok(sizes[0] >= MIN_POOL_OFFERS / 4 && sizes[0] < listened, `pool of ${sizes[0]} of ${listened} after the first run`);
-  assert.equal(update.progress.partial, true);
-  while (update.progress.partial) {
-    update = analyzer.run();
+test(
+  'the near-miss pools take in the types up to the deadline (after a minimum) and the rest in later runs, reaching the uncapped answer',
+  { timeout: 600_000 },
+  () => {
+    // Offering every type to the pools was a pass over the whole model in the first run, outside any budget.
+    const model = manyTypesModel('random-names', 20_000);
+    const listened = model.allTypes().filter((t) => !t.isWildcard && t.registeredCount > 0).length;
+    const analyzer = new Analyzer(model, { timeBudgetMs: 20, clock: tickingClock() });
+    const search = (analyzer as unknown as { state: { nearMisses: { poolSize(kind: 'listened'): number } } }).state;
+    const sizes: number[] = [];
+    let update = analyzer.run();
     sizes.push(search.nearMisses.poolSize('listened'));
-    assert.ok(sizes.length <= 400, `still partial after ${sizes.length} runs`);
-  }
-  assert.equal(sizes[sizes.length - 1], listened);
-  assert.deepEqual(summary(update.warnings), summary(analyze(model)));
-});
+    assert.ok(sizes[0] >= MIN_POOL_OFFERS / 4 && sizes[0] < listened, `pool of ${sizes[0]} of ${listened} after the first run`);
+    assert.equal(update.progress.partial, true);
+    while (update.progress.partial) {
+      update = analyzer.run();
+      sizes.push(search.nearMisses.poolSize('listened'));
+      assert.ok(sizes.length <= 400, `still partial after ${sizes.length} runs`);
+    }
+    assert.equal(sizes[sizes.length - 1], listened);
+    assert.deepEqual(summary(update.warnings), summary(analyze(model)));
+  },
+);
 
 test('a kept library verdict is judged again when the bus changes, whichever kinds run', () => {
   // Only never-dispatched runs: the analyzer drops the verdicts of changed buses, not unheard-dispatch.
@@ -130,7 +138,10 @@ test('a kept library verdict is judged again when the bus changes, whichever kin
   more.subscribe({ id: 4, bus: 2, type: 'ready', site: app, time: more.clock });
   more.into(model);
   model.advanceTime(model.now + 60_000);
-  assert.deepEqual(analyzer.run().warnings.map((w) => w.id), ['never-dispatched:2:ready']);
+  assert.deepEqual(
+    analyzer.run().warnings.map((w) => w.id),
+    ['never-dispatched:2:ready'],
+  );
 });
 
 test('a small app is analysed completely in one run, however slow that run is', () => {

@@ -46,7 +46,11 @@ for (const n of [10_000, 100_000]) {
         // The near miss enemy.kiled → enemy.killed is not lost among the many, from the first run
         // (in the snapshot scenario enemy.killed is listened to after the snapshot's many types, so
         // it is found once those are indexed: the completion tests below check that).
-        if (scenario !== 'never-dispatched-snapshot') assert.ok(update.warnings.some((w) => w.id === 'unheard-dispatch:1:enemy.kiled'), `run ${run}: enemy.kiled`);
+        if (scenario !== 'never-dispatched-snapshot')
+          assert.ok(
+            update.warnings.some((w) => w.id === 'unheard-dispatch:1:enemy.kiled'),
+            `run ${run}: enemy.kiled`,
+          );
       }
     });
   }
@@ -77,7 +81,24 @@ test('10,000 subscribed, never-dispatched user.<id>.updated types are one warnin
   // (the same id), where `user.updated` (dispatched too) names no instance and is no near miss.
   const model = new Model();
   for (const m of manyTypesMessages('never-dispatched-snapshot', 10_000)) model.apply(m);
-  model.apply({ type: 'records', records: [{ kind: 'dispatch', seq: 99_999, bus: 1, type: 'user.3.update', start: 30, duration: 0.01, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null }] });
+  model.apply({
+    type: 'records',
+    records: [
+      {
+        kind: 'dispatch',
+        seq: 99_999,
+        bus: 1,
+        type: 'user.3.update',
+        start: 30,
+        duration: 0.01,
+        delivered: 0,
+        consumedBy: 0,
+        depth: 0,
+        parentSeq: 0,
+        site: null,
+      },
+    ],
+  });
   model.advanceTime(model.now + 10_000);
   const warnings = analyze(model).filter((w) => w.kind === 'never-dispatched');
   assert.equal(warnings.length, 1);
@@ -88,10 +109,21 @@ test('10,000 subscribed, never-dispatched user.<id>.updated types are one warnin
   // The likely typo comes first.
   assert.equal(w.severity, 'warning');
   assert.match(w.explanation, /e\.g\. subscription #\d+ waits for "user\.3\.updated"\. But "user\.3\.update" was dispatched 1 time/);
-  assert.deepEqual(w.evidence.group, { by: 'family', pattern: 'user.#.updated', types: 10_000, examples: ['user.3.updated', 'user.0.updated', 'user.1.updated', 'user.2.updated', 'user.4.updated'] });
+  assert.deepEqual(w.evidence.group, {
+    by: 'family',
+    pattern: 'user.#.updated',
+    types: 10_000,
+    examples: ['user.3.updated', 'user.0.updated', 'user.1.updated', 'user.2.updated', 'user.4.updated'],
+  });
   assert.equal(w.evidence.subscriptions, 10_000);
-  assert.deepEqual(w.evidence.nearMisses.map((m) => m.type), ['user.3.update']);
-  assert.deepEqual(w.subjects.types.map((t) => t.type), w.evidence.group?.examples);
+  assert.deepEqual(
+    w.evidence.nearMisses.map((m) => m.type),
+    ['user.3.update'],
+  );
+  assert.deepEqual(
+    w.subjects.types.map((t) => t.type),
+    w.evidence.group?.examples,
+  );
   assert.equal(w.subjects.subscriptions.length, 50);
 });
 
@@ -109,16 +141,24 @@ function neverDispatchedModel(names: readonly string[]): Model {
 test(`a family below ${FAMILY_WARNING_MIN} findings keeps one warning per type; at ${FAMILY_WARNING_MIN} it is one`, () => {
   const few = Array.from({ length: FAMILY_WARNING_MIN - 1 }, (_, i) => `cart.${i}.saved`);
   assert.deepEqual(
-    analyze(neverDispatchedModel(few)).map((w) => w.id).sort(),
+    analyze(neverDispatchedModel(few))
+      .map((w) => w.id)
+      .sort(),
     few.map((t) => `never-dispatched:1:${t}`).sort(),
   );
   const enough = [...few, `cart.${FAMILY_WARNING_MIN}.saved`];
   const ws = analyze(neverDispatchedModel(enough));
-  assert.deepEqual(ws.map((w) => [w.id, w.severity, w.title]), [['never-dispatched/family:1:cart.#.saved', 'info', `${FAMILY_WARNING_MIN} types of the family "cart.#.saved" are subscribed but never dispatched`]]);
+  assert.deepEqual(
+    ws.map((w) => [w.id, w.severity, w.title]),
+    [['never-dispatched/family:1:cart.#.saved', 'info', `${FAMILY_WARNING_MIN} types of the family "cart.#.saved" are subscribed but never dispatched`]],
+  );
 });
 
 test(`beyond ${INDIVIDUAL_WARNING_CAP} warnings of one kind on a bus, the rest are one "N more" warning`, () => {
-  const names = Array.from({ length: INDIVIDUAL_WARNING_CAP + 50 }, (_, i) => `topic${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}.opened`);
+  const names = Array.from(
+    { length: INDIVIDUAL_WARNING_CAP + 50 },
+    (_, i) => `topic${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}.opened`,
+  );
   const ws = analyze(neverDispatchedModel(names));
   assert.equal(ws.length, INDIVIDUAL_WARNING_CAP + 1);
   const more = ws.find((w) => w.id === 'never-dispatched/more:1');
@@ -139,7 +179,10 @@ test('a family of unheard dispatches with near misses is one warning naming an e
   }
   s.into(model);
   const ws = analyze(model);
-  assert.deepEqual(ws.map((w) => w.id), ['unheard-dispatch/family:1:user.#.updated']);
+  assert.deepEqual(
+    ws.map((w) => w.id),
+    ['unheard-dispatch/family:1:user.#.updated'],
+  );
   const w = ws[0];
   assert.ok(w.kind === 'unheard-dispatch');
   assert.equal(w.severity, 'warning');

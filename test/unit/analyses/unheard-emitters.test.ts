@@ -25,7 +25,9 @@ test("Node's own emits with no listener: the same name listened to on another em
   // The app's request (its `response` listener is the app's) emits `close` and `finish`; nobody listens.
   s.busCreated(1, 'ClientRequest#3', 0).subscribe({ id: 1, bus: 1, type: 'response', label: 'onResponse', site: APP, time: 0 });
   // Node's socket listens to `close` and `finish`, the app's response stream to `close`.
-  s.busCreated(2, 'Socket#2', 0).subscribe({ id: 2, bus: 2, type: 'close', site: NET, time: 0 }).subscribe({ id: 3, bus: 2, type: 'finish', site: NET, time: 0 });
+  s.busCreated(2, 'Socket#2', 0)
+    .subscribe({ id: 2, bus: 2, type: 'close', site: NET, time: 0 })
+    .subscribe({ id: 3, bus: 2, type: 'finish', site: NET, time: 0 });
   s.busCreated(3, 'IncomingMessage#4', 0).subscribe({ id: 4, bus: 3, type: 'close', label: 'onClose', site: APP, time: 0 });
   for (let i = 0; i < 5; i++) {
     s.dispatch({ bus: 1, type: 'close', start: 10 + i });
@@ -40,7 +42,9 @@ test("Node's own emits with no listener: the same name listened to on another em
 test('a library emitter (listeners from node internals or node_modules) is never reported, near miss or not', () => {
   const model = new Model();
   const s = new StreamBuilder().welcome();
-  s.busCreated(1, 'Agent#1', 0).subscribe({ id: 1, bus: 1, type: 'free', site: AGENT, time: 0 }).subscribe({ id: 2, bus: 1, type: 'timeout', site: AGENT, time: 0 });
+  s.busCreated(1, 'Agent#1', 0)
+    .subscribe({ id: 1, bus: 1, type: 'free', site: AGENT, time: 0 })
+    .subscribe({ id: 2, bus: 1, type: 'timeout', site: AGENT, time: 0 });
   s.busCreated(2, 'Client#1', 0).subscribe({ id: 3, bus: 2, type: 'notice', site: LIB, time: 0 });
   s.dispatch({ bus: 1, type: 'frees', start: 5 });
   s.dispatch({ bus: 2, type: 'notices', start: 6 });
@@ -91,5 +95,8 @@ test("a library bus's verdict, kept between runs, is judged again once the app s
   more.clock = 10;
   more.subscribe({ id: 4, bus: 2, type: 'notice', site: APP, time: 10 }).dispatch({ bus: 2, type: 'notices', start: 11 });
   more.into(model);
-  assert.deepEqual(analyzer.run().warnings.map((w) => w.id), ['unheard-dispatch:2:notices']);
+  assert.deepEqual(
+    analyzer.run().warnings.map((w) => w.id),
+    ['unheard-dispatch:2:notices'],
+  );
 });

@@ -44,7 +44,9 @@ async function bundle(names: string): Promise<{ inputs: string[]; gzipped: numbe
     plugins: [spy],
   });
   const out = Object.values(result.metafile.outputs)[0];
-  const inputs = Object.entries(out.inputs).filter(([, v]) => v.bytesInOutput > 0).map(([f]) => f);
+  const inputs = Object.entries(out.inputs)
+    .filter(([, v]) => v.bytesInOutput > 0)
+    .map(([f]) => f);
   const code = result.outputFiles[0].contents;
   return { inputs, gzipped: gzipSync(code, { level: 9 }).length, minified: code.length, nodeImports };
 }
@@ -54,7 +56,10 @@ test('bus + recorder + transport (connect, EventBus): minified and gzipped withi
   assert.deepEqual(b.nodeImports, []);
   // It is the real thing: the bus, the recorder core, the protocol encoder and the transport.
   for (const part of ['bus/event-bus.ts', 'recorder/recorder-core.ts', 'recorder/ring-encoder.ts', 'protocol/record-writer.ts', 'browser/page-link.ts']) {
-    assert.ok(b.inputs.some((f) => f.endsWith(part)), `${part} in the bundle`);
+    assert.ok(
+      b.inputs.some((f) => f.endsWith(part)),
+      `${part} in the bundle`,
+    );
   }
   // The emitter adapters are left out when the page does not import watch.
   const adapters = b.inputs.filter((f) => /emitters\/(dom-event-target|mitt|nanoevents|watch-core)\.ts$/.test(f));
@@ -74,7 +79,10 @@ test('watch adds the EventTarget, mitt and nanoevents adapters, and still no Nod
   const b = await bundle('connect, watch, EventBus');
   assert.deepEqual(b.nodeImports, []);
   for (const part of ['emitters/dom-event-target.ts', 'emitters/mitt.ts', 'emitters/nanoevents.ts', 'emitters/emitter-bus.ts']) {
-    assert.ok(b.inputs.some((f) => f.endsWith(part)), `${part} in the bundle`);
+    assert.ok(
+      b.inputs.some((f) => f.endsWith(part)),
+      `${part} in the bundle`,
+    );
   }
   assert.ok(!b.inputs.some((f) => f.endsWith('emitters/node-emitter.ts') || f.endsWith('emitters/event-target.ts')), 'Node-only adapters left out');
   console.log(`busscope-probe/browser (connect, watch, EventBus): ${b.minified} B minified, ${b.gzipped} B gzipped`);

@@ -5,9 +5,19 @@ import { test } from 'node:test';
 import { DEFAULT_ALLOWED_ORIGINS, checkOriginPattern, isAllowedOrigin, isLoopbackHostHeader } from '../../../extension/src/browserApps/origin';
 import { connectSnippet, readExtraOrigins } from '../../../extension/src/browserApps/snippet';
 
-test('Host must be localhost, 127.0.0.1 or [::1] with the server\'s own port', () => {
+test("Host must be localhost, 127.0.0.1 or [::1] with the server's own port", () => {
   for (const host of ['localhost:4100', '127.0.0.1:4100', '[::1]:4100', 'LOCALHOST:4100']) assert.equal(isLoopbackHostHeader(host, 4100), true, host);
-  for (const host of [undefined, '', 'localhost', 'localhost:4101', 'evil.example:4100', '127.0.0.2:4100', 'localhost.evil.example:4100', '[::2]:4100', '127.0.0.1:4100@evil']) {
+  for (const host of [
+    undefined,
+    '',
+    'localhost',
+    'localhost:4101',
+    'evil.example:4100',
+    '127.0.0.2:4100',
+    'localhost.evil.example:4100',
+    '[::2]:4100',
+    '127.0.0.1:4100@evil',
+  ]) {
     assert.equal(isLoopbackHostHeader(host, 4100), false, String(host));
   }
 });
@@ -16,7 +26,16 @@ test('the default allowlist takes pages served from this machine on any port, no
   for (const origin of ['http://localhost:5173', 'https://localhost:8443', 'http://127.0.0.1:3000', 'http://localhost']) {
     assert.equal(isAllowedOrigin(origin, DEFAULT_ALLOWED_ORIGINS), true, origin);
   }
-  for (const origin of [undefined, '', 'null', 'https://evil.example', 'http://localhost.evil.example:5173', 'file://', 'http://[::1]:5173', 'http://localhost:5173/path']) {
+  for (const origin of [
+    undefined,
+    '',
+    'null',
+    'https://evil.example',
+    'http://localhost.evil.example:5173',
+    'file://',
+    'http://[::1]:5173',
+    'http://localhost:5173/path',
+  ]) {
     assert.equal(isAllowedOrigin(origin, DEFAULT_ALLOWED_ORIGINS), false, String(origin));
   }
 });

@@ -62,11 +62,7 @@ test('unsubscribing later handlers from a handler: delivered and calls count onl
 test('consumption stops the count too: handlers after the consumer are not counted, in this or later dispatches', () => {
   const bus = new EventBus<Events>();
   let consume = true;
-  const subs = [
-    bus.subscribe('tick', () => {}),
-    bus.subscribe('tick', () => consume),
-    bus.subscribe('tick', () => {}),
-  ];
+  const subs = [bus.subscribe('tick', () => {}), bus.subscribe('tick', () => consume), bus.subscribe('tick', () => {})];
   const r = bus.dispatch('tick');
   assert.deepEqual(r, { delivered: 2, consumed: true, consumedBy: subs[1].id });
   assert.deepEqual(callsById(bus, subs), [1, 1, 0]);

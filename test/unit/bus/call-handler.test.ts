@@ -42,11 +42,15 @@ test('handlers run inside callHandler, once each, with payload, ctx and the cons
   try {
     const bus = new EventBus<Events>({ name: 'scoped' });
     const seen: number[] = [];
-    bus.subscribe('tick', (n, ctx) => {
-      seen.push(n, depth);
-      assert.equal(ctx.type, 'tick');
-      return n === 2; // consumes the second dispatch
-    }, { label: 'A', priority: 1 });
+    bus.subscribe(
+      'tick',
+      (n, ctx) => {
+        seen.push(n, depth);
+        assert.equal(ctx.type, 'tick');
+        return n === 2; // consumes the second dispatch
+      },
+      { label: 'A', priority: 1 },
+    );
     bus.subscribe('tick', (n) => void seen.push(-n), { label: 'B' });
     assert.equal(bus.dispatch('tick', 1).delivered, 2);
     const r = bus.dispatch('tick', 2);
@@ -93,9 +97,13 @@ test('a throwing handler inside callHandler is an ordinary handler error', () =>
     const errors: unknown[] = [];
     const bus = new EventBus<Events>({ name: 'throws', onError: (e) => errors.push(e) });
     let after = 0;
-    bus.subscribe('tick', () => {
-      throw new Error('handler bug');
-    }, { priority: 1 });
+    bus.subscribe(
+      'tick',
+      () => {
+        throw new Error('handler bug');
+      },
+      { priority: 1 },
+    );
     bus.subscribe('tick', () => void after++);
     assert.equal(bus.dispatch('tick', 1).delivered, 2);
     assert.equal(after, 1);

@@ -49,4 +49,3 @@ export function scenario(): unknown[] {
   }
   return out;
 }
-

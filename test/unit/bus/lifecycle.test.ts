@@ -81,7 +81,7 @@ test('unsubscribe(subscription) and unsubscribe(id) return whether something was
   assert.equal(bus.listenerCount(), 0);
 });
 
-test("unsubscribe on another bus leaves the subscription alone", () => {
+test('unsubscribe on another bus leaves the subscription alone', () => {
   const one = new EventBus<Events>();
   const two = new EventBus<Events>();
   const sub = one.subscribe('tick', () => {});
@@ -130,9 +130,13 @@ test('aborting the signal unsubscribes', () => {
   const bus = new EventBus<Events>();
   const controller = new AbortController();
   let calls = 0;
-  const sub = bus.subscribe('tick', () => {
-    calls++;
-  }, { signal: controller.signal });
+  const sub = bus.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { signal: controller.signal },
+  );
   bus.dispatch('tick');
   controller.abort();
   bus.dispatch('tick');
@@ -150,15 +154,22 @@ test('one signal can end many subscriptions at once', () => {
     bus.subscribe('*', () => {}, { signal: controller.signal }),
   ];
   controller.abort();
-  assert.deepEqual(subs.map((s) => s.active), [false, false, false]);
+  assert.deepEqual(
+    subs.map((s) => s.active),
+    [false, false, false],
+  );
 });
 
 test('an already aborted signal subscribes nothing and returns an inactive subscription', () => {
   const bus = new EventBus<Events>();
   let calls = 0;
-  const sub = bus.subscribe('tick', () => {
-    calls++;
-  }, { signal: AbortSignal.abort() });
+  const sub = bus.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { signal: AbortSignal.abort() },
+  );
   assert.equal(sub.active, false);
   assert.ok(sub.id > 0);
   assert.equal(bus.listenerCount(), 0);
@@ -213,7 +224,10 @@ test('clear() removes every subscription, including wildcard ones, and the bus s
   const subs = [bus.subscribe('open', () => {}), bus.subscribe('tick', () => {}), bus.subscribe('*', () => {})];
   bus.clear();
   assert.equal(bus.listenerCount(), 0);
-  assert.deepEqual(subs.map((s) => s.active), [false, false, false]);
+  assert.deepEqual(
+    subs.map((s) => s.active),
+    [false, false, false],
+  );
   assert.equal(bus.dispatch('tick').delivered, 0);
   bus.subscribe('tick', () => {});
   assert.equal(bus.dispatch('tick').delivered, 1);
@@ -259,8 +273,14 @@ test('subscriptions(type) lists only that type', () => {
   const a = bus.subscribe('open', () => {});
   bus.subscribe('close', () => {});
   const star = bus.subscribe('*', () => {});
-  assert.deepEqual(bus.subscriptions('open').map((s) => s.id), [a.id]);
-  assert.deepEqual(bus.subscriptions('*').map((s) => s.id), [star.id]);
+  assert.deepEqual(
+    bus.subscriptions('open').map((s) => s.id),
+    [a.id],
+  );
+  assert.deepEqual(
+    bus.subscriptions('*').map((s) => s.id),
+    [star.id],
+  );
   assert.deepEqual(bus.subscriptions('tick'), []);
 });
 
@@ -309,9 +329,13 @@ test('a disposed bus counts as a dead owner', () => {
   const parent = new EventBus<Events>({ name: 'parent' });
   const child = new EventBus<Events>({ name: 'child' });
   let calls = 0;
-  parent.subscribe('tick', () => {
-    calls++;
-  }, { owner: child });
+  parent.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { owner: child },
+  );
   child.dispose();
   parent.dispatch('tick');
   assert.equal(calls, 0);

@@ -60,7 +60,10 @@ class Payments {
   }
 }
 class Mailer {
-  constructor(readonly id: string, bus: EventBus<Events>) {
+  constructor(
+    readonly id: string,
+    bus: EventBus<Events>,
+  ) {
     bus.subscribe('mail.queued', send, { owner: this });
   }
 }

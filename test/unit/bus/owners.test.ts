@@ -69,9 +69,13 @@ test('an owner marked disposed is never called again: its subscription is remove
   const bus = new EventBus<Events>();
   const widget = new HudWidget(3);
   let calls = 0;
-  const sub = bus.subscribe('tick', () => {
-    calls++;
-  }, { owner: widget });
+  const sub = bus.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { owner: widget },
+  );
   bus.dispatch('tick');
   widget.disposed = true;
   assert.equal(sub.active, true, 'nothing happens until the next dispatch reaches it');
@@ -86,9 +90,13 @@ test('an owner with isDisposed === true counts as dead too', () => {
   const bus = new EventBus<Events>();
   const owner = { isDisposed: false };
   let calls = 0;
-  bus.subscribe('tick', () => {
-    calls++;
-  }, { owner });
+  bus.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { owner },
+  );
   owner.isDisposed = true;
   bus.dispatch('tick');
   assert.equal(calls, 0);
@@ -97,9 +105,13 @@ test('an owner with isDisposed === true counts as dead too', () => {
 test('only a disposed flag that is exactly true means dead', () => {
   const bus = new EventBus<Events>();
   let calls = 0;
-  bus.subscribe('tick', () => {
-    calls++;
-  }, { owner: { disposed: 'yes', isDisposed: 1 } });
+  bus.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { owner: { disposed: 'yes', isDisposed: 1 } },
+  );
   bus.dispatch('tick');
   assert.equal(calls, 1);
 });
@@ -110,9 +122,13 @@ test('a custom isOwnerAlive decides which owners are alive', () => {
   const owner = new HudWidget(4);
   owner.disposed = true; // ignored: the custom check replaces the default
   let calls = 0;
-  bus.subscribe('tick', () => {
-    calls++;
-  }, { owner });
+  bus.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { owner },
+  );
   bus.dispatch('tick');
   dead.add(owner);
   bus.dispatch('tick');
@@ -142,9 +158,13 @@ test('an isOwnerAlive that throws skips the call, reports the error and keeps th
     onError: (e) => errors.push(e),
   });
   let calls = 0;
-  bus.subscribe('tick', () => {
-    calls++;
-  }, { owner: {} });
+  bus.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { owner: {} },
+  );
   bus.subscribe('tick', () => {
     calls += 10;
   });
@@ -196,7 +216,10 @@ test('the bus holds owners weakly: a garbage-collected owner loses its subscript
   // The FinalizationRegistry removes both subscriptions of the collected widget (and of #8).
   assert.ok(await collectUntil(() => bus.listenerCount() === 1), `listeners left: ${bus.listenerCount()}`);
   assert.equal(kept.active, false);
-  assert.deepEqual(bus.subscriptions().map((s) => s.owner), ['HudWidget#9']);
+  assert.deepEqual(
+    bus.subscriptions().map((s) => s.owner),
+    ['HudWidget#9'],
+  );
   assert.equal(keepAlive.id, 9);
 });
 

@@ -18,7 +18,10 @@ test("a bus calls its handlers in byExecutionOrder's order", () => {
     subs.push({ id: sub.id, priority });
   });
   bus.dispatch('tick', 1);
-  assert.deepEqual(called, [...subs].sort(byExecutionOrder).map((s) => s.id));
+  assert.deepEqual(
+    called,
+    [...subs].sort(byExecutionOrder).map((s) => s.id),
+  );
   bus.dispose();
 });
 

@@ -54,7 +54,7 @@ function collect(bus: EventBus<WorkEvents>): Map<number, number[]> {
 
 const range = (n: number, from = 0): number[] => Array.from({ length: n }, (_, k) => from + k);
 
-test('N workers × M events: each arrives exactly once, in its producer\'s order, dispatched by flush on this thread', async () => {
+test("N workers × M events: each arrives exactly once, in its producer's order, dispatched by flush on this thread", async () => {
   const bus = new EventBus<WorkEvents>({ name: 'results' });
   const seen = collect(bus);
   let wrongThread = 0;
@@ -156,7 +156,10 @@ test('the cap bounds events waiting to flush: newest-first drops the arriving ev
   assert.equal(bus.queueLength, 100);
   assert.deepEqual(bus.producerStats, { openPorts: 0, received: 1000, dropped: 900, discarded: 0 });
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0], /bus "capped-newest": 100 events are waiting to flush.*dropping the newest events from producer threads \(the first from the producer connected at .*producer-worker\.cjs:\d+:\d+\)/);
+  assert.match(
+    warnings[0],
+    /bus "capped-newest": 100 events are waiting to flush.*dropping the newest events from producer threads \(the first from the producer connected at .*producer-worker\.cjs:\d+:\d+\)/,
+  );
   assert.equal(bus.flush(), 100);
   // What was kept is what arrived first, in each producer's order.
   const kept = [...seen.values()].flat().length;
@@ -226,7 +229,7 @@ test('same-thread producer: bad arguments are precise TypeErrors; close() ends t
   assert.equal(bus.producerStats.openPorts, 0);
 });
 
-test('messages that are not a producer\'s are discarded and counted; dispose closes every port', async () => {
+test("messages that are not a producer's are discarded and counted; dispose closes every port", async () => {
   const bus = new EventBus<WorkEvents>();
   const port = bus.openProducerPort();
   port.postMessage('hello');

@@ -293,21 +293,23 @@ class RealWorld implements World {
     private readonly tracers: RecordingTracers | undefined,
   ) {
     this.owners = Array.from({ length: OWNER_COUNT }, (_, i) => ({ disposed: false, isDisposed: false, name: `owner${i}` }));
-    this.buses = Array.from({ length: BUS_COUNT }, (_, bus) =>
-      new EventBus<Events>({
-        name: `prop-${bus}`,
-        maxDepth: program.maxDepth,
-        ...(bus === 1 ? { isOwnerAlive: (owner: object) => !this.customDead.has(owner) } : {}),
-        onError: (error, info) => {
-          this.trace.push({
-            at: 'error',
-            bus,
-            type: info.type,
-            sub: this.indexOf(info.subscriptionId),
-            error: describeError(error, (e) => e instanceof DispatchDepthError),
-          });
-        },
-      }),
+    this.buses = Array.from(
+      { length: BUS_COUNT },
+      (_, bus) =>
+        new EventBus<Events>({
+          name: `prop-${bus}`,
+          maxDepth: program.maxDepth,
+          ...(bus === 1 ? { isOwnerAlive: (owner: object) => !this.customDead.has(owner) } : {}),
+          onError: (error, info) => {
+            this.trace.push({
+              at: 'error',
+              bus,
+              type: info.type,
+              sub: this.indexOf(info.subscriptionId),
+              error: describeError(error, (e) => e instanceof DispatchDepthError),
+            });
+          },
+        }),
     );
   }
 
@@ -700,17 +702,9 @@ class ModelWorld implements World {
         if (s.type === '*') coverage.wildcardCalls++;
         let consumed = false;
         try {
-          const r = runHandler(
-            this,
-            this.program,
-            this.budget,
-            this.payloadSeq,
-            s,
-            { type, depth, ctxSub: s.index, payload: payload ?? 'none' },
-            () => {
-              consumed = true;
-            },
-          );
+          const r = runHandler(this, this.program, this.budget, this.payloadSeq, s, { type, depth, ctxSub: s.index, payload: payload ?? 'none' }, () => {
+            consumed = true;
+          });
           if (r === true) consumed = true;
         } catch (error) {
           coverage.handlerErrors++;

@@ -109,7 +109,7 @@ test('a manual flush before the microtask leaves nothing for it to do', async ()
   assert.deepEqual(seen, ['a']);
 });
 
-test("without autoFlush nothing is dispatched until flush is called", async () => {
+test('without autoFlush nothing is dispatched until flush is called', async () => {
   const bus = new EventBus<Events>();
   let calls = 0;
   bus.subscribe('tick', () => {

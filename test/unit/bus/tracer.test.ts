@@ -226,12 +226,15 @@ test('a dispatch nobody consumes ends with consumedBy 0, and one to nobody is st
     bus.dispatch('tick');
     bus.subscribe('tick', () => {});
     bus.dispatch('tick');
-    assert.deepEqual(t.only('dispatchStart', 'dispatchEnd').map((c) => (c[0] === 'dispatchStart' ? [c[0], c[6]] : c)), [
-      ['dispatchStart', 101],
-      ['dispatchEnd', 101, 0, 0],
-      ['dispatchStart', 102],
-      ['dispatchEnd', 102, 1, 0],
-    ]);
+    assert.deepEqual(
+      t.only('dispatchStart', 'dispatchEnd').map((c) => (c[0] === 'dispatchStart' ? [c[0], c[6]] : c)),
+      [
+        ['dispatchStart', 101],
+        ['dispatchEnd', 101, 0, 0],
+        ['dispatchStart', 102],
+        ['dispatchEnd', 102, 1, 0],
+      ],
+    );
     bus.dispose();
   });
 });
@@ -290,7 +293,10 @@ test("a '*' subscriber's calls are traced like any other", async () => {
     const star = bus.subscribe('*', () => {}, { priority: 1 });
     t.calls.length = 0;
     bus.dispatch('tick');
-    assert.deepEqual(t.only('handlerStart').map((c) => c[2]), [star.id, typed.id]);
+    assert.deepEqual(
+      t.only('handlerStart').map((c) => c[2]),
+      [star.id, typed.id],
+    );
     bus.dispose();
   });
 });
@@ -397,7 +403,10 @@ test('a garbage-collected owner is reported as ownerCollected plus unsubscribed/
       await macrotask();
     }
     assert.deepEqual(t.only('ownerCollected'), [['ownerCollected', 'gc', 'Turret#9', 2]]);
-    assert.deepEqual(t.only('unsubscribed').map((c) => c[3]), ['collected', 'collected']);
+    assert.deepEqual(
+      t.only('unsubscribed').map((c) => c[3]),
+      ['collected', 'collected'],
+    );
     assert.equal(bus.listenerCount(), 0);
     bus.dispose();
   });

@@ -23,9 +23,13 @@ const UntypedEventBus = EventBus as unknown as new (options?: unknown) => EventB
 function populated(): { bus: EventBus<Events>; untyped: UntypedBus; snapshot: () => string; calls: () => number } {
   const bus = new EventBus<Events>({ name: 'checked' });
   let calls = 0;
-  bus.subscribe('tick', () => {
-    calls++;
-  }, { priority: 1, label: 'counter' });
+  bus.subscribe(
+    'tick',
+    () => {
+      calls++;
+    },
+    { priority: 1, label: 'counter' },
+  );
   bus.subscribe('move', () => {}, { owner: { id: 1 } });
   bus.subscribe('*', () => {});
   bus.enqueue('tick');
@@ -43,11 +47,14 @@ function populated(): { bus: EventBus<Events>; untyped: UntypedBus; snapshot: ()
 function rejects(call: (bus: UntypedBus) => unknown, message: RegExp): void {
   const { bus, untyped, snapshot, calls } = populated();
   const before = snapshot();
-  assert.throws(() => call(untyped), (error: unknown) => {
-    assert.ok(error instanceof TypeError, `expected a TypeError, got ${String(error)}`);
-    assert.match(error.message, message);
-    return true;
-  });
+  assert.throws(
+    () => call(untyped),
+    (error: unknown) => {
+      assert.ok(error instanceof TypeError, `expected a TypeError, got ${String(error)}`);
+      assert.match(error.message, message);
+      return true;
+    },
+  );
   assert.equal(snapshot(), before, 'the bus changed');
   // ...and it still works.
   bus.dispatch('tick');
@@ -145,7 +152,11 @@ test('the constructor rejects bad options, naming the option', () => {
     [{ warnOnCollectedOwner: 'no' }, /options\.warnOnCollectedOwner must be a boolean \(got the string "no"\)/],
   ];
   for (const [options, message] of bad) {
-    assert.throws(() => new UntypedEventBus(options), (error: unknown) => error instanceof TypeError && message.test(error.message), JSON.stringify(options));
+    assert.throws(
+      () => new UntypedEventBus(options),
+      (error: unknown) => error instanceof TypeError && message.test(error.message),
+      JSON.stringify(options),
+    );
   }
 });
 

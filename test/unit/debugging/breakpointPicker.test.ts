@@ -28,9 +28,11 @@ function model(buses: readonly BusSpec[]): Model {
     const bus = i + 1;
     records.push({ kind: 'bus-created', time: 0, bus, name: b.name });
     for (const [type, sites] of Object.entries(b.types)) {
-      for (const site of sites) records.push({ kind: 'subscribe', time: 1, subscriptionId: ++sub, bus, type, priority: 0, label: null, owner: null, once: false, site });
+      for (const site of sites)
+        records.push({ kind: 'subscribe', time: 1, subscriptionId: ++sub, bus, type, priority: 0, label: null, owner: null, once: false, site });
       // A type nobody listens to is known from its dispatches.
-      if (sites.length === 0) records.push({ kind: 'dispatch', seq: ++seq, bus, type, start: 2, duration: 0.001, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+      if (sites.length === 0)
+        records.push({ kind: 'dispatch', seq: ++seq, bus, type, start: 2, duration: 0.001, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
     }
   });
   m.applyRecords(records);
@@ -45,7 +47,7 @@ function busyServer(sockets: number, requests: number): BusSpec[] {
 }
 
 describe('event-breakpoint picker rows', () => {
-  test('with 3,200 buses a row names a few groups by class, the app\'s first, and stays short', () => {
+  test("with 3,200 buses a row names a few groups by class, the app's first, and stays short", () => {
     const entries = breakpointPickEntries([{ model: model(busyServer(2000, 1200)) }]);
     const byType = new Map(entries.map((e) => [e.type, e]));
     const close = byType.get('close');
@@ -60,9 +62,17 @@ describe('event-breakpoint picker rows', () => {
     for (const e of entries) assert.ok(e.description.length <= bound, `${e.type}: ${e.description.length} characters`);
   });
 
-  test('types only library emitters know come after the app\'s, each side by name', () => {
+  test("types only library emitters know come after the app's, each side by name", () => {
     const entries = breakpointPickEntries([{ model: model(busyServer(50, 20)) }]);
-    assert.deepEqual(entries.map((e) => [e.type, e.library]), [['close', false], ['visit', false], ['data', true], ['end', true]]);
+    assert.deepEqual(
+      entries.map((e) => [e.type, e.library]),
+      [
+        ['close', false],
+        ['visit', false],
+        ['data', true],
+        ['end', true],
+      ],
+    );
   });
 
   test('many singly named buses: the description counts the rest; long names are cut', () => {
@@ -75,12 +85,21 @@ describe('event-breakpoint picker rows', () => {
     assert.equal(parts.length, PICK_GROUPS_SHOWN + 1);
     assert.equal(parts.at(-1), `+${(1501 - PICK_GROUPS_SHOWN).toLocaleString('en-US')} more`);
     assert.ok(tick.description.length < 200, tick.description);
-    assert.ok(parts.some((p) => p.endsWith('…') && p.length === PICK_NAME_CHARS), `a cut name: ${tick.description}`);
+    assert.ok(
+      parts.some((p) => p.endsWith('…') && p.length === PICK_NAME_CHARS),
+      `a cut name: ${tick.description}`,
+    );
   });
 
-  test('several sources merge; listeners without a site count as the app\'s; a bus nobody listens to is not; stored and paused types are listed', () => {
-    const a = model([{ name: 'Socket#1', types: { close: [NODE_SITE] } }, { name: 'ui', types: { 'menu.open': [null] } }]);
-    const b = model([{ name: 'Socket#7', types: { close: [NODE_SITE] } }, { name: 'Emitter#1', types: { quiet: [] } }]);
+  test("several sources merge; listeners without a site count as the app's; a bus nobody listens to is not; stored and paused types are listed", () => {
+    const a = model([
+      { name: 'Socket#1', types: { close: [NODE_SITE] } },
+      { name: 'ui', types: { 'menu.open': [null] } },
+    ]);
+    const b = model([
+      { name: 'Socket#7', types: { close: [NODE_SITE] } },
+      { name: 'Emitter#1', types: { quiet: [] } },
+    ]);
     const entries = breakpointPickEntries([{ model: a, pausedTypes: ['combat.hit', '*'] }, { model: b }], ['saved.type']);
     const byType = new Map(entries.map((e) => [e.type, e]));
     assert.equal(byType.get('close')?.description, 'Socket ×2');

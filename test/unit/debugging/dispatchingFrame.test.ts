@@ -29,7 +29,7 @@ test('the ESM build and a dispatch reached through other probe frames (a nested 
   assert.equal(dispatchingFrame(frames), app);
 });
 
-test('an instrumented emitter: the register script under the extension\'s folder is the probe\'s (by the file it was told)', () => {
+test("an instrumented emitter: the register script under the extension's folder is the probe's (by the file it was told)", () => {
   const app = frame('Server.<anonymous>', APP, 18);
   const frames = [frame('emit', REGISTER, 5120), frame('tracedNodeEmit', REGISTER, 5000), app];
   assert.equal(dispatchingFrame(frames, new Set([REGISTER])), app);
@@ -37,13 +37,13 @@ test('an instrumented emitter: the register script under the extension\'s folder
   assert.equal(dispatchingFrame(frames)?.name, 'tracedNodeEmit');
 });
 
-test('frames in the top frame\'s file are the probe\'s when that file is the package\'s', () => {
+test("frames in the top frame's file are the probe's when that file is the package's", () => {
   const app = frame('main', APP, 3);
   const frames = [frame('EventBus.dispatch', PKG, 1290), frame('flushQueue', PKG, 900), app];
   assert.equal(dispatchingFrame(frames), app);
 });
 
-test('Node\'s internals, async labels, hidden (skipFiles) and source-less frames are passed over', () => {
+test("Node's internals, async labels, hidden (skipFiles) and source-less frames are passed over", () => {
   const app = frame('tick', APP, 77);
   const frames = [
     frame('EventBus.dispatch', PKG, 1290),
@@ -69,7 +69,7 @@ test('nothing of the app below the stop: no frame (the user stays where it stopp
   assert.equal(dispatchingFrame([frame('emit', REGISTER, 5120), internal('parserOnIncoming', '_http_server')], new Set([REGISTER])), undefined);
 });
 
-test('a stop is an event break when its top frame is the probe\'s: the package, a bundled bus by name, the injected register script', () => {
+test("a stop is an event break when its top frame is the probe's: the package, a bundled bus by name, the injected register script", () => {
   assert.equal(isProbeFrame(frame('EventBus.dispatch', PKG, 1290)), true);
   assert.equal(isProbeFrame(frame('dispatch', PKG_ESM, 1290)), true);
   assert.equal(isProbeFrame(frame('EventBus.dispatch', '/home/u/game/dist/game.js', 812)), true);
@@ -93,7 +93,7 @@ test('the steps of VS Code\'s "Navigate Down Call Stack" to the dispatching fram
   assert.equal(stepsTo(frames, frames[0]), 0);
 });
 
-test('in a remote window paths arrive as URIs: the register script and the package are still the probe\'s', () => {
+test("in a remote window paths arrive as URIs: the register script and the package are still the probe's", () => {
   const remote = (p: string): string => `vscode-remote://127.0.0.1:42875${p}`;
   const app = frame('<anonymous>', remote(APP), 16);
   const frames = [frame('TicketHub.emit', remote(REGISTER), 4), app, frame('Oe', remote(REGISTER), 4)];

@@ -40,7 +40,11 @@ after(() => {
 
 describe('register injection: the launch environment', () => {
   test('a Node launch gets --require <register>, BUSSCOPE_EMITTERS and the classes, next to BUSSCOPE=1', () => {
-    const r = injectLaunchEnvironment({ type: 'node', request: 'launch', program: 'app.js' }, '/tmp/apps', emitters({ scope: 'app', classes: ['Server', 'Socket'] }));
+    const r = injectLaunchEnvironment(
+      { type: 'node', request: 'launch', program: 'app.js' },
+      '/tmp/apps',
+      emitters({ scope: 'app', classes: ['Server', 'Socket'] }),
+    );
     assert.equal(r.register, 'injected');
     assert.deepEqual(r.config.env, {
       BUSSCOPE: '1',
@@ -54,8 +58,12 @@ describe('register injection: the launch environment', () => {
     }
   });
 
-  test('the user\'s NODE_OPTIONS come first and stay: the configuration\'s, else the inherited ones', () => {
-    const own = injectProbeEnvironment({ type: 'node', request: 'launch', env: { NODE_OPTIONS: '--max-old-space-size=200 ' } }, '', emitters({ inheritedNodeOptions: '--inherited' }));
+  test("the user's NODE_OPTIONS come first and stay: the configuration's, else the inherited ones", () => {
+    const own = injectProbeEnvironment(
+      { type: 'node', request: 'launch', env: { NODE_OPTIONS: '--max-old-space-size=200 ' } },
+      '',
+      emitters({ inheritedNodeOptions: '--inherited' }),
+    );
     assert.equal(own.env?.NODE_OPTIONS, `--max-old-space-size=200 --require ${REGISTER}`);
     const inherited = injectProbeEnvironment({ type: 'node', request: 'launch' }, '', emitters({ inheritedNodeOptions: '--enable-source-maps' }));
     assert.equal(inherited.env?.NODE_OPTIONS, `--enable-source-maps --require ${REGISTER}`);
@@ -68,24 +76,35 @@ describe('register injection: the launch environment', () => {
     assert.deepEqual(second.config.env, first.config.env);
     assert.equal((second.config.env?.NODE_OPTIONS?.match(/register\.cjs/g) ?? []).length, 1);
     // The user's own busscope-probe/register (--require or --import), another version of this extension's, or one inherited.
-    for (const nodeOptions of ['--require busscope-probe/register', '--import=busscope-probe/register', '-r /x/node_modules/busscope-probe/register.js',
-      '--require "/home/me/.vscode/extensions/busscope.busscope-0.0.9/dist/probe/register.cjs"']) {
+    for (const nodeOptions of [
+      '--require busscope-probe/register',
+      '--import=busscope-probe/register',
+      '-r /x/node_modules/busscope-probe/register.js',
+      '--require "/home/me/.vscode/extensions/busscope.busscope-0.0.9/dist/probe/register.cjs"',
+    ]) {
       const launch: InjectableConfiguration = { type: 'node', request: 'launch', env: { NODE_OPTIONS: nodeOptions } };
       const r = injectLaunchEnvironment(launch, '', emitters());
       assert.equal(r.register, 'already', nodeOptions);
       assert.equal(r.config.env?.NODE_OPTIONS, nodeOptions);
       assert.equal(r.config.env?.BUSSCOPE_EMITTERS, undefined, nodeOptions);
     }
-    assert.equal(injectLaunchEnvironment({ type: 'node', request: 'launch' }, '', emitters({ inheritedNodeOptions: `--require ${REGISTER}` })).register, 'already');
+    assert.equal(
+      injectLaunchEnvironment({ type: 'node', request: 'launch' }, '', emitters({ inheritedNodeOptions: `--require ${REGISTER}` })).register,
+      'already',
+    );
   });
 
-  test('the user\'s choices win: null NODE_OPTIONS or BUSSCOPE, BUSSCOPE_EMITTERS=off, their own BUSSCOPE_EMITTERS and classes', () => {
+  test("the user's choices win: null NODE_OPTIONS or BUSSCOPE, BUSSCOPE_EMITTERS=off, their own BUSSCOPE_EMITTERS and classes", () => {
     for (const env of [{ NODE_OPTIONS: null }, { BUSSCOPE: null }, { BUSSCOPE_EMITTERS: 'off' }, { BUSSCOPE_EMITTERS: null }]) {
       const r = injectLaunchEnvironment({ type: 'node', request: 'launch', env }, '', emitters({ inheritedNodeOptions: '--x' }));
       assert.equal(r.register, 'user-declined', JSON.stringify(env));
       assert.ok(!('NODE_OPTIONS' in (r.config.env ?? {})) || r.config.env?.NODE_OPTIONS === null, JSON.stringify(env));
     }
-    const mine = injectProbeEnvironment({ type: 'node', request: 'launch', env: { BUSSCOPE_EMITTERS: 'app', BUSSCOPE_EMITTER_CLASSES: 'Mine' } }, '', emitters({ scope: 'all', classes: ['Other'] }));
+    const mine = injectProbeEnvironment(
+      { type: 'node', request: 'launch', env: { BUSSCOPE_EMITTERS: 'app', BUSSCOPE_EMITTER_CLASSES: 'Mine' } },
+      '',
+      emitters({ scope: 'all', classes: ['Other'] }),
+    );
     assert.equal(mine.env?.BUSSCOPE_EMITTERS, 'app');
     assert.equal(mine.env?.BUSSCOPE_EMITTER_CLASSES, 'Mine');
   });
@@ -101,7 +120,7 @@ describe('register injection: the launch environment', () => {
     assert.equal(injectLaunchEnvironment(chrome, '/d', emitters()).register, 'not-a-launch');
   });
 
-  test('quoting follows Node\'s NODE_OPTIONS parser: spaces, quotes and backslashes survive a round trip', () => {
+  test("quoting follows Node's NODE_OPTIONS parser: spaces, quotes and backslashes survive a round trip", () => {
     for (const p of ['/plain/register.cjs', '/home/a b/register.cjs', '/q"uote/x.cjs', 'C:\\Users\\A B\\register.cjs', 'C:\\x\\']) {
       assert.deepEqual(splitNodeOptions(`--max-old-space-size=200 --require ${quoteNodeOption(p)}`), ['--max-old-space-size=200', '--require', p], p);
     }
@@ -112,7 +131,7 @@ describe('register injection: the launch environment', () => {
 });
 
 describe('register injection: real Node processes started with the injected environment', () => {
-  test('a register script in a folder with spaces and a quote loads, and the user\'s --max-old-space-size and --require survive', () => {
+  test("a register script in a folder with spaces and a quote loads, and the user's --max-old-space-size and --require survive", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'busscope inject "q" '));
     temps.push(dir);
     mkdirSync(path.join(dir, 'dist probe'));
@@ -144,7 +163,9 @@ describe('register injection: real Node processes started with the injected envi
 describe('register injection: settings and the one-time notice', () => {
   test('the manifest declares the emitter settings with the defaults the code uses', () => {
     const manifest = JSON.parse(readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as {
-      contributes: { configuration: { properties: Record<string, { default: unknown; enum?: unknown[]; markdownDescription?: string; description?: string }> } };
+      contributes: {
+        configuration: { properties: Record<string, { default: unknown; enum?: unknown[]; markdownDescription?: string; description?: string }> };
+      };
     };
     const props = manifest.contributes.configuration.properties;
     for (const key of Object.values(EMITTER_SETTING)) {
@@ -154,13 +175,26 @@ describe('register injection: settings and the one-time notice', () => {
       assert.ok((p.markdownDescription ?? p.description ?? '').length > 60, `busscope.debug.${key} is described`);
     }
     assert.deepEqual(props['busscope.debug.emitters'].enum, ['all', 'app']);
-    assert.deepEqual(readEmitterSettings(() => undefined), { instrumentEmitters: true, scope: 'all', classes: [] });
+    assert.deepEqual(
+      readEmitterSettings(() => undefined),
+      { instrumentEmitters: true, scope: 'all', classes: [] },
+    );
   });
 
   test('hand-edited bad values fall back to the defaults; class names are cleaned', () => {
-    const values: Record<string, unknown> = { instrumentEmitters: 'no', emitters: 'everything', emitterClasses: [' Socket ', '', 'A,B', 3, 'Socket', 'Server'] };
-    assert.deepEqual(readEmitterSettings((k) => values[k]), { instrumentEmitters: true, scope: 'all', classes: ['Socket', 'Server'] });
-    assert.deepEqual(readEmitterSettings((k) => ({ instrumentEmitters: false, emitters: 'app', emitterClasses: 'Socket' })[k]), { instrumentEmitters: false, scope: 'app', classes: [] });
+    const values: Record<string, unknown> = {
+      instrumentEmitters: 'no',
+      emitters: 'everything',
+      emitterClasses: [' Socket ', '', 'A,B', 3, 'Socket', 'Server'],
+    };
+    assert.deepEqual(
+      readEmitterSettings((k) => values[k]),
+      { instrumentEmitters: true, scope: 'all', classes: ['Socket', 'Server'] },
+    );
+    assert.deepEqual(
+      readEmitterSettings((k) => ({ instrumentEmitters: false, emitters: 'app', emitterClasses: 'Socket' })[k]),
+      { instrumentEmitters: false, scope: 'app', classes: [] },
+    );
   });
 
   test('the notice shows once (remembered), even for launches resolved together; its action turns the setting off', async () => {
@@ -169,13 +203,17 @@ describe('register injection: settings and the one-time notice', () => {
     const shown: string[] = [];
     let turnedOff = 0;
     let answer: (a: string | undefined) => void = () => undefined;
-    const notice = new InjectionNotice(state, (message, action) => {
-      shown.push(`${message} [${action}]`);
-      return new Promise((resolve) => (answer = resolve));
-    }, () => {
-      turnedOff++;
-      return Promise.resolve();
-    });
+    const notice = new InjectionNotice(
+      state,
+      (message, action) => {
+        shown.push(`${message} [${action}]`);
+        return new Promise((resolve) => (answer = resolve));
+      },
+      () => {
+        turnedOff++;
+        return Promise.resolve();
+      },
+    );
     const first = notice.injected();
     const second = notice.injected();
     await new Promise((r) => setImmediate(r));
@@ -187,12 +225,19 @@ describe('register injection: settings and the one-time notice', () => {
     assert.equal(turnedOff, 1);
     assert.equal(data.get(INJECTION_NOTICE_KEY), true);
     // A new window (a new notice over the same globalState) says nothing.
-    await new InjectionNotice(state, () => assert.fail('shown again'), () => assert.fail('turned off again')).injected();
+    await new InjectionNotice(
+      state,
+      () => assert.fail('shown again'),
+      () => assert.fail('turned off again'),
+    ).injected();
     // Dismissed without the action: remembered too, setting untouched.
     const fresh = new Map<string, unknown>();
     let offs = 0;
-    await new InjectionNotice({ get: <T>(k: string) => fresh.get(k) as T | undefined, update: (k, v) => (fresh.set(k, v), Promise.resolve()) },
-      () => Promise.resolve(undefined), () => (offs++, Promise.resolve())).injected();
+    await new InjectionNotice(
+      { get: <T>(k: string) => fresh.get(k) as T | undefined, update: (k, v) => (fresh.set(k, v), Promise.resolve()) },
+      () => Promise.resolve(undefined),
+      () => (offs++, Promise.resolve()),
+    ).injected();
     assert.equal(offs, 0);
     assert.equal(fresh.get(INJECTION_NOTICE_KEY), true);
   });

@@ -45,11 +45,20 @@ test('a subscription whose field has the wrong type is refused, naming the eleme
 
 test('list elements that are not objects, or lack a field, are refused', () => {
   const withNull = { ...realSnapshot(), buses: [null] };
-  assert.throws(() => parsePausedState(stateJson(withNull)), (e: unknown) => e instanceof PausedStateError && /buses\[0\]/.test(e.message));
+  assert.throws(
+    () => parsePausedState(stateJson(withNull)),
+    (e: unknown) => e instanceof PausedStateError && /buses\[0\]/.test(e.message),
+  );
   const frameless = { ...realSnapshot(), dispatching: [{ seq: 1, bus: 1, type: 'paused.ping', depth: 0, start: 0 }] };
-  assert.throws(() => parsePausedState(stateJson(frameless)), (e: unknown) => e instanceof PausedStateError && /dispatching\[0\]\.subscriptionId/.test(e.message));
+  assert.throws(
+    () => parsePausedState(stateJson(frameless)),
+    (e: unknown) => e instanceof PausedStateError && /dispatching\[0\]\.subscriptionId/.test(e.message),
+  );
   const badBreak = { ...realSnapshot(), breakOn: [7] };
-  assert.throws(() => parsePausedState(stateJson(badBreak)), (e: unknown) => e instanceof PausedStateError && /breakOn\[0\]/.test(e.message));
+  assert.throws(
+    () => parsePausedState(stateJson(badBreak)),
+    (e: unknown) => e instanceof PausedStateError && /breakOn\[0\]/.test(e.message),
+  );
 });
 
 test('no probe in the paused app: the snapshot is null, not an error', () => {

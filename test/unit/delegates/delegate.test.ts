@@ -27,7 +27,10 @@ test('isBound tells whether a function is bound', () => {
 
 test('execute on an unbound delegate throws a clear Error', () => {
   const d = new Delegate<[string], void>();
-  assert.throws(() => d.execute('x'), (e: unknown) => e instanceof Error && /no function is bound/.test(e.message));
+  assert.throws(
+    () => d.execute('x'),
+    (e: unknown) => e instanceof Error && /no function is bound/.test(e.message),
+  );
 });
 
 test('executeIfBound returns undefined when unbound and the result when bound', () => {
@@ -53,6 +56,9 @@ test('errors thrown by the bound function reach the caller of execute', () => {
 test('bind rejects a non-function with a TypeError and keeps the old binding', () => {
   const d = new Delegate<[], number>();
   d.bind(() => 1);
-  assert.throws(() => d.bind('nope' as unknown as () => number), (e: unknown) => e instanceof TypeError && /Delegate\.bind: fn must be a function/.test(e.message));
+  assert.throws(
+    () => d.bind('nope' as unknown as () => number),
+    (e: unknown) => e instanceof TypeError && /Delegate\.bind: fn must be a function/.test(e.message),
+  );
   assert.equal(d.execute(), 1);
 });

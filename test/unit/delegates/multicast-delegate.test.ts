@@ -117,7 +117,7 @@ test('removeAll(owner) removes the functions added with that owner and returns h
   assert.deepEqual(seen, ['other 1', 'free 1']);
 });
 
-test('removeAll during broadcast stops the owner\'s later functions in that broadcast', () => {
+test("removeAll during broadcast stops the owner's later functions in that broadcast", () => {
   const d = new MulticastDelegate();
   const owner = {};
   const calls: string[] = [];
@@ -203,7 +203,7 @@ test('an onError that throws does not break the broadcast', () => {
   assert.equal(after, 1);
 });
 
-test('owners are held weakly: a collected owner\'s function is dropped instead of called', async () => {
+test("owners are held weakly: a collected owner's function is dropped instead of called", async () => {
   const existing = (globalThis as { gc?: () => void }).gc;
   if (typeof existing !== 'function') setFlagsFromString('--expose-gc');
   const gc = existing ?? (runInNewContext('gc') as () => void);

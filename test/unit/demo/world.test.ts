@@ -57,7 +57,11 @@ describe('demo world: traffic', () => {
     const world = makeWorld();
     world.advance(3000);
     const frames = world.clock.frame;
-    assert.equal(count(rec.dispatches, (d) => d.bus === 'audio' && d.depth > 0), 0, 'flushed at top level, never nested');
+    assert.equal(
+      count(rec.dispatches, (d) => d.bus === 'audio' && d.depth > 0),
+      0,
+      'flushed at top level, never nested',
+    );
     assert.ok(rec.enqueues.filter((e) => e.bus === 'audio').length > 10);
     const audioDispatches = count(rec.dispatches, (d) => d.bus === 'audio');
     const flushed = rec.flushes.filter((f) => f.bus === 'audio').reduce((n, f) => n + f.dispatched, 0);
@@ -134,13 +138,20 @@ describe('demo world: every deliberate bug happens within 3 s', () => {
       const subs = rec.subscribes.filter((s) => s.label === 'HealthBar.onHealthChanged');
       assert.ok(subs.length >= 6, `${subs.length} HealthBar subscriptions after 3 s`);
       assert.equal(new Set(subs.map((s) => s.owner)).size, 1, 'one owner, the same widget');
-      assert.equal(count(rec.unsubscribes, (u) => u.label === 'HealthBar.onHealthChanged'), 0, 'never unsubscribed');
+      assert.equal(
+        count(rec.unsubscribes, (u) => u.label === 'HealthBar.onHealthChanged'),
+        0,
+        'never unsubscribed',
+      );
       assert.equal(world.gameplay.listenerCount('player.health'), subs.length, 'all still listening');
     },
     'tooltip-disposed-still-subscribed': () => {
       const deadOwner = rec.unsubscribes.filter((u) => u.label === 'Tooltip.followCursor' && u.reason === 'dead-owner');
       assert.ok(deadOwner.length >= 1);
-      assert.equal(count(rec.unsubscribes, (u) => u.label === 'Tooltip.followCursor' && u.reason !== 'dead-owner'), 0);
+      assert.equal(
+        count(rec.unsubscribes, (u) => u.label === 'Tooltip.followCursor' && u.reason !== 'dead-owner'),
+        0,
+      );
     },
     'zombie-enemy-ai': () => {
       const killedOwners = rec.unsubscribes.filter((u) => u.label === 'Enemy.onHit' && u.reason === 'dispose').map((u) => u.owner);
@@ -159,8 +170,14 @@ describe('demo world: every deliberate bug happens within 3 s', () => {
       assert.ok(world.gameplay.listenerCount('enemy.killed') > 0, 'the near miss has listeners');
     },
     'boss-achievement-never-fires': () => {
-      assert.equal(count(world.gameplay.subscriptions('boss.defeated'), (s) => s.label === 'Achievements.bossSlayer'), 1);
-      assert.equal(count(rec.dispatches, (d) => d.type === 'boss.defeated'), 0);
+      assert.equal(
+        count(world.gameplay.subscriptions('boss.defeated'), (s) => s.label === 'Achievements.bossSlayer'),
+        1,
+      );
+      assert.equal(
+        count(rec.dispatches, (d) => d.type === 'boss.defeated'),
+        0,
+      );
     },
     'minimap-slow-redraw': () => {
       const redraw = rec.subscribes.find((s) => s.label === 'Minimap.redraw');
@@ -212,8 +229,16 @@ describe('demo world: every deliberate bug happens within 3 s', () => {
     }
     for (const bug of DEMO_BUGS) {
       if (bug.label !== null) assert.ok(labelsByBus.get(bug.bus)?.has(`${bug.eventType}|${bug.label}`), `${bug.id}: ${bug.bus} ${bug.eventType} ${bug.label}`);
-      else assert.ok(rec.dispatches.some((d) => d.bus === bug.bus && d.type === bug.eventType), `${bug.id}: dispatch of ${bug.eventType}`);
-      if (bug.related?.label) assert.ok(rec.subscribes.some((s) => s.label === bug.related?.label), `${bug.id}: related ${bug.related.label}`);
+      else
+        assert.ok(
+          rec.dispatches.some((d) => d.bus === bug.bus && d.type === bug.eventType),
+          `${bug.id}: dispatch of ${bug.eventType}`,
+        );
+      if (bug.related?.label)
+        assert.ok(
+          rec.subscribes.some((s) => s.label === bug.related?.label),
+          `${bug.id}: related ${bug.related.label}`,
+        );
     }
   });
 });

@@ -139,7 +139,15 @@ async function run(p: Program, target: EventTarget, check?: (target: EventTarget
     const s = p.scripts[i];
     const id = `L${i}`;
     const body = function (self: unknown, event: Event): void {
-      log.push({ call: id, thisOk: self, type: event.type, targetOk: event.target === target, currentOk: event.currentTarget === target, cancelable: event.cancelable, prevented: event.defaultPrevented });
+      log.push({
+        call: id,
+        thisOk: self,
+        type: event.type,
+        targetOk: event.target === target,
+        currentOk: event.currentTarget === target,
+        cancelable: event.cancelable,
+        prevented: event.defaultPrevented,
+      });
       if (++calls > CALL_BUDGET) return;
       act(s, event);
       log.push({ after: id, prevented: event.defaultPrevented });
@@ -189,7 +197,13 @@ function shadowMatches(target: EventTarget): void {
 function ownShape(o: object): unknown {
   return Reflect.ownKeys(o).map((k) => {
     const d = Object.getOwnPropertyDescriptor(o, k) as PropertyDescriptor;
-    return { key: String(k), enumerable: d.enumerable, writable: d.writable, configurable: d.configurable, value: typeof d.value === 'object' ? 'object' : d.value };
+    return {
+      key: String(k),
+      enumerable: d.enumerable,
+      writable: d.writable,
+      configurable: d.configurable,
+      value: typeof d.value === 'object' ? 'object' : d.value,
+    };
   });
 }
 
@@ -226,7 +240,10 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 test('a watched EventTarget behaves exactly like a plain one while the probe records', async () => {
   const recording = probe.record(path.join(tmp, 'et.trace'));
   try {
-    await fc.assert(fc.asyncProperty(program, (p) => checkProgram(p, 'recording')), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(program, (p) => checkProgram(p, 'recording')),
+      { numRuns: 300 },
+    );
   } finally {
     await recording.stop();
   }
@@ -235,7 +252,10 @@ test('a watched EventTarget behaves exactly like a plain one while the probe rec
 test('a watched EventTarget behaves exactly like a plain one with the probe started and nobody recording', async () => {
   await probe.start({ discovery: false });
   try {
-    await fc.assert(fc.asyncProperty(program, (p) => checkProgram(p, 'idle')), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(program, (p) => checkProgram(p, 'idle')),
+      { numRuns: 300 },
+    );
   } finally {
     await probe.stop();
   }
@@ -300,7 +320,10 @@ async function checkProgramProcessWide(p: Program, mode: 'recording' | 'idle'): 
 test('an EventTarget instrumented through its prototype behaves exactly like a plain one while the probe records', async () => {
   const recording = probe.record(path.join(tmp, 'et-proto.trace'));
   try {
-    await fc.assert(fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'recording')), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'recording')),
+      { numRuns: 300 },
+    );
   } finally {
     await recording.stop();
   }
@@ -309,7 +332,10 @@ test('an EventTarget instrumented through its prototype behaves exactly like a p
 test('an EventTarget instrumented through its prototype behaves exactly like a plain one with nobody recording', async () => {
   await probe.start({ discovery: false });
   try {
-    await fc.assert(fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'idle')), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'idle')),
+      { numRuns: 300 },
+    );
   } finally {
     await probe.stop();
   }

@@ -192,7 +192,11 @@ async function run<E extends object>(flavor: Flavor<E>, p: Program, e: E, check?
           outcome = flavor.clear(e, TYPES[st.type]);
           break;
         case 'emit':
-          outcome = flavor.emit(e, TYPES[st.type], Array.from({ length: st.args }, (_, k) => ({ k })));
+          outcome = flavor.emit(
+            e,
+            TYPES[st.type],
+            Array.from({ length: st.args }, (_, k) => ({ k })),
+          );
           break;
       }
     } catch (error) {
@@ -211,7 +215,11 @@ function shadowMatches<E extends object>(flavor: Flavor<E>): (e: E) => void {
     assert.ok(bus !== undefined, 'the instance is watched');
     const stored = new Map(flavor.stored(e));
     for (const t of TYPES) {
-      assert.deepEqual(bus.subscriptionsOf(t).map((s) => s.entry), [...(stored.get(t) ?? [])], `shadow of ${typeLabel(t)}`);
+      assert.deepEqual(
+        bus.subscriptionsOf(t).map((s) => s.entry),
+        [...(stored.get(t) ?? [])],
+        `shadow of ${typeLabel(t)}`,
+      );
     }
   };
 }
@@ -244,7 +252,10 @@ for (const flavor of [MITT, NANO] as Flavor<object>[]) {
     const recording = probe.record(path.join(tmp, `${flavor.name}.trace`));
     try {
       assert.ok(currentDispatchTracer() !== undefined, 'recording installs the dispatch tracer');
-      await fc.assert(fc.asyncProperty(program, (p) => checkProgram(flavor, p, 'recording')), { numRuns: 300 });
+      await fc.assert(
+        fc.asyncProperty(program, (p) => checkProgram(flavor, p, 'recording')),
+        { numRuns: 300 },
+      );
     } finally {
       await recording.stop();
     }
@@ -253,7 +264,10 @@ for (const flavor of [MITT, NANO] as Flavor<object>[]) {
   test(`a watched ${flavor.name} instance behaves exactly like a plain one with the probe started and nobody recording`, async () => {
     await probe.start({ discovery: false });
     try {
-      await fc.assert(fc.asyncProperty(program, (p) => checkProgram(flavor, p, 'idle')), { numRuns: 300 });
+      await fc.assert(
+        fc.asyncProperty(program, (p) => checkProgram(flavor, p, 'idle')),
+        { numRuns: 300 },
+      );
     } finally {
       await probe.stop();
     }

@@ -64,14 +64,20 @@ const script: fc.Arbitrary<Script> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('return' as const), value: fc.integer({ min: 0, max: 9 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'reject' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('add' as const), method: fc.constantFrom(...ADD_METHODS), type: typeIndex, listener: listenerIndex }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), method: fc.constantFrom(...REMOVE_METHODS), type: typeIndex, listener: listenerIndex }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('remove' as const), method: fc.constantFrom(...REMOVE_METHODS), type: typeIndex, listener: listenerIndex }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeAll' as const), type: fc.option(typeIndex, { nil: undefined }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('emit' as const), type: typeIndex }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'toggle' as const }) },
 );
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), method: fc.constantFrom(...ADD_METHODS), type: typeIndex, listener: listenerIndex }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), method: fc.constantFrom(...REMOVE_METHODS), type: typeIndex, listener: listenerIndex }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('remove' as const), method: fc.constantFrom(...REMOVE_METHODS), type: typeIndex, listener: listenerIndex }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeAll' as const), type: fc.option(typeIndex, { nil: undefined }) }) },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('emit' as const), type: typeIndex, args: fc.integer({ min: 0, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('emitError' as const), withObject: fc.boolean() }) },
@@ -241,7 +247,10 @@ async function checkProgram(p: Program, mode: 'recording' | 'idle' | 'toggling')
   if (mode !== 'toggling') assert.equal(currentDispatchTracer() !== undefined, mode === 'recording');
   const rejection = (ee as unknown as Record<symbol, unknown>)[Symbol.for('nodejs.rejection')];
   handle.dispose();
-  assert.deepEqual(ownShape(ee), [...(shapeBefore as unknown[]), { key: 'Symbol(nodejs.rejection)', enumerable: true, writable: true, configurable: true, isFunction: true }]);
+  assert.deepEqual(ownShape(ee), [
+    ...(shapeBefore as unknown[]),
+    { key: 'Symbol(nodejs.rejection)', enumerable: true, writable: true, configurable: true, isFunction: true },
+  ]);
   assert.equal((ee as unknown as Record<symbol, unknown>)[Symbol.for('nodejs.rejection')], rejection);
   // Listeners added while watched stay registered and still work.
   const names = ee.eventNames();
@@ -255,7 +264,10 @@ test('a watched EventEmitter behaves exactly like a plain one while the probe re
   const recording = probe.record(path.join(tmp, 'ee.trace'));
   try {
     assert.ok(currentDispatchTracer() !== undefined, 'recording installs the dispatch tracer');
-    await fc.assert(fc.asyncProperty(program, (p) => checkProgram(p, 'recording')), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(program, (p) => checkProgram(p, 'recording')),
+      { numRuns: 300 },
+    );
   } finally {
     await recording.stop();
   }
@@ -266,12 +278,14 @@ test('a watched EventEmitter behaves exactly like a plain one with the probe sta
   await probe.start({ discovery: false });
   try {
     assert.equal(currentDispatchTracer(), undefined, 'nobody records: no dispatch tracer');
-    await fc.assert(fc.asyncProperty(program, (p) => checkProgram(p, 'idle')), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(program, (p) => checkProgram(p, 'idle')),
+      { numRuns: 300 },
+    );
   } finally {
     await probe.stop();
   }
 });
-
 
 test('a watched EventEmitter behaves exactly like a plain one while tracing starts and stops between and during emits', async () => {
   await probe.start({ discovery: false });
@@ -341,7 +355,10 @@ async function checkProgramProcessWide(p: Program, mode: 'recording' | 'idle' | 
 test('an EventEmitter instrumented through its prototype behaves exactly like a plain one while the probe records', async () => {
   const recording = probe.record(path.join(tmp, 'proto.trace'));
   try {
-    await fc.assert(fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'recording')), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'recording')),
+      { numRuns: 300 },
+    );
   } finally {
     await recording.stop();
   }
@@ -351,7 +368,10 @@ test('an EventEmitter instrumented through its prototype behaves exactly like a 
   await probe.start({ discovery: false });
   try {
     assert.equal(currentDispatchTracer(), undefined);
-    await fc.assert(fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'idle')), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(program, (p) => checkProgramProcessWide(p, 'idle')),
+      { numRuns: 300 },
+    );
   } finally {
     await probe.stop();
   }

@@ -26,7 +26,7 @@ afterEach(() => {
 // A dependency that subscribes: its frames are in node_modules, so its listeners are a library's.
 const libDir = path.join(tmp, 'node_modules', 'somelib');
 fs.mkdirSync(libDir, { recursive: true });
-fs.writeFileSync(path.join(libDir, 'index.js'), "module.exports = (ee, type) => ee.on(type, function libListener() {});\n");
+fs.writeFileSync(path.join(libDir, 'index.js'), 'module.exports = (ee, type) => ee.on(type, function libListener() {});\n');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const libSubscribe = require(path.join(libDir, 'index.js')) as (ee: EventEmitter, type: string) => void;
 
@@ -91,7 +91,7 @@ test('a class filter instruments only the named classes', () => {
   assert.equal(processWideBus(cart), undefined);
 });
 
-test("emitters made before the probe started are seen as they add listeners or emit", () => {
+test('emitters made before the probe started are seen as they add listeners or emit', () => {
   const early = new Shop();
   const first = function first(): void {};
   early.on('x', first);
@@ -103,7 +103,10 @@ test("emitters made before the probe started are seen as they add listeners or e
   early.on('x', function second() {});
   const bus = processWideBus(early);
   assert.ok(bus !== undefined);
-  assert.deepEqual(bus.subscriptionsOf('x').map((s) => s.label), ['first', 'second']);
+  assert.deepEqual(
+    bus.subscriptionsOf('x').map((s) => s.label),
+    ['first', 'second'],
+  );
   assert.equal(processWideBus(quiet), undefined);
   quiet.emit('y');
   assert.ok(processWideBus(quiet) !== undefined, 'seen when it emits while recording');
@@ -206,7 +209,10 @@ test('probe.start({ emitters: "all" }) instruments while started, and stop() put
     shop.on('a', () => undefined);
     const bus = processWideBus(shop);
     assert.ok(bus !== undefined);
-    assert.ok(probe.snapshot().buses.some((b) => b.id === bus.busId), 'in the snapshot');
+    assert.ok(
+      probe.snapshot().buses.some((b) => b.id === bus.busId),
+      'in the snapshot',
+    );
   } finally {
     await probe.stop();
   }
@@ -270,7 +276,10 @@ test("Node's own listener functions are classified once: later connections' inte
   // The clients are another process, so only the accepting side runs here.
   const client = spawn(
     process.execPath,
-    ['-e', `const net = require('net'); const all = []; let n = 0; const next = () => { all.push(net.connect(${port}, '127.0.0.1')); if (++n < 4) setTimeout(next, 150); }; next(); setTimeout(() => process.exit(0), 5000);`],
+    [
+      '-e',
+      `const net = require('net'); const all = []; let n = 0; const next = () => { all.push(net.connect(${port}, '127.0.0.1')); if (++n < 4) setTimeout(next, 150); }; next(); setTimeout(() => process.exit(0), 5000);`,
+    ],
     { stdio: 'ignore' },
   );
   const E = Error as unknown as { captureStackTrace: (o: object, f?: Function) => void };
@@ -286,7 +295,10 @@ test("Node's own listener functions are classified once: later connections' inte
     await until(4);
     E.captureStackTrace = capture;
     assert.equal(captures, 0, 'connections like the first cost no stack read');
-    assert.ok(accepted.every((s) => processWideBus(s) === undefined), 'and get no bus');
+    assert.ok(
+      accepted.every((s) => processWideBus(s) === undefined),
+      'and get no bus',
+    );
   } finally {
     E.captureStackTrace = capture;
     client.kill();

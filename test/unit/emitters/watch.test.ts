@@ -90,7 +90,9 @@ test('an EventEmitter: named bus, subscriptions with label, site and once, dispa
   const onceId = subs[1].kind === 'subscribe' && subs[1].subscriptionId;
   const orderId = subs[0].kind === 'subscribe' && subs[0].subscriptionId;
   assert.deepEqual(
-    unsubs.filter((u) => u.kind === 'unsubscribe' && (u.subscriptionId === onceId || u.subscriptionId === orderId)).map((u) => u.kind === 'unsubscribe' && [u.subscriptionId, u.reason]),
+    unsubs
+      .filter((u) => u.kind === 'unsubscribe' && (u.subscriptionId === onceId || u.subscriptionId === orderId))
+      .map((u) => u.kind === 'unsubscribe' && [u.subscriptionId, u.reason]),
     [
       [onceId, 'once'],
       [orderId, 'clear'],
@@ -246,7 +248,11 @@ test('refusals are TypeErrors and change nothing: frozen, sealed, non-extensible
   ] as const) {
     const before = ownShape(target);
     const busesBefore = [...allBuses()].length;
-    assert.throws(() => probe.watch(target), (e: unknown) => e instanceof TypeError && message.test(e.message), what);
+    assert.throws(
+      () => probe.watch(target),
+      (e: unknown) => e instanceof TypeError && message.test(e.message),
+      what,
+    );
     assert.deepEqual(ownShape(target), before, `${what}: unchanged`);
     assert.equal([...allBuses()].length, busesBefore, `${what}: no bus`);
   }
@@ -312,7 +318,10 @@ test('watched targets are held weakly: a dropped emitter is collected and its bu
       globalThis.gc();
     }
     assert.ok(disposed.includes(busId), 'bus reported gone');
-    assert.equal([...allBuses()].some((b) => b.busId === busId), false);
+    assert.equal(
+      [...allBuses()].some((b) => b.busId === busId),
+      false,
+    );
     handle.dispose(); // harmless
   } finally {
     tracer.uninstall();
@@ -385,7 +394,10 @@ test('a class that overrides emit keeps its override; its emits are recorded who
   assert.equal(returned, true);
   assert.deepEqual(seen, ['emit x', 'listener 1']);
   const d = records.filter((r) => r.kind === 'dispatch' && r.bus === handle?.busId);
-  assert.deepEqual(d.map((r) => r.kind === 'dispatch' && [r.type, r.delivered]), [['x', 1]]);
+  assert.deepEqual(
+    d.map((r) => r.kind === 'dispatch' && [r.type, r.delivered]),
+    [['x', 1]],
+  );
   assert.equal(records.filter((r) => r.kind === 'handler').length, 0);
   handle?.dispose();
 });

@@ -33,9 +33,7 @@ function craftedModel(): Model {
     recording: true,
     buses: [{ id: 1, name: 'gameplay', createdAt: ORIGIN - 500, subscriptions: 1 }],
     types: [{ bus: 1, type: 'tick', listeners: 1, dispatches: 0 }],
-    subscriptions: [
-      { id: 1, bus: 1, type: 'tick', priority: 0, label: 'Ticker', owner: null, once: false, site: site(3), calls: 0, createdAt: ORIGIN - 400 },
-    ],
+    subscriptions: [{ id: 1, bus: 1, type: 'tick', priority: 0, label: 'Ticker', owner: null, once: false, site: site(3), calls: 0, createdAt: ORIGIN - 400 }],
     dispatching: [],
     breakOn: [],
     truncated: false,
@@ -219,7 +217,10 @@ describe('Chrome Trace export', () => {
       ],
     };
     const { problems } = validateChromeTrace(bad);
-    assert.ok(problems.some((p) => p.includes('without nesting')), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => p.includes('without nesting')),
+      problems.join('\n'),
+    );
     assert.ok(problems.some((p) => p.includes('ts must be')));
     assert.ok(problems.some((p) => p.includes('ends without a begin')));
     assert.ok(problems.some((p) => p.includes('name must be')));

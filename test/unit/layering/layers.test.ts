@@ -43,13 +43,15 @@ const BAD_LINES: readonly { readonly file: string; readonly line: string; readon
   {
     file: 'runtime-probe/src/analysis/model/model.ts',
     line: "import { plural } from '../../../../extension/src/views/format';",
-    expected: /^runtime-probe\/src\/analysis\/model\/model\.ts:\d+:\d+: \[probe-imports-no-app\] imports '\.\.\/\.\.\/\.\.\/\.\.\/extension\/src\/views\/format' from extension\//m,
+    expected:
+      /^runtime-probe\/src\/analysis\/model\/model\.ts:\d+:\d+: \[probe-imports-no-app\] imports '\.\.\/\.\.\/\.\.\/\.\.\/extension\/src\/views\/format' from extension\//m,
   },
   {
     // Type-only counts: the webview may not even borrow a type from the extension.
     file: 'webview/src/store/timelineStore.ts',
     line: "import type { BusscopeNode } from '../../../extension/src/views/nodes';",
-    expected: /^webview\/src\/store\/timelineStore\.ts:\d+:\d+: \[webview-imports-no-extension\] imports '\.\.\/\.\.\/\.\.\/extension\/src\/views\/nodes' from extension\//m,
+    expected:
+      /^webview\/src\/store\/timelineStore\.ts:\d+:\d+: \[webview-imports-no-extension\] imports '\.\.\/\.\.\/\.\.\/extension\/src\/views\/nodes' from extension\//m,
   },
   {
     file: 'runtime-probe/src/analysis/analyses/starved.ts',
@@ -75,7 +77,8 @@ const BAD_LINES: readonly { readonly file: string; readonly line: string; readon
     // Not imported by the browser entry itself: reached through the recorder core, which pages use.
     file: 'runtime-probe/src/recorder/window-clock.ts',
     line: "import { hrtime } from 'node:process';",
-    expected: /^runtime-probe\/src\/recorder\/window-clock\.ts:\d+:\d+: \[browser-no-node-builtins\] imports Node's 'node:process' \(reached from the browser entry through .*recorder-core\.ts/m,
+    expected:
+      /^runtime-probe\/src\/recorder\/window-clock\.ts:\d+:\d+: \[browser-no-node-builtins\] imports Node's 'node:process' \(reached from the browser entry through .*recorder-core\.ts/m,
   },
 ];
 

@@ -18,7 +18,19 @@ test('20,000 emitters with a listener that ran each: the model allocates no off-
     records.push({ kind: 'bus-created', time, bus: b, name: `Socket#${b}` });
     records.push({ kind: 'subscribe', time, subscriptionId: b, bus: b, type: 'data', priority: 0, label: null, owner: null, once: false, site: NET });
     records.push({ kind: 'handler', seq: ++seq, subscriptionId: b, start: time, duration: 0.002, consumed: false });
-    records.push({ kind: 'dispatch', seq, bus: b, type: 'data', start: time, duration: 0.003, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    records.push({
+      kind: 'dispatch',
+      seq,
+      bus: b,
+      type: 'data',
+      start: time,
+      duration: 0.003,
+      delivered: 1,
+      consumedBy: 0,
+      depth: 0,
+      parentSeq: 0,
+      site: null,
+    });
   }
   const before = process.memoryUsage().arrayBuffers;
   model.applyRecords(records);

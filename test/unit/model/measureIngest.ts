@@ -110,7 +110,7 @@ function run(label: string, withHandlers: boolean): void {
   );
   console.log(
     `  model memory (heap + array buffers, input batches excluded): ${(modelBytes / 1e6).toFixed(1)} MB for ${retained.toLocaleString('en')} retained dispatches ` +
-      `(${((modelBytes / retained) * 100_000 / 1e6).toFixed(2)} MB per 100,000; ring columns ${(model.timeline.byteLength / 1e6).toFixed(1)} MB + handler slices ${(model.handlerSlices.byteLength / 1e6).toFixed(1)} MB)`,
+      `(${(((modelBytes / retained) * 100_000) / 1e6).toFixed(2)} MB per 100,000; ring columns ${(model.timeline.byteLength / 1e6).toFixed(1)} MB + handler slices ${(model.handlerSlices.byteLength / 1e6).toFixed(1)} MB)`,
   );
   batches.length = 0;
 }

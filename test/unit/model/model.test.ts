@@ -2,7 +2,15 @@
 // live records, a late-attach snapshot, session end and clear; its bounded timeline; its queries.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Model, buildSnapshot, dispatchesInRange, handlerSlicesOf, rangeStatistics, subscriptionsOf, timelineColumns } from '../../../runtime-probe/src/analysis/model/index';
+import {
+  Model,
+  buildSnapshot,
+  dispatchesInRange,
+  handlerSlicesOf,
+  rangeStatistics,
+  subscriptionsOf,
+  timelineColumns,
+} from '../../../runtime-probe/src/analysis/model/index';
 import { StreamBuilder, TIME_ORIGIN, site } from './streamBuilder';
 
 function liveApp(model: Model): StreamBuilder {
@@ -21,9 +29,18 @@ test('live records: buses, types, subscriptions with owner, label and site', () 
   assert.equal(model.sessionInfo.state, 'live');
   assert.equal(model.sessionInfo.app?.name, 'crafted');
   assert.equal(model.sessionInfo.timeOrigin, TIME_ORIGIN);
-  assert.deepEqual([...model.buses.values()].map((b) => b.name), ['gameplay', 'ui']);
+  assert.deepEqual(
+    [...model.buses.values()].map((b) => b.name),
+    ['gameplay', 'ui'],
+  );
   const subs = subscriptionsOf(model, { bus: 1, type: 'health.changed' });
-  assert.deepEqual(subs.map((s) => [s.id, s.priority, s.label, s.owner]), [[1, 10, 'HealthBar', 'HealthBar#1'], [2, 0, 'Log', null]]);
+  assert.deepEqual(
+    subs.map((s) => [s.id, s.priority, s.label, s.owner]),
+    [
+      [1, 10, 'HealthBar', 'HealthBar#1'],
+      [2, 0, 'Log', null],
+    ],
+  );
   assert.deepEqual(subs[0].site, { file: '/app/hud.ts', line: 12, column: 5, functionName: 'bind' });
   assert.equal(subs[0].createdAt, 1);
   assert.equal(model.owners.get('HealthBar#1')?.live.size, 1);
@@ -33,7 +50,13 @@ test('dispatches: counts, unheard, consumption, per-subscription calls, time, er
   const model = new Model();
   const s = liveApp(model);
   for (let i = 0; i < 20; i++) {
-    s.dispatch({ type: 'health.changed', handlers: [{ sub: 1, duration: i === 19 ? 5 : 0.5 }, { sub: 2, duration: 0.1 }] });
+    s.dispatch({
+      type: 'health.changed',
+      handlers: [
+        { sub: 1, duration: i === 19 ? 5 : 0.5 },
+        { sub: 2, duration: 0.1 },
+      ],
+    });
     s.wait(10);
   }
   s.dispatch({ type: 'health.changed', handlers: [{ sub: 1, duration: 0.2, consumed: true }] });
@@ -74,7 +97,13 @@ test('handler time excludes nested dispatches (self time)', () => {
   assert.ok(keys.timing && Math.abs(keys.timing.maxMs - 30) < 0.01);
   // The nested dispatch is in the timeline at depth 1 with its parent's seq.
   const rows = dispatchesInRange(model, 0, 1000);
-  assert.deepEqual(rows.map((r) => [r.type, r.depth, r.parentSeq]), [['input.key', 1, rows[1].seq], ['health.changed', 0, 0]]);
+  assert.deepEqual(
+    rows.map((r) => [r.type, r.depth, r.parentSeq]),
+    [
+      ['input.key', 1, rows[1].seq],
+      ['health.changed', 0, 0],
+    ],
+  );
 });
 
 test('late attach: a snapshot first, then live records', () => {
@@ -83,9 +112,23 @@ test('late attach: a snapshot first, then live records', () => {
   s.clock = 5000;
   s.snapshot({
     buses: [{ id: 1, name: 'gameplay', createdAt: TIME_ORIGIN + 10, subscriptions: 2 }],
-    types: [{ bus: 1, type: 'tick', listeners: 1, dispatches: 300 }, { bus: 1, type: 'boss.defeated', listeners: 1, dispatches: 0 }],
+    types: [
+      { bus: 1, type: 'tick', listeners: 1, dispatches: 300 },
+      { bus: 1, type: 'boss.defeated', listeners: 1, dispatches: 0 },
+    ],
     subscriptions: [
-      { id: 7, bus: 1, type: 'tick', priority: 0, label: 'Ticker', owner: 'World#1', once: false, site: site('/app/w.ts', 3), calls: 300, createdAt: TIME_ORIGIN + 20 },
+      {
+        id: 7,
+        bus: 1,
+        type: 'tick',
+        priority: 0,
+        label: 'Ticker',
+        owner: 'World#1',
+        once: false,
+        site: site('/app/w.ts', 3),
+        calls: 300,
+        createdAt: TIME_ORIGIN + 20,
+      },
       { id: 8, bus: 1, type: 'boss.defeated', priority: 0, label: 'Boss', owner: null, once: false, site: null, calls: 0, createdAt: TIME_ORIGIN + 30 },
     ],
   });
@@ -109,13 +152,16 @@ test('late attach: a snapshot first, then live records', () => {
   // A refresh snapshot (e.g. after drops) lacking #8 ends it; a truncated one would not.
   s.snapshot({ truncated: true, subscriptions: [] }, 1).into(model);
   assert.equal(model.subscriptions.get(8)?.active, true);
-  s.snapshot({
-    subscriptions: [
-      { id: 7, bus: 1, type: 'tick', priority: 0, label: 'Ticker', owner: 'World#1', once: false, site: null, calls: 310, createdAt: TIME_ORIGIN + 20 },
-      { id: 9, bus: 1, type: 'tick', priority: 0, label: 'Late', owner: null, once: false, site: null, calls: 1, createdAt: TIME_ORIGIN + 5000 },
-    ],
-    types: [{ bus: 1, type: 'tick', listeners: 2, dispatches: 302 }],
-  }, 2).into(model);
+  s.snapshot(
+    {
+      subscriptions: [
+        { id: 7, bus: 1, type: 'tick', priority: 0, label: 'Ticker', owner: 'World#1', once: false, site: null, calls: 310, createdAt: TIME_ORIGIN + 20 },
+        { id: 9, bus: 1, type: 'tick', priority: 0, label: 'Late', owner: null, once: false, site: null, calls: 1, createdAt: TIME_ORIGIN + 5000 },
+      ],
+      types: [{ bus: 1, type: 'tick', listeners: 2, dispatches: 302 }],
+    },
+    2,
+  ).into(model);
   assert.equal(model.subscriptions.get(8)?.active, false);
   assert.equal(model.subscriptions.get(8)?.endReason, 'missing-from-snapshot');
   assert.equal(model.subscriptions.get(7)?.calls, 310);
@@ -129,13 +175,19 @@ test('unsubscribe: reason, lifetime calls, and bounded retention of ended subscr
   s.subscribe({ id: 11, type: 'x' });
   s.into(model);
   assert.equal(model.subscriptions.size, 4); // 1 live + the 3 most recently ended
-  assert.deepEqual([...model.subscriptions.keys()].sort((a, b) => a - b), [8, 9, 10, 11]);
+  assert.deepEqual(
+    [...model.subscriptions.keys()].sort((a, b) => a - b),
+    [8, 9, 10, 11],
+  );
   const ten = model.subscriptions.get(10);
   assert.equal(ten?.endReason, 'dead-owner');
   assert.equal(ten?.calls, 10);
   // Aggregates survive eviction.
   const t = model.findType(1, 'x');
-  assert.equal([...(t?.ownerRemovals.values() ?? [])].reduce((n, g) => n + g.count, 0), 5);
+  assert.equal(
+    [...(t?.ownerRemovals.values() ?? [])].reduce((n, g) => n + g.count, 0),
+    5,
+  );
   assert.equal(t?.subscribedEver, 11);
   assert.equal(model.owners.size, 0, 'owners without live subscriptions are forgotten');
 });
@@ -218,7 +270,12 @@ test('timeline: wraps at its capacity; range queries, columns and statistics rea
   const model = new Model({ timelineCapacity: 50, handlerSliceCapacity: 40 });
   const s = liveApp(model);
   for (let i = 0; i < 120; i++) {
-    s.dispatch({ type: i % 3 === 0 ? 'input.key' : 'health.changed', bus: i % 3 === 0 ? 2 : 1, start: i * 10, handlers: [{ sub: i % 3 === 0 ? 3 : 1, duration: i % 10 === 0 ? 4 : 1 }] });
+    s.dispatch({
+      type: i % 3 === 0 ? 'input.key' : 'health.changed',
+      bus: i % 3 === 0 ? 2 : 1,
+      start: i * 10,
+      handlers: [{ sub: i % 3 === 0 ? 3 : 1, duration: i % 10 === 0 ? 4 : 1 }],
+    });
   }
   s.into(model);
   assert.equal(model.timeline.size, 50);
@@ -226,7 +283,10 @@ test('timeline: wraps at its capacity; range queries, columns and statistics rea
   const rows = dispatchesInRange(model, 0, 100_000);
   assert.equal(rows.length, 50);
   assert.equal(rows[0].start, 700);
-  assert.deepEqual(dispatchesInRange(model, 1000, 1020).map((r) => r.start), [1000, 1010, 1020]);
+  assert.deepEqual(
+    dispatchesInRange(model, 1000, 1020).map((r) => r.start),
+    [1000, 1010, 1020],
+  );
   const cols = timelineColumns(model, 900, 1190, 10);
   assert.equal(cols.count, 10);
   assert.ok(cols.omitted > 0);
@@ -239,7 +299,10 @@ test('timeline: wraps at its capacity; range queries, columns and statistics rea
   assert.equal(rangeStatistics(model, 0, 1199).complete, false);
   assert.equal(stats.slowestHandlers[0].label, 'HealthBar');
   const last = rows[rows.length - 1];
-  assert.deepEqual(handlerSlicesOf(model, last.seq).map((h) => h.subscription), [1]);
+  assert.deepEqual(
+    handlerSlicesOf(model, last.seq).map((h) => h.subscription),
+    [1],
+  );
   assert.throws(() => dispatchesInRange(model, NaN, 1), TypeError);
 });
 
@@ -250,7 +313,19 @@ test('memory stays bounded by the ring whatever the number of dispatches', () =>
   s.into(model);
   const records = [];
   for (let i = 0; i < 50_000; i++) {
-    records.push({ kind: 'dispatch' as const, seq: i + 1, bus: 1, type: 'health.changed', start: i, duration: 0.01, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    records.push({
+      kind: 'dispatch' as const,
+      seq: i + 1,
+      bus: 1,
+      type: 'health.changed',
+      start: i,
+      duration: 0.01,
+      delivered: 1,
+      consumedBy: 0,
+      depth: 0,
+      parentSeq: 0,
+      site: null,
+    });
   }
   model.applyRecords(records); // warm up: every structure at its steady size
   gc?.();
@@ -279,7 +354,13 @@ test('ModelSnapshot is JSON-safe and complete', () => {
   assert.equal(snap.totals.retainedEndedSubscriptions, 1);
   assert.equal(snap.subscriptions.length, 4);
   assert.equal(buildSnapshot(model, { includeEnded: false }).subscriptions.length, 3);
-  assert.deepEqual(snap.buses.map((b) => [b.name, b.types]), [['gameplay', ['health.changed', 'x']], ['ui', ['input.key']]]);
+  assert.deepEqual(
+    snap.buses.map((b) => [b.name, b.types]),
+    [
+      ['gameplay', ['health.changed', 'x']],
+      ['ui', ['input.key']],
+    ],
+  );
   assert.equal(snap.types.find((t) => t.type === 'health.changed')?.dispatches, 1);
 });
 
@@ -304,7 +385,10 @@ test('bus disposal: subscriptions it still held stay judgeable ("retired"); a pl
   const a = model.findType(1, 'a');
   assert.ok(a);
   assert.equal(a.live.size, 0);
-  assert.deepEqual([...a.retired].map((x) => x.id), [1, 2]);
+  assert.deepEqual(
+    [...a.retired].map((x) => x.id),
+    [1, 2],
+  );
   assert.equal(model.subscriptions.get(1)?.endedWithBus, true);
   assert.equal(model.subscriptions.get(3)?.endedWithBus, false);
   assert.equal(model.findType(2, 'k')?.retired.size, 0);
@@ -316,7 +400,10 @@ test('bus disposal: subscriptions it still held stay judgeable ("retired"); a pl
   b.subscribe({ id: 1, type: 'a', owner: 'W#1' }).subscribe({ id: 2, type: 'a' }).unsubscribe(1, 'clear').unsubscribe(2, 'clear');
   b.record({ kind: 'bus-disposed', time: b.clock, bus: 1 });
   b.into(small);
-  assert.deepEqual([...(small.findType(1, 'a')?.retired ?? [])].map((x) => x.id), [2]);
+  assert.deepEqual(
+    [...(small.findType(1, 'a')?.retired ?? [])].map((x) => x.id),
+    [2],
+  );
   assert.equal(small.owners.size, 0);
 });
 

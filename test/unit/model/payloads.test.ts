@@ -37,7 +37,10 @@ test('the payload store is bounded by payloadPreviewCapacity and forgets the old
   const seqs = app(model, 10);
   assert.equal(model.payloadPreviewCount, 4);
   for (const seq of seqs.slice(0, 6)) assert.equal(model.payloadOf(seq), null);
-  assert.deepEqual(seqs.slice(6).map((q) => model.payloadOf(q)), ['{"damage":6}', '{"damage":7}', '{"damage":8}', '{"damage":9}']);
+  assert.deepEqual(
+    seqs.slice(6).map((q) => model.payloadOf(q)),
+    ['{"damage":6}', '{"damage":7}', '{"damage":8}', '{"damage":9}'],
+  );
   const none = new Model({ payloadPreviewCapacity: 0 });
   app(none, 3);
   assert.equal(none.payloadPreviewCount, 0);

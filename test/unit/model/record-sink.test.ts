@@ -30,9 +30,13 @@ async function recordRealTrace(file: string): Promise<void> {
     if (e.x % 7 === 0) bus.dispatch('hit', e); // nested
   });
   bus.subscribe('move', () => undefined, { label: 'second' });
-  bus.subscribe('hit', (e, ctx) => {
-    if (e.x % 3 === 0) ctx.consume();
-  }, { priority: 5 });
+  bus.subscribe(
+    'hit',
+    (e, ctx) => {
+      if (e.x % 3 === 0) ctx.consume();
+    },
+    { priority: 5 },
+  );
   bus.subscribe('hit', (e) => {
     if (e.x % 14 === 0) throw new Error('boom');
   });
@@ -117,7 +121,21 @@ test('the sink gets dispatch records as fields and every other record as its obj
     for (const r of listed.records) {
       expected.push(
         r.kind === 'dispatch'
-          ? JSON.stringify(['dispatch', r.seq, r.bus, r.type, r.start, r.startBound ?? 0, r.duration, r.delivered, r.consumedBy, r.depth, r.parentSeq, r.site, r.durationBound ?? 0])
+          ? JSON.stringify([
+              'dispatch',
+              r.seq,
+              r.bus,
+              r.type,
+              r.start,
+              r.startBound ?? 0,
+              r.duration,
+              r.delivered,
+              r.consumedBy,
+              r.depth,
+              r.parentSeq,
+              r.site,
+              r.durationBound ?? 0,
+            ])
           : JSON.stringify(r),
       );
     }

@@ -25,7 +25,11 @@ class ModelSink extends RecordSink {
 }
 
 test('dispatch start bounds reach the model from a real version-2 stream', () => {
-  const rec = new Recorder({ maxBufferedRecords: 4096, config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', dispatchSiteEvery: 0 }, sanitize: undefined });
+  const rec = new Recorder({
+    maxBufferedRecords: 4096,
+    config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', dispatchSiteEvery: 0 },
+    sanitize: undefined,
+  });
   setBusTracer(rec);
   const model = new Model();
   const sink = new ModelSink(model);

@@ -15,15 +15,19 @@ test('histogram: count, total, max and mean are exact', () => {
 
 test('histogram: quantiles are within 15% of the exact nearest-rank value', () => {
   fc.assert(
-    fc.property(fc.array(fc.double({ min: 0.001, max: 5000, noNaN: true }), { minLength: 1, maxLength: 300 }), fc.double({ min: 0, max: 1, noNaN: true }), (values, q) => {
-      const h = new DurationHistogram();
-      for (const v of values) h.add(v);
-      const sorted = [...values].sort((a, b) => a - b);
-      const exact = sorted[Math.max(1, Math.ceil(q * values.length)) - 1];
-      const got = h.quantile(q);
-      // Microsecond rounding plus the bucket width (a quarter of a power of two).
-      assert.ok(Math.abs(got - exact) <= exact * 0.15 + 0.002, `q=${q} exact=${exact} got=${got}`);
-    }),
+    fc.property(
+      fc.array(fc.double({ min: 0.001, max: 5000, noNaN: true }), { minLength: 1, maxLength: 300 }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      (values, q) => {
+        const h = new DurationHistogram();
+        for (const v of values) h.add(v);
+        const sorted = [...values].sort((a, b) => a - b);
+        const exact = sorted[Math.max(1, Math.ceil(q * values.length)) - 1];
+        const got = h.quantile(q);
+        // Microsecond rounding plus the bucket width (a quarter of a power of two).
+        assert.ok(Math.abs(got - exact) <= exact * 0.15 + 0.002, `q=${q} exact=${exact} got=${got}`);
+      },
+    ),
   );
 });
 

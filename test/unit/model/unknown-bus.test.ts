@@ -12,5 +12,8 @@ test('a bus-disposed record of a bus never defined leaves no nameless bus behind
     { kind: 'bus-disposed', time: 2, bus: 10 },
     { kind: 'bus-disposed', time: 3, bus: 1 },
   ]);
-  assert.deepEqual([...m.buses.values()].map((b) => [b.name, b.disposedAt]), [['Socket#1', 3]]);
+  assert.deepEqual(
+    [...m.buses.values()].map((b) => [b.name, b.disposedAt]),
+    [['Socket#1', 3]],
+  );
 });

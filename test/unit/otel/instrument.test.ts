@@ -45,7 +45,10 @@ test('a dispatch is a PRODUCER span named by bus and operation, with the messagi
   assert.equal(span.attributes['busscope.consumed_by'], b.id);
   assert.equal(parentOf(span), '');
   // Only dispatch spans in the default mode.
-  assert.deepEqual(sdk.spans().map((s) => s.name), ['send orders']);
+  assert.deepEqual(
+    sdk.spans().map((s) => s.name),
+    ['send orders'],
+  );
   a.dispose();
   bus.dispose();
   await sdk.shutdown();
@@ -97,9 +100,13 @@ test('a throwing handler: recordException and status ERROR on its span; the othe
   const errors: unknown[] = [];
   const bus = new EventBus<Events>({ name: 'orders', onError: (e) => errors.push(e) });
   let after = 0;
-  bus.subscribe('order.placed', () => {
-    throw new Error('card declined');
-  }, { label: 'Billing' });
+  bus.subscribe(
+    'order.placed',
+    () => {
+      throw new Error('card declined');
+    },
+    { label: 'Billing' },
+  );
   bus.subscribe('order.placed', () => void after++, { priority: -1, label: 'Mailer' });
   const result = bus.dispatch('order.placed', { id: 1 });
   assert.equal(result.delivered, 2);
@@ -214,7 +221,10 @@ test('enqueue captures the active context and flush restores it, per event', asy
   assert.equal(sends[0].spanContext().traceId, first.spanContext().traceId);
   assert.equal(sends[1].spanContext().traceId, second.spanContext().traceId);
   // The handlers ran inside their dispatch spans.
-  assert.deepEqual(seenIn, sends.map((s) => s.spanContext().spanId));
+  assert.deepEqual(
+    seenIn,
+    sends.map((s) => s.spanContext().spanId),
+  );
   assert.equal(trace.getActiveSpan(), undefined);
   bus.dispose();
   await sdk.shutdown();
@@ -303,7 +313,10 @@ test('include filters dispatches; dispose stops the spans', async () => {
   orders.dispatch('tick');
   other.dispatch('order.placed', { id: 1 });
   orders.dispatch('order.placed', { id: 1 });
-  assert.deepEqual(sdk.spans().map((s) => s.attributes['messaging.destination.name']), ['order.placed']);
+  assert.deepEqual(
+    sdk.spans().map((s) => s.attributes['messaging.destination.name']),
+    ['order.placed'],
+  );
   instrumentation.dispose();
   instrumentation.dispose();
   orders.dispatch('order.placed', { id: 2 });
@@ -331,7 +344,10 @@ test('starting and stopping the probe while instrumented: disposing the instrume
 test('bad options are TypeErrors', () => {
   assert.throws(() => instrumentOpenTelemetry({ spans: 'all' as never }), { name: 'TypeError', message: /options\.spans must be 'dispatch' or 'handlers'/ });
   assert.throws(() => instrumentOpenTelemetry({ include: 'orders' as never }), { name: 'TypeError', message: /options\.include must be a function/ });
-  assert.throws(() => instrumentOpenTelemetry({ tracerProvider: {} as never }), { name: 'TypeError', message: /options\.tracerProvider must be a TracerProvider/ });
+  assert.throws(() => instrumentOpenTelemetry({ tracerProvider: {} as never }), {
+    name: 'TypeError',
+    message: /options\.tracerProvider must be a TracerProvider/,
+  });
   assert.throws(() => instrumentOpenTelemetry(42 as never), { name: 'TypeError', message: /options must be an object/ });
 });
 
@@ -378,7 +394,15 @@ test('the probe recording and OpenTelemetry at once: both see every dispatch', a
   const messages = await readTraceFileMessages(file);
   const dispatches = messages.flatMap((m) => (m.type === 'records' ? m.records : [])).filter((r) => r.kind === 'dispatch');
   assert.deepEqual(dispatches.map((d) => (d.kind === 'dispatch' ? d.type : '')).sort(), ['order.placed', 'order.shipped']);
-  assert.equal(parentOf(sdk.only('inner')), sdk.only('process orders', (s) => s.attributes['busscope.subscription.id'] !== undefined && sdk.spans().some((c) => c.name === 'inner' && parentOf(c) === s.spanContext().spanId)).spanContext().spanId);
+  assert.equal(
+    parentOf(sdk.only('inner')),
+    sdk
+      .only(
+        'process orders',
+        (s) => s.attributes['busscope.subscription.id'] !== undefined && sdk.spans().some((c) => c.name === 'inner' && parentOf(c) === s.spanContext().spanId),
+      )
+      .spanContext().spanId,
+  );
   const shipped = sdk.only('send orders', (s) => s.attributes['messaging.destination.name'] === 'order.shipped');
   const placed = sdk.only('send orders', (s) => s.attributes['messaging.destination.name'] === 'order.placed');
   assert.equal(sdk.spans().find((s) => s.spanContext().spanId === parentOf(shipped))?.name, 'process orders');

@@ -51,10 +51,19 @@ for (const detail of ['dispatch', 'handlers'] as const) {
     const roots = sends.filter((s) => s.attributes['messaging.destination.name'] === 'placed');
     assert.equal(roots.length, 2);
     const placed = records.filter((r) => r.type === 'placed');
-    assert.deepEqual(placed.map((r) => r.traceId), [roots[0].spanContext().traceId, roots[1].spanContext().traceId, undefined]);
+    assert.deepEqual(
+      placed.map((r) => r.traceId),
+      [roots[0].spanContext().traceId, roots[1].spanContext().traceId, undefined],
+    );
     const shipped = records.filter((r) => r.type === 'shipped');
-    assert.deepEqual(shipped.map((r) => r.traceId), [roots[0].spanContext().traceId, roots[1].spanContext().traceId, undefined]);
-    assert.deepEqual(records.filter((r) => r.type === 'untraced').map((r) => r.traceId), [undefined, undefined, undefined]);
+    assert.deepEqual(
+      shipped.map((r) => r.traceId),
+      [roots[0].spanContext().traceId, roots[1].spanContext().traceId, undefined],
+    );
+    assert.deepEqual(
+      records.filter((r) => r.type === 'untraced').map((r) => r.traceId),
+      [undefined, undefined, undefined],
+    );
     // The model keeps it per dispatch, from the records and from the sink path alike.
     for (const fromSink of [false, true]) {
       const model = new Model();

@@ -12,7 +12,11 @@ import { DecodingSink } from '../../support/decoding-sink';
 type Events = { outer: number; inner: number; take: number };
 
 test('detail "dispatch": nested dispatches, handler errors and consumers are recorded without per-handler tracer calls', () => {
-  const rec = new Recorder({ maxBufferedRecords: 4096, config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', captureStacks: false }, sanitize: undefined });
+  const rec = new Recorder({
+    maxBufferedRecords: 4096,
+    config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', captureStacks: false },
+    sanitize: undefined,
+  });
   setBusTracer(rec);
   const sink = new DecodingSink();
   const errors: unknown[] = [];

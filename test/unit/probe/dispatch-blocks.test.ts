@@ -47,7 +47,11 @@ const TYPES = ['input', 'move', 'collide', 'damage', 'score', 'sound', 'render',
 type Events = { [K in (typeof TYPES)[number]]: number };
 
 function withRecorder(run: (rec: Recorder, sink: BodySink) => void): void {
-  const rec = new Recorder({ maxBufferedRecords: 1 << 16, config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', captureStacks: false }, sanitize: undefined });
+  const rec = new Recorder({
+    maxBufferedRecords: 1 << 16,
+    config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', captureStacks: false },
+    sanitize: undefined,
+  });
   setBusTracer(rec);
   const sink = new BodySink();
   try {
@@ -83,7 +87,10 @@ test('detail "dispatch": dispatches reach the reader as dispatch blocks — each
     rec.flushTo(sink);
 
     // The batches hold dispatch blocks: a reader of version 3 does not know them.
-    assert.throws(() => sink.decode(3), (e: unknown) => e instanceof ProtocolError && e.code === 'unknown-kind');
+    assert.throws(
+      () => sink.decode(3),
+      (e: unknown) => e instanceof ProtocolError && e.code === 'unknown-kind',
+    );
     const records = sink.decode(4);
     const ds = records.filter((r): r is DispatchRecord => r.kind === 'dispatch');
     assert.equal(ds.length, dispatched + nested, 'every dispatch exactly once (nested ones included)');
@@ -191,7 +198,14 @@ test('dispatch blocks: times interpolated between reads with honest bounds; host
     return out.filter((r) => r.kind === 'dispatch');
   };
   // reads: tick 10 at 1 ms, tick 20 at 1.1 ms; entry: seq 100+2, start tick 15 (rel 5), end tick 20 (rel 10)
-  const ok = block(1, [[10, 1_000_000], [20, 1_100_000]], [[2, 5, 10, 3, 1, 1, 0, 0, 0, 0]]);
+  const ok = block(
+    1,
+    [
+      [10, 1_000_000],
+      [20, 1_100_000],
+    ],
+    [[2, 5, 10, 3, 1, 1, 0, 0, 0, 0]],
+  );
   const [d] = decode(ok) as DispatchRecord[];
   assert.equal(d.seq, 102);
   assert.equal(d.bus, 3);

@@ -87,7 +87,10 @@ test('BUSSCOPE_RECORD takes a file; a switch word there warns instead of writing
     const r = readProbeEnvironment({ BUSSCOPE_RECORD: word });
     assert.equal(r.record, undefined, word);
     assert.equal(r.problems.length, 1);
-    assert.match(r.problems[0], new RegExp(`^BUSSCOPE_RECORD="${word}" is not accepted \\(it takes the trace file to write, .*\\./${word}\\); no trace is recorded$`));
+    assert.match(
+      r.problems[0],
+      new RegExp(`^BUSSCOPE_RECORD="${word}" is not accepted \\(it takes the trace file to write, .*\\./${word}\\); no trace is recorded$`),
+    );
   }
   assert.deepEqual(readProbeEnvironment({ BUSSCOPE_RECORD: './1' }).record, { file: './1', options: undefined });
 });

@@ -127,7 +127,11 @@ test('detail "handlers" samples busy types, and the model\'s weighted p95 and co
   assert.ok(frameRecords.length < FRAMES / 10, `${frameRecords.length} of ${FRAMES} frame calls timed`);
   assert.ok(frameRecords.some((r) => (r.sampleEvery ?? 1) > 10));
   // A timed call is timed exactly (the handler's own time, read at its boundaries).
-  for (const r of frameRecords) assert.ok([FAST_MS, MEDIUM_MS, SLOW_MS].some((ms) => Math.abs(r.duration - ms) < 1e-6), `duration ${r.duration}`);
+  for (const r of frameRecords)
+    assert.ok(
+      [FAST_MS, MEDIUM_MS, SLOW_MS].some((ms) => Math.abs(r.duration - ms) < 1e-6),
+      `duration ${r.duration}`,
+    );
 
   // The model's weighted figures estimate every call.
   const frame = model.subscriptions.get(frameSub.id);
@@ -161,7 +165,8 @@ test('detail "handlers" samples busy types, and the model\'s weighted p95 and co
   const timedSeqs = new Set(handlerRecords.map((r) => r.seq));
   for (const type of ['frame', 'input']) {
     const ofType = dispatches.filter((d) => d.type === type).sort((a, b) => a.seq - b.seq);
-    for (const d of ofType.slice(0, FIRST_SAMPLED)) assert.ok(timedSeqs.has(d.seq), `${type} dispatch #${d.seq} among the first ${FIRST_SAMPLED} was not timed`);
+    for (const d of ofType.slice(0, FIRST_SAMPLED))
+      assert.ok(timedSeqs.has(d.seq), `${type} dispatch #${d.seq} among the first ${FIRST_SAMPLED} was not timed`);
   }
   // Every throw is recorded, timed or not.
   assert.ok(throws > 100);

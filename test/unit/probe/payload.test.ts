@@ -140,7 +140,15 @@ test('cycles, BigInt, typed arrays, buffers, Map/Set, Date, Symbol, functions, E
     ser({ bytes: new Uint8Array(1048576), floats: new Float64Array(3), buf: new ArrayBuffer(16), view: new DataView(new ArrayBuffer(8)) }),
     '{"bytes":"Uint8Array(1048576)","floats":"Float64Array(3)","buf":"ArrayBuffer(16)","view":"DataView(8)"}',
   );
-  assert.equal(ser(new Map<unknown, unknown>([['a', 1], [{ k: 2 }, [3]]])), '{"Map(2)":[["a",1],[{"k":2},[3]]]}');
+  assert.equal(
+    ser(
+      new Map<unknown, unknown>([
+        ['a', 1],
+        [{ k: 2 }, [3]],
+      ]),
+    ),
+    '{"Map(2)":[["a",1],[{"k":2},[3]]]}',
+  );
   assert.equal(ser(new Set([1, 'two'])), '{"Set(2)":[1,"two"]}');
   assert.equal(ser({ at: new Date(Date.UTC(2024, 0, 2)), bad: new Date(Number.NaN) }), '{"at":"2024-01-02T00:00:00.000Z","bad":"Invalid Date"}');
   assert.equal(ser({ s: Symbol('tag'), f: function save() {}, a: () => 1 }), '{"s":"Symbol(tag)","f":"[function save]","a":"[function a]"}');
@@ -151,7 +159,10 @@ test('cycles, BigInt, typed arrays, buffers, Map/Set, Date, Symbol, functions, E
   // eslint-disable-next-line no-sparse-arrays -- a hole, which JSON writes as null
   assert.equal(ser({ u: undefined, n: null, nan: Number.NaN, arr: [undefined, , 1] }), '{"n":null,"nan":"NaN","arr":[null,null,1]}');
   assert.equal(ser(undefined), 'null');
-  assert.equal(ser({ re: /a+/g, w: new WeakMap(), pr: Promise.resolve(1), boxed: new String('x') }), '{"re":"/a+/g","w":"[WeakMap]","pr":"[Promise]","boxed":"[String: x]"}');
+  assert.equal(
+    ser({ re: /a+/g, w: new WeakMap(), pr: Promise.resolve(1), boxed: new String('x') }),
+    '{"re":"/a+/g","w":"[WeakMap]","pr":"[Promise]","boxed":"[String: x]"}',
+  );
   // What is not cut is valid JSON.
   assert.doesNotThrow(() => JSON.parse(ser({ x: [1, { y: 'q"\n' }], m: new Map([[1, 2]]) })));
 });
@@ -162,7 +173,11 @@ test('a cut payload stays within the cap, is marked, and says how much more ther
   assert.ok(longString.json.length <= 64);
   assert.match(longString.json, /^"x+… \(5000000 chars\)"$/);
 
-  const longArray = serializePayload(Array.from({ length: 100_000 }, (_, i) => i), 100, isProxy);
+  const longArray = serializePayload(
+    Array.from({ length: 100_000 }, (_, i) => i),
+    100,
+    isProxy,
+  );
   assert.equal(longArray.truncated, true);
   assert.ok(longArray.json.length <= 100);
   const shown = (JSON.parse(longArray.json) as unknown[]).length - 1;
@@ -214,14 +229,10 @@ test('a 50 MB payload costs work bounded by the cap, not by its size', () => {
 });
 
 test('sanitize still applies first; a throwing sanitize is described without running more app code', () => {
-  const out = captured(
-    [{ user: 'ann', password: 'hunter2' }, { fail: true }],
-    1024,
-    (p) => {
-      if ((p as { fail?: boolean }).fail) throw new TypeError('cannot sanitize');
-      return { ...(p as object), password: '***' };
-    },
-  );
+  const out = captured([{ user: 'ann', password: 'hunter2' }, { fail: true }], 1024, (p) => {
+    if ((p as { fail?: boolean }).fail) throw new TypeError('cannot sanitize');
+    return { ...(p as object), password: '***' };
+  });
   assert.equal(out[0].json, '{"user":"ann","password":"***"}');
   assert.equal(out[1].json, '"[sanitize threw: [TypeError: cannot sanitize]]"');
   assert.ok(!out.some((p) => p.json.includes('hunter2')));

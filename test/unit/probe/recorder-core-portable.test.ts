@@ -48,5 +48,8 @@ test('the recorder core bundles for the browser without a single node: import', 
 
 test('the Node wiring is where the built-ins come in (the check above can see them)', async () => {
   const { nodeImports } = await bundle('runtime-probe/src/recorder/recorder.ts');
-  assert.ok(nodeImports.some((i) => i.startsWith('node:util')), nodeImports.join(', '));
+  assert.ok(
+    nodeImports.some((i) => i.startsWith('node:util')),
+    nodeImports.join(', '),
+  );
 });

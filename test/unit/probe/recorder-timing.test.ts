@@ -90,7 +90,14 @@ test('switching detail while a dispatch runs: the dispatch that began untimed is
     rec.flushTo(sink);
     const dispatches = sink.of('dispatch');
     // First outer: began at lifecycle (not recorded); its inner and the second outer (with its inner) are.
-    assert.deepEqual(dispatches.map((d) => [d.type, d.depth]), [['inner', 1], ['inner', 1], ['outer', 0]]);
+    assert.deepEqual(
+      dispatches.map((d) => [d.type, d.depth]),
+      [
+        ['inner', 1],
+        ['inner', 1],
+        ['outer', 0],
+      ],
+    );
     for (const d of dispatches) assert.ok(Number.isFinite(d.start) && d.duration >= 0);
     for (const h of sink.of('handler')) assert.ok(Number.isFinite(h.start) && h.duration >= 0);
     bus.dispose();

@@ -77,7 +77,10 @@ test('a late sink gets every definition first; strings are interned once', () =>
     const strings = (s: DecodingSink) => s.records.filter((r) => r.kind === 'string').map((r) => (r.kind === 'string' ? r.text : ''));
     assert.deepEqual(strings(late), strings(early), 'the same ids and texts, whenever the sink attached');
     assert.equal(new Set(strings(early)).size, strings(early).length);
-    assert.deepEqual(late.records.filter((r) => r.kind === 'dispatch').map((r) => (r.kind === 'dispatch' ? r.type : '')), ['a', 'b']);
+    assert.deepEqual(
+      late.records.filter((r) => r.kind === 'dispatch').map((r) => (r.kind === 'dispatch' ? r.type : '')),
+      ['a', 'b'],
+    );
     bus.dispose();
   });
 });
@@ -182,7 +185,13 @@ test('probe.record + probe.snapshot() from inside a handler shows the dispatch i
   assert.equal(probe.snapshot().recording, false, 'stopped');
   const messages = await readTraceFileMessages(file);
   const dispatches = messages.flatMap((m) => (m.type === 'records' ? m.records : [])).filter((r) => r.kind === 'dispatch');
-  assert.deepEqual(dispatches.map((d) => (d.kind === 'dispatch' ? [d.type, d.depth] : [])), [['inner', 1], ['outer', 0]]);
+  assert.deepEqual(
+    dispatches.map((d) => (d.kind === 'dispatch' ? [d.type, d.depth] : [])),
+    [
+      ['inner', 1],
+      ['outer', 0],
+    ],
+  );
   bus.dispose();
 });
 

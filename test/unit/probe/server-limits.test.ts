@@ -46,15 +46,17 @@ test('1,000 connections that never send hello stay capped; a real client still a
   const sockets: net.Socket[] = [];
   let closedEarly = 0;
   try {
-    const opened = Array.from({ length: 1000 }, () =>
-      new Promise<void>((resolve) => {
-        const s = net.connect({ host: '127.0.0.1', port: server.port });
-        sockets.push(s);
-        s.on('error', () => undefined);
-        s.once('close', () => closedEarly++);
-        s.once('connect', () => resolve());
-        s.once('close', () => resolve());
-      }),
+    const opened = Array.from(
+      { length: 1000 },
+      () =>
+        new Promise<void>((resolve) => {
+          const s = net.connect({ host: '127.0.0.1', port: server.port });
+          sockets.push(s);
+          s.on('error', () => undefined);
+          s.once('close', () => closedEarly++);
+          s.once('connect', () => resolve());
+          s.once('close', () => resolve());
+        }),
     );
     await Promise.all(opened);
     // Give the server's accept loop time to see all of them (well under the 3 s handshake timeout).

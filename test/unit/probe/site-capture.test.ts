@@ -90,7 +90,16 @@ function shapes(): Promise<[string, Probe][]> {
       return probe();
     },
   } as { go(): Probe; alias(): Probe; computed(): Probe };
-  out.push(['function', named()], ['arrow', arrow()], ['anonymous', (function (): Probe { return probe(); })()]);
+  out.push(
+    ['function', named()],
+    ['arrow', arrow()],
+    [
+      'anonymous',
+      (function (): Probe {
+        return probe();
+      })(),
+    ],
+  );
   out.push(['method', new Hud().mount()], ['static method', Hud.create()], ['getter', new Hud().current], ['name starts with its class', new Hud().HudMount()]);
   out.push(['constructor', new Widget().r], ['object method', obj.go()], ['aliased method', obj.alias()], ['computed name', obj.computed()]);
   out.push(['callback', [1].map(() => probe())[0]], ['call with a receiver', named.call({})], ['bound', named.bind(new Hud())()]);
@@ -151,8 +160,7 @@ test('an app that installed its own Error.prepareStackTrace (a source-map hook) 
   table = new SiteTable(new StringTable(), resolveRawFrame);
   const original = Error.prepareStackTrace;
   // A hook that reports every frame at /mapped/app.ts:7:3 in function "mapped".
-  Error.prepareStackTrace = (error: Error, frames: NodeJS.CallSite[]) =>
-    `${error.name}\n${frames.map(() => '    at mapped (/mapped/app.ts:7:3)').join('\n')}`;
+  Error.prepareStackTrace = (error: Error, frames: NodeJS.CallSite[]) => `${error.name}\n${frames.map(() => '    at mapped (/mapped/app.ts:7:3)').join('\n')}`;
   try {
     const fast = plain(subscribeLike());
     assert.deepEqual(fast, { file: '/mapped/app.ts', line: 7, column: 3, functionName: 'mapped' });

@@ -9,8 +9,18 @@ test('V8 stack line forms', () => {
   assert.deepEqual(parseStackLine('    at async Promise.all (index 0)'), undefined);
   assert.deepEqual(parseStackLine('    at async load (/app/a.mjs:1:2)'), { file: '/app/a.mjs', line: 1, column: 2, functionName: 'load' });
   assert.deepEqual(parseStackLine('    at new Widget (/app/w.js:10:3)'), { file: '/app/w.js', line: 10, column: 3, functionName: 'new Widget' });
-  assert.deepEqual(parseStackLine('    at Object.handler [as onTick] (/app/t.js:5:1)'), { file: '/app/t.js', line: 5, column: 1, functionName: 'Object.handler' });
-  assert.deepEqual(parseStackLine('    at file:///home/u/my%20app/main.mjs:7:11'), { file: '/home/u/my app/main.mjs', line: 7, column: 11, functionName: undefined });
+  assert.deepEqual(parseStackLine('    at Object.handler [as onTick] (/app/t.js:5:1)'), {
+    file: '/app/t.js',
+    line: 5,
+    column: 1,
+    functionName: 'Object.handler',
+  });
+  assert.deepEqual(parseStackLine('    at file:///home/u/my%20app/main.mjs:7:11'), {
+    file: '/home/u/my app/main.mjs',
+    line: 7,
+    column: 11,
+    functionName: undefined,
+  });
   assert.deepEqual(parseStackLine('    at run (file:///C:/app/main.mjs:1:1)'), { file: 'C:/app/main.mjs', line: 1, column: 1, functionName: 'run' });
   assert.deepEqual(parseStackLine('    at C:\\app\\main.js:2:3'), { file: 'C:\\app\\main.js', line: 2, column: 3, functionName: undefined });
   assert.deepEqual(parseStackLine('    at <anonymous> (/app/x.js:1:1)'), { file: '/app/x.js', line: 1, column: 1, functionName: undefined });
@@ -19,7 +29,7 @@ test('V8 stack line forms', () => {
   assert.equal(parseStackLine('Error: boom'), undefined);
 });
 
-test('frames of the bus and the probe are internal; the app\'s are not', () => {
+test("frames of the bus and the probe are internal; the app's are not", () => {
   const frame = (file: string, functionName?: string) => ({ file, line: 1, column: 1, functionName });
   assert.ok(isInternalFrame(frame('/x/node_modules/busscope-probe/dist/index.cjs')));
   assert.ok(isInternalFrame(frame('/repo/runtime-probe/dist/index.mjs')));

@@ -50,7 +50,11 @@ function heapMb(): number {
 }
 
 test('an app dispatching 200,000 distinct names keeps its intern table bounded and says which overflowed', () => {
-  const rec = new Recorder({ maxBufferedRecords: 4096, config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', dispatchSiteEvery: 0 }, sanitize: undefined });
+  const rec = new Recorder({
+    maxBufferedRecords: 4096,
+    config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', dispatchSiteEvery: 0 },
+    sanitize: undefined,
+  });
   setBusTracer(rec);
   const sink = new CountingSink();
   try {

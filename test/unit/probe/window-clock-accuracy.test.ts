@@ -21,7 +21,11 @@ const TYPES = ['input', 'move', 'collide', 'damage', 'score', 'sound', 'render',
 type Events = { [K in (typeof TYPES)[number]]: number };
 
 test('interpolated dispatch starts lie within their stated bound of the true start (dense workload)', async () => {
-  const rec = new Recorder({ maxBufferedRecords: 65_536, config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', dispatchSiteEvery: 0 }, sanitize: undefined });
+  const rec = new Recorder({
+    maxBufferedRecords: 65_536,
+    config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', dispatchSiteEvery: 0 },
+    sanitize: undefined,
+  });
   setBusTracer(rec);
   const sink = new DecodingSink();
   const bus = new EventBus<Events>({ name: 'accuracy' });

@@ -2,14 +2,7 @@
 // frames fail at once with precise errors (never by waiting for bytes that never come).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  FrameDecoder,
-  FrameKind,
-  MAX_CLIENT_FRAME_BYTES,
-  ProtocolError,
-  encodeFrame,
-  utf8Encode,
-} from '../../../runtime-probe/src/protocol/index';
+import { FrameDecoder, FrameKind, MAX_CLIENT_FRAME_BYTES, ProtocolError, encodeFrame, utf8Encode } from '../../../runtime-probe/src/protocol/index';
 
 function isProtocolError(code: string, pattern?: RegExp) {
   return (e: unknown) => e instanceof ProtocolError && e.code === code && (pattern === undefined || pattern.test(e.message));
@@ -31,11 +24,15 @@ test('frames survive any split into chunks', () => {
       d.push(stream.subarray(i, i + chunkSize));
       for (let f = d.next(); f; f = d.next()) got.push({ kind: f.kind, body: f.body.length > 100 ? f.body.length : [...f.body] });
     }
-    assert.deepEqual(got, [
-      { kind: FrameKind.Control, body: [] },
-      { kind: FrameKind.Control, body: [...bodies[1]] },
-      { kind: FrameKind.Records, body: 70_000 },
-    ], `chunk size ${chunkSize}`);
+    assert.deepEqual(
+      got,
+      [
+        { kind: FrameKind.Control, body: [] },
+        { kind: FrameKind.Control, body: [...bodies[1]] },
+        { kind: FrameKind.Records, body: 70_000 },
+      ],
+      `chunk size ${chunkSize}`,
+    );
     d.finish();
     assert.equal(d.bufferedBytes, 0);
   }

@@ -29,7 +29,11 @@ const config: RecordingConfig = { detail: 'handlers', captureStacks: true, captu
 const clientMessages: { [K in ClientMessageType]: Extract<ClientMessage, { type: K }> } = {
   hello: { type: 'hello', token: 'abc123', protocolVersions: [1, 2], clientName: 'test', features: ['emitter-warning'] },
   'snapshot-request': { type: 'snapshot-request', requestId: 1 },
-  configure: { type: 'configure', requestId: 2, config: { detail: 'dispatch', capturePayloads: true, payloadSizeCap: 10, dispatchSiteEvery: 0, captureStacks: false } },
+  configure: {
+    type: 'configure',
+    requestId: 2,
+    config: { detail: 'dispatch', capturePayloads: true, payloadSizeCap: 10, dispatchSiteEvery: 0, captureStacks: false },
+  },
   'break-on': { type: 'break-on', requestId: 3, types: ['combat.damage', 'tick'] },
   focus: { type: 'focus', requestId: 5, buses: [3, 7] },
   ping: { type: 'ping', requestId: 4 },
@@ -56,7 +60,18 @@ const probeMessages: { [K in ProbeMessageType]: Extract<ProbeMessage, { type: K 
       buses: [{ id: 1, name: 'gameplay', createdAt: 1_700_000_000_001, subscriptions: 1 }],
       types: [{ bus: 1, type: 'tick', listeners: 1, dispatches: 3 }],
       subscriptions: [
-        { id: 1, bus: 1, type: 'tick', priority: 0, label: null, owner: 'Hud#1', once: false, site: { file: '/a.ts', line: 1, column: 2, functionName: null }, calls: 3, createdAt: 1_700_000_000_002 },
+        {
+          id: 1,
+          bus: 1,
+          type: 'tick',
+          priority: 0,
+          label: null,
+          owner: 'Hud#1',
+          once: false,
+          site: { file: '/a.ts', line: 1, column: 2, functionName: null },
+          calls: 3,
+          createdAt: 1_700_000_000_002,
+        },
       ],
       dispatching: [{ seq: 3, bus: 1, type: 'tick', depth: 0, start: 12, subscriptionId: 1 }],
       breakOn: ['tick'],
@@ -140,7 +155,10 @@ test('client messages are validated field by field', () => {
   rejects('{"type":"break-on","requestId":1,"types":[""]}', 'malformed', /break-on.types must be an array of non-empty strings/);
   rejects('{"type":"focus","requestId":1,"buses":[0]}', 'malformed', /focus.buses must be an array of bus ids/);
   rejects('{"type":"focus","requestId":1,"buses":["3"]}', 'malformed', /focus.buses must be an array of bus ids/);
-  assert.throws(() => parseClientMessage(new Uint8Array([0xff, 0xfe])), (e: unknown) => e instanceof ProtocolError && /UTF-8/.test(e.message));
+  assert.throws(
+    () => parseClientMessage(new Uint8Array([0xff, 0xfe])),
+    (e: unknown) => e instanceof ProtocolError && /UTF-8/.test(e.message),
+  );
 });
 
 test('probe messages with the wrong shape are rejected', () => {
@@ -214,7 +232,10 @@ test('probe messages are validated field by field: types, ranges, string lengths
   rejectsProbe({ ...s, snapshot: { ...s.snapshot, types: [{ bus: 1, type: null, listeners: 1, dispatches: 0 }] } }, /types\[0\]\.type must be a string/);
   rejectsProbe({ ...s, snapshot: { ...s.snapshot, buses: ['x'] } }, /snapshot\.snapshot\.buses\[0\] must be an object/);
   rejectsProbe({ ...s, snapshot: { ...s.snapshot, breakOn: [1] } }, /breakOn\[0\] must be a string/);
-  rejectsProbe({ ...s, snapshot: { ...s.snapshot, dispatching: [{ seq: 1, bus: 1, type: 't', depth: -1, start: 0, subscriptionId: 0 }] } }, /dispatching\[0\]\.depth must be an integer/);
+  rejectsProbe(
+    { ...s, snapshot: { ...s.snapshot, dispatching: [{ seq: 1, bus: 1, type: 't', depth: -1, start: 0, subscriptionId: 0 }] } },
+    /dispatching\[0\]\.depth must be an integer/,
+  );
   rejectsProbe({ ...s, snapshot: { ...s.snapshot, truncated: 'no' } }, /snapshot\.snapshot\.truncated must be a boolean/);
   rejectsProbe({ ...s, requestId: 'a' }, /snapshot\.requestId must be an integer/);
   rejectsProbe({ type: 'configured', requestId: null, config: { ...config, captureStacks: 1 } }, /configured\.config\.captureStacks must be a boolean/);
@@ -224,7 +245,9 @@ test('probe messages are validated field by field: types, ranges, string lengths
 });
 
 test('probe messages keep only the fields this version knows', () => {
-  const m = parseProbeMessage(utf8Encode(JSON.stringify({ ...probeMessages.welcome, future: 'x'.repeat(1000), app: { ...probeMessages.welcome.app, extra: 1 } })));
+  const m = parseProbeMessage(
+    utf8Encode(JSON.stringify({ ...probeMessages.welcome, future: 'x'.repeat(1000), app: { ...probeMessages.welcome.app, extra: 1 } })),
+  );
   assert.deepEqual(m, probeMessages.welcome, 'unknown fields are ignored, not kept');
 });
 

@@ -3,15 +3,7 @@
 // field for field, the next record in sync — by a reader that predates them (no version bump).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  ByteReader,
-  FrameDecoder,
-  RecordCode,
-  RecordDecoder,
-  RecordEncoder,
-  RecordWriter,
-  type BusRecord,
-} from '../../../runtime-probe/src/protocol/index';
+import { ByteReader, FrameDecoder, RecordCode, RecordDecoder, RecordEncoder, RecordWriter, type BusRecord } from '../../../runtime-probe/src/protocol/index';
 
 function body(frame: Uint8Array): Uint8Array {
   const frames = new FrameDecoder(1 << 20);

@@ -23,16 +23,56 @@ const siteB = { file: 'C:\\app\\ünïcode\\main.js', line: 1, column: 1, functio
 /** One record of every kind except the definitions (which the encoder emits itself). */
 const sample: BusRecord[] = [
   { kind: 'bus-created', time: 0.5, bus: 1, name: 'gameplay' },
-  { kind: 'subscribe', time: 1, subscriptionId: 7, bus: 1, type: 'health.changed', priority: 10.5, label: 'HealthBar', owner: 'Widget#3', once: false, site: siteA },
+  {
+    kind: 'subscribe',
+    time: 1,
+    subscriptionId: 7,
+    bus: 1,
+    type: 'health.changed',
+    priority: 10.5,
+    label: 'HealthBar',
+    owner: 'Widget#3',
+    once: false,
+    site: siteA,
+  },
   { kind: 'subscribe', time: 1.000001, subscriptionId: 8, bus: 1, type: 'tick', priority: -3, label: null, owner: null, once: true, site: null },
   { kind: 'payload', seq: 5, json: '{"current":80,"max":100}', truncated: false },
   { kind: 'handler', seq: 6, subscriptionId: 7, start: 2.25, duration: 0.000123, consumed: false },
   { kind: 'handler-error', seq: 6, subscriptionId: 8, time: 2.3, message: 'TypeError: boom ✗', stack: 'TypeError: boom\n    at x (/a.js:1:2)' },
   { kind: 'handler-error', seq: 6, subscriptionId: 8, time: 2.3, message: 'thrown 42', stack: null },
-  { kind: 'dispatch', seq: 6, bus: 1, type: 'health.changed', start: 2.2, startBound: 0.000038, duration: 0.5, delivered: 2, consumedBy: 0, depth: 1, parentSeq: 5, site: null },
+  {
+    kind: 'dispatch',
+    seq: 6,
+    bus: 1,
+    type: 'health.changed',
+    start: 2.2,
+    startBound: 0.000038,
+    duration: 0.5,
+    delivered: 2,
+    consumedBy: 0,
+    depth: 1,
+    parentSeq: 5,
+    site: null,
+  },
   { kind: 'dispatch', seq: 5, bus: 1, type: 'tick', start: 2, startBound: 0, duration: 1.75, delivered: 1, consumedBy: 7, depth: 0, parentSeq: 0, site: siteB },
   // version 2's extension block: every optional field a dispatch can carry
-  { kind: 'dispatch', seq: 7, bus: 1, type: 'tick', start: 3, startBound: 1.2, duration: 2, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null, durationBound: 1.5, threadId: 3, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' },
+  {
+    kind: 'dispatch',
+    seq: 7,
+    bus: 1,
+    type: 'tick',
+    start: 3,
+    startBound: 1.2,
+    duration: 2,
+    delivered: 1,
+    consumedBy: 0,
+    depth: 0,
+    parentSeq: 0,
+    site: null,
+    durationBound: 1.5,
+    threadId: 3,
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+  },
   { kind: 'enqueue', time: 3, bus: 1, type: 'tick', queueLength: 4 },
   { kind: 'flush', time: 4, bus: 1, dispatched: 4 },
   { kind: 'depth-limit', time: 4.5, bus: 1, type: 'recurse', depth: 33, parentSeq: 1234567 },
@@ -132,7 +172,10 @@ test('definitions persist across batches of one stream', () => {
   assert.equal(last.type, 'records');
   if (last.type === 'records') assert.deepEqual(last.records, [{ kind: 'enqueue', time: 2, bus: 1, type: 'a', queueLength: 2 }]);
   // A fresh decoder that missed the first batch cannot resolve the id.
-  assert.throws(() => new StreamDecoder().push(second), (e: unknown) => e instanceof ProtocolError && e.code === 'undefined-reference');
+  assert.throws(
+    () => new StreamDecoder().push(second),
+    (e: unknown) => e instanceof ProtocolError && e.code === 'undefined-reference',
+  );
 });
 
 function batchBody(fill: (w: RecordWriter) => void): Uint8Array {
@@ -170,9 +213,21 @@ test('unknown record codes, reasons and undefined ids are precise errors', () =>
       (e: unknown) => e instanceof ProtocolError && e.code === code && pattern.test(e.message),
     );
   expectCode(new Uint8Array([99]), 'unknown-kind', /unknown record code 99/);
-  expectCode(batchBody((w) => w.unsubscribe(1, 1, 42, 0)), 'malformed', /unsubscribe reason code 42/);
-  expectCode(batchBody((w) => w.drops(1, 1, 9)), 'malformed', /drop reason code 9/);
-  expectCode(batchBody((w) => w.enqueue(1, 1, 5, 1)), 'undefined-reference', /string id 5/);
+  expectCode(
+    batchBody((w) => w.unsubscribe(1, 1, 42, 0)),
+    'malformed',
+    /unsubscribe reason code 42/,
+  );
+  expectCode(
+    batchBody((w) => w.drops(1, 1, 9)),
+    'malformed',
+    /drop reason code 9/,
+  );
+  expectCode(
+    batchBody((w) => w.enqueue(1, 1, 5, 1)),
+    'undefined-reference',
+    /string id 5/,
+  );
   expectCode(
     batchBody((w) => {
       w.stringDef(1, 't');
@@ -181,7 +236,11 @@ test('unknown record codes, reasons and undefined ids are precise errors', () =>
     'undefined-reference',
     /site id 3/,
   );
-  expectCode(batchBody((w) => w.stringDef(3, 'gap')), 'malformed', /string id 3 defined before id 1/);
+  expectCode(
+    batchBody((w) => w.stringDef(3, 'gap')),
+    'malformed',
+    /string id 3 defined before id 1/,
+  );
   // A gap of exactly one (id 2 lost between 1 and 3) is the smallest loss a stream can have.
   expectCode(
     batchBody((w) => {

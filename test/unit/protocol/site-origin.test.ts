@@ -23,7 +23,14 @@ test('a bus is a library bus only when every known listener site is outside the 
 
 test('the probe’s origin verdict decides before the site (Node’s own listeners have none); an EventBus is never a library’s', () => {
   assert.equal(isLibraryBus('node-emitter', [{ origin: 'node', site: null }, { origin: 'node' }]), true, 'site-less Node listeners');
-  assert.equal(isLibraryBus('node-emitter', [{ origin: 'node', site: null }, { origin: 'app', site: null }]), false, 'one app listener');
+  assert.equal(
+    isLibraryBus('node-emitter', [
+      { origin: 'node', site: null },
+      { origin: 'app', site: null },
+    ]),
+    false,
+    'one app listener',
+  );
   assert.equal(isLibraryBus('node-emitter', [{ origin: 'app', site: { file: '/a/node_modules/x.js' } }]), false, 'the verdict wins over the site');
   assert.equal(isLibraryBus('bus', [at('/a/node_modules/x.js')]), false);
 });

@@ -19,7 +19,19 @@ function roundTrip(records: BusRecord[]): BusRecord[] {
 
 test('subscribe records carry the origin without an owner; an owner id keeps its bits; none said stays absent', () => {
   const records: BusRecord[] = [
-    { kind: 'subscribe', time: 1, subscriptionId: 1, bus: 1, type: 'data', priority: 0, label: 'socketOnData', owner: null, once: false, site: null, origin: 'node' },
+    {
+      kind: 'subscribe',
+      time: 1,
+      subscriptionId: 1,
+      bus: 1,
+      type: 'data',
+      priority: 0,
+      label: 'socketOnData',
+      owner: null,
+      once: false,
+      site: null,
+      origin: 'node',
+    },
     { kind: 'subscribe', time: 2, subscriptionId: 2, bus: 1, type: 'end', priority: 0, label: null, owner: null, once: true, site: null, origin: 'library' },
     { kind: 'subscribe', time: 3, subscriptionId: 3, bus: 2, type: 'job', priority: 0, label: 'runJob', owner: null, once: false, site: null, origin: 'app' },
     { kind: 'subscribe', time: 4, subscriptionId: 4, bus: 3, type: 'hit', priority: 0, label: null, owner: 'Enemy', ownerId: 9, once: false, site: null },
@@ -30,24 +42,41 @@ test('subscribe records carry the origin without an owner; an owner id keeps its
 
 test('a snapshot keeps the bus kind, class name and subscriber origin; unknown values from a newer probe are not said', () => {
   const m = parseProbeMessage(
-    new TextEncoder().encode(JSON.stringify({
-      type: 'snapshot',
-      requestId: null,
-      snapshot: {
-        time: 1, timeOrigin: 0, lastSeq: 0, recording: true, breakOn: [], truncated: false, dispatching: [],
-        buses: [
-          { id: 1, name: 'Socket#1', createdAt: 0, subscriptions: 1, kind: 'node-emitter', className: 'Socket' },
-          { id: 2, name: 'x', createdAt: 0, subscriptions: 0, kind: 'quantum-emitter' },
-        ],
-        types: [],
-        subscriptions: [
-          { id: 1, bus: 1, type: 'data', priority: 0, label: null, owner: null, once: false, site: null, calls: 0, createdAt: 0, origin: 'node' },
-          { id: 2, bus: 1, type: 'end', priority: 0, label: null, owner: null, once: false, site: null, calls: 0, createdAt: 0, origin: 'martian' },
-        ],
-      },
-    })),
+    new TextEncoder().encode(
+      JSON.stringify({
+        type: 'snapshot',
+        requestId: null,
+        snapshot: {
+          time: 1,
+          timeOrigin: 0,
+          lastSeq: 0,
+          recording: true,
+          breakOn: [],
+          truncated: false,
+          dispatching: [],
+          buses: [
+            { id: 1, name: 'Socket#1', createdAt: 0, subscriptions: 1, kind: 'node-emitter', className: 'Socket' },
+            { id: 2, name: 'x', createdAt: 0, subscriptions: 0, kind: 'quantum-emitter' },
+          ],
+          types: [],
+          subscriptions: [
+            { id: 1, bus: 1, type: 'data', priority: 0, label: null, owner: null, once: false, site: null, calls: 0, createdAt: 0, origin: 'node' },
+            { id: 2, bus: 1, type: 'end', priority: 0, label: null, owner: null, once: false, site: null, calls: 0, createdAt: 0, origin: 'martian' },
+          ],
+        },
+      }),
+    ),
   );
   assert.ok(m.type === 'snapshot');
-  assert.deepEqual(m.snapshot.buses.map((b) => [b.kind, b.className]), [['node-emitter', 'Socket'], [undefined, undefined]]);
-  assert.deepEqual(m.snapshot.subscriptions.map((s) => s.origin), ['node', undefined]);
+  assert.deepEqual(
+    m.snapshot.buses.map((b) => [b.kind, b.className]),
+    [
+      ['node-emitter', 'Socket'],
+      [undefined, undefined],
+    ],
+  );
+  assert.deepEqual(
+    m.snapshot.subscriptions.map((s) => s.origin),
+    ['node', undefined],
+  );
 });

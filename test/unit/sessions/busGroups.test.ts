@@ -34,8 +34,22 @@ function model(buses: readonly { name: string; sites: readonly (SiteInfo | null)
   buses.forEach((b, i) => {
     const bus = i + 1;
     records.push({ kind: 'bus-created', time: 0, bus, name: b.name });
-    for (const site of b.sites) records.push({ kind: 'subscribe', time: 1, subscriptionId: ++sub, bus, type: 'data', priority: 0, label: null, owner: null, once: false, site });
-    for (let k = 0; k < (b.dispatches ?? 0); k++) records.push({ kind: 'dispatch', seq: ++seq, bus, type: 'data', start: 2 + k * 0.001, duration: 0.001, delivered: b.sites.length, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    for (const site of b.sites)
+      records.push({ kind: 'subscribe', time: 1, subscriptionId: ++sub, bus, type: 'data', priority: 0, label: null, owner: null, once: false, site });
+    for (let k = 0; k < (b.dispatches ?? 0); k++)
+      records.push({
+        kind: 'dispatch',
+        seq: ++seq,
+        bus,
+        type: 'data',
+        start: 2 + k * 0.001,
+        duration: 0.001,
+        delivered: b.sites.length,
+        consumedBy: 0,
+        depth: 0,
+        parentSeq: 0,
+        site: null,
+      });
   });
   m.applyRecords(records);
   return m;
@@ -106,7 +120,9 @@ describe('Subscriptions tree: buses by class and origin', () => {
     assert.equal(g.libraryBuses, 2, 'Socket#1, between listeners, stays in the libraries group');
     assert.equal(g.isLibrary(3), false);
     // The app adds its own listener to a library socket: it is the app's now.
-    m.applyRecords([{ kind: 'subscribe', time: 6, subscriptionId: 9, bus: 2, type: 'data', priority: 0, label: null, owner: null, once: false, site: APP_SITE }]);
+    m.applyRecords([
+      { kind: 'subscribe', time: 6, subscriptionId: 9, bus: 2, type: 'data', priority: 0, label: null, owner: null, once: false, site: APP_SITE },
+    ]);
     assert.equal(groupBuses(m.buses.values(), classifier).isLibrary(2), false);
   });
 
@@ -147,14 +163,21 @@ describe('Subscriptions tree: buses by class and origin', () => {
 });
 
 describe('focus: library emitters at full detail while the user looks', () => {
-  test('the session sends the libraries group\'s buses to the probe, withdraws them, and the probe forgets them on detach', async () => {
+  test("the session sends the libraries group's buses to the probe, withdraws them, and the probe forgets them on detach", async () => {
     const recorder = new Recorder({ maxBufferedRecords: 1024, config: DEFAULT_RECORDING_CONFIG, sanitize: undefined });
     const server = await ProbeServer.listen({
       host: '127.0.0.1',
       port: 0,
       recorder,
       maxPendingBytes: 1 << 20,
-      welcome: (protocolVersion): WelcomeMessage => ({ type: 'welcome', protocolVersion, probeVersion: 'test', app: appInfo('focus', 0), timeOrigin: recorder.timeOrigin, config: recorder.config }),
+      welcome: (protocolVersion): WelcomeMessage => ({
+        type: 'welcome',
+        protocolVersion,
+        probeVersion: 'test',
+        app: appInfo('focus', 0),
+        timeOrigin: recorder.timeOrigin,
+        config: recorder.config,
+      }),
       snapshot: () => buildSnapshot(recorder),
     });
     const manager = new SessionManager({ discoveryDirectory: () => '/nonexistent-busscope-focus' });
@@ -164,7 +187,10 @@ describe('focus: library emitters at full detail while the user looks', () => {
       await session.focus.set('libraries-group', [7, 3, 7]);
       assert.deepEqual([...recorder.focus].sort(), [3, 7]);
       await session.focus.set('tree-selection', [12]);
-      assert.deepEqual([...recorder.focus].sort((a, b) => a - b), [3, 7, 12]);
+      assert.deepEqual(
+        [...recorder.focus].sort((a, b) => a - b),
+        [3, 7, 12],
+      );
       const sends = session.focus.sends;
       await session.focus.set('libraries-group', [3, 7]);
       assert.equal(session.focus.sends, sends, 'the same list is not sent again');
@@ -173,7 +199,7 @@ describe('focus: library emitters at full detail while the user looks', () => {
       manager.detach(session);
       const deadline = Date.now() + 5000;
       while (recorder.focus.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      assert.equal(recorder.focus.size, 0, 'the probe forgot the detached client\'s focus');
+      assert.equal(recorder.focus.size, 0, "the probe forgot the detached client's focus");
       assert.deepEqual(session.focus.buses, []);
     } finally {
       manager.dispose();
@@ -193,7 +219,13 @@ describe('focus from the inspector', () => {
     try {
       const records: BusRecord[] = [];
       let sub = 0;
-      const emitters: [string, SiteInfo][] = [['chat', APP_SITE], ['Socket#1', NODE_SITE], ['Socket#2', NODE_SITE], ['Socket#3', NODE_SITE], ['Parser#1', LIB_SITE]];
+      const emitters: [string, SiteInfo][] = [
+        ['chat', APP_SITE],
+        ['Socket#1', NODE_SITE],
+        ['Socket#2', NODE_SITE],
+        ['Socket#3', NODE_SITE],
+        ['Parser#1', LIB_SITE],
+      ];
       emitters.forEach(([name, site], i) => {
         records.push({ kind: 'bus-created', time: 0, bus: i + 1, name });
         records.push({ kind: 'subscribe', time: 1, subscriptionId: ++sub, bus: i + 1, type: 'data', priority: 0, label: null, owner: null, once: false, site });
@@ -205,7 +237,7 @@ describe('focus from the inspector', () => {
       connection.receive({ type: 'select', target: { kind: 'group', key: `c${classGroupKey('Socket', true)}`, subscriptions: [2] } });
       assert.deepEqual(session.focus.buses, [2, 3, 4], 'the class node stands for every instance');
       connection.receive({ type: 'select', target: { kind: 'group', key: `c${LIBRARIES_GROUP}`, subscriptions: [] } });
-      assert.deepEqual(session.focus.buses, [2, 3, 4, 5], 'the libraries node stands for every library emitter, not the app\'s own');
+      assert.deepEqual(session.focus.buses, [2, 3, 4, 5], "the libraries node stands for every library emitter, not the app's own");
       connection.receive({ type: 'select', target: null });
       assert.deepEqual(session.focus.buses, []);
     } finally {

@@ -32,7 +32,10 @@ describe('DiscoveryWatcher', () => {
     writeDiscoveryFile(entry(process.pid, 5001), dir);
     writeDiscoveryFile(entry(2 ** 22 + 777, 5002), dir); // no such process: stale
     const apps = w.refresh();
-    assert.deepEqual(apps.map((a) => a.port), [5001]);
+    assert.deepEqual(
+      apps.map((a) => a.port),
+      [5001],
+    );
     w.refresh();
     assert.deepEqual(seen, [1], 'one change event for one change');
     assert.equal(fs.existsSync(path.join(dir, `${2 ** 22 + 777}-5002.json`)), false, 'the stale file was cleaned');

@@ -29,7 +29,13 @@ function snapshotWithType(type: unknown): StreamMessage {
     type: 'snapshot',
     requestId: null,
     snapshot: {
-      time: 0, timeOrigin: ORIGIN, lastSeq: 0, recording: true, dispatching: [], breakOn: [], truncated: false,
+      time: 0,
+      timeOrigin: ORIGIN,
+      lastSeq: 0,
+      recording: true,
+      dispatching: [],
+      breakOn: [],
+      truncated: false,
       buses: [{ id: 1, name: 'ui', createdAt: ORIGIN, subscriptions: 2 }],
       types: [{ bus: 1, type: 'click', listeners: 1, dispatches: 0 }],
       subscriptions: [
@@ -57,7 +63,9 @@ test('an analysis that throws is reported once; the session keeps updating from 
       session.ingest({
         type: 'records',
         // Dispatched with no listener: the near-miss search compares it with every subscribed type.
-      records: [{ kind: 'dispatch', seq: round, bus: 1, type: 'clack', start: round, duration: 0.1, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null }],
+        records: [
+          { kind: 'dispatch', seq: round, bus: 1, type: 'clack', start: round, duration: 0.1, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null },
+        ],
       });
       const seen = updates;
       await waitFor(() => updates > seen, 10_000, `update ${round} to reach the views`);

@@ -24,7 +24,13 @@ function feed(session: Session, name: string): void {
       type: 'snapshot',
       requestId: null,
       snapshot: {
-        time: 0, timeOrigin: ORIGIN, lastSeq: 0, recording: true, dispatching: [], breakOn: [], truncated: false,
+        time: 0,
+        timeOrigin: ORIGIN,
+        lastSeq: 0,
+        recording: true,
+        dispatching: [],
+        breakOn: [],
+        truncated: false,
         buses: [{ id: 1, name: 'ui', createdAt: ORIGIN, subscriptions: 1 }],
         types: [{ bus: 1, type: 'click', listeners: 1, dispatches: 0 }],
         subscriptions: [{ id: 7, bus: 1, type: 'click', priority: 0, label: 'Button.onClick', owner: null, once: false, site, calls: 0, createdAt: ORIGIN }],
@@ -48,7 +54,10 @@ describe('views derived from sessions', () => {
     try {
       feed(a, 'game');
       feed(b, 'game-trace');
-      assert.ok(a.warnings.some((w) => w.kind === 'throwing-handler'), 'the analyses found the throwing handler');
+      assert.ok(
+        a.warnings.some((w) => w.kind === 'throwing-handler'),
+        'the analyses found the throwing handler',
+      );
       let entries = diagnosticEntries([a, b]);
       const fromA = entries.filter((e) => e.sessionId === 'a');
       assert.equal(fromA.length, 1);
@@ -57,7 +66,11 @@ describe('views derived from sessions', () => {
       assert.match(fromA[0].message, /\[game\]/, 'with several sessions, the message names the app');
       a.detach();
       entries = diagnosticEntries([a, b]);
-      assert.deepEqual(entries.map((e) => e.sessionId), ['b'], 'the detached session left Problems; the trace stays');
+      assert.deepEqual(
+        entries.map((e) => e.sessionId),
+        ['b'],
+        'the detached session left Problems; the trace stays',
+      );
       assert.doesNotMatch(entries[0].message, /\[game-trace\]/, 'one session: no name needed');
     } finally {
       a.dispose();
@@ -74,12 +87,21 @@ describe('views derived from sessions', () => {
       feed(ended, 'editor');
       ended.end('app-exited', 'the app exited');
       trace.end('end-of-trace', 'end of trace');
-      assert.deepEqual(inspectorSessionOrder([trace, ended, live]).map((s) => s.id), ['live', 'ended', 'trace']);
+      assert.deepEqual(
+        inspectorSessionOrder([trace, ended, live]).map((s) => s.id),
+        ['live', 'ended', 'trace'],
+      );
       const info = inspectorSessionInfo(live);
-      assert.deepEqual({ id: info.id, label: info.label, phase: info.phase, offline: info.offline }, { id: 'live', label: 'game (pid 100)', phase: 'attached', offline: false });
+      assert.deepEqual(
+        { id: info.id, label: info.label, phase: info.phase, offline: info.offline },
+        { id: 'live', label: 'game (pid 100)', phase: 'attached', offline: false },
+      );
       assert.equal(info.model, live.model);
       assert.equal(info.warnings(), live.warnings);
-      assert.deepEqual({ phase: inspectorSessionInfo(ended).phase, detail: inspectorSessionInfo(ended).detail }, { phase: 'detached', detail: 'the app exited' });
+      assert.deepEqual(
+        { phase: inspectorSessionInfo(ended).phase, detail: inspectorSessionInfo(ended).detail },
+        { phase: 'detached', detail: 'the app exited' },
+      );
       assert.deepEqual({ label: inspectorSessionInfo(trace).label, offline: inspectorSessionInfo(trace).offline }, { label: 'run.bustrace', offline: true });
     } finally {
       live.dispose();

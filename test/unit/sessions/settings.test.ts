@@ -39,7 +39,12 @@ describe('settings', () => {
 
   it('every busscope.warnings.* setting has one rule (what `busscope check --set` accepts), matching the manifest', () => {
     const warnings = Object.keys(properties).filter((k) => k.startsWith('busscope.warnings.'));
-    assert.deepEqual(Object.keys(WARNING_SETTING_RULES).map((k) => `busscope.${k}`).sort(), warnings.sort());
+    assert.deepEqual(
+      Object.keys(WARNING_SETTING_RULES)
+        .map((k) => `busscope.${k}`)
+        .sort(),
+      warnings.sort(),
+    );
     for (const [key, rule] of Object.entries(WARNING_SETTING_RULES)) {
       const p = properties[`busscope.${key}`] as Property & { minimum?: number };
       switch (rule.type) {

@@ -17,12 +17,37 @@ function model(types: number): Model {
   let sub = 0;
   for (let i = 0; i < types; i++) {
     const type = `user.${i}.updated`;
-    records.push({ kind: 'dispatch', seq: ++seq, bus: 1, type, start: i * 0.0001, duration: 0.001, delivered: 0, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    records.push({
+      kind: 'dispatch',
+      seq: ++seq,
+      bus: 1,
+      type,
+      start: i * 0.0001,
+      duration: 0.001,
+      delivered: 0,
+      consumedBy: 0,
+      depth: 0,
+      parentSeq: 0,
+      site: null,
+    });
   }
   // A few busy types with listeners, named so that they sort last by name.
   for (const type of ['zz.tick', 'zz.score']) {
     records.push({ kind: 'subscribe', time: 20, subscriptionId: ++sub, bus: 1, type, priority: 0, label: null, owner: null, once: false, site: null });
-    for (let k = 0; k < 100; k++) records.push({ kind: 'dispatch', seq: ++seq, bus: 1, type, start: 20 + k, duration: 0.001, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    for (let k = 0; k < 100; k++)
+      records.push({
+        kind: 'dispatch',
+        seq: ++seq,
+        bus: 1,
+        type,
+        start: 20 + k,
+        duration: 0.001,
+        delivered: 1,
+        consumedBy: 0,
+        depth: 0,
+        parentSeq: 0,
+        site: null,
+      });
   }
   m.applyRecords(records);
   return m;
@@ -48,8 +73,17 @@ describe('Subscriptions tree: types of a bus', () => {
 
     // The bounded ranking agrees with the full one.
     const ranking = rankTypes(bus, m.now);
-    assert.deepEqual(rankTypes(bus, m.now, 1234).map((t) => t.name), ranking.slice(0, 1234).map((t) => t.name));
-    assert.deepEqual(ranking.slice(0, 2).map((t) => t.name).sort(), ['zz.score', 'zz.tick']);
+    assert.deepEqual(
+      rankTypes(bus, m.now, 1234).map((t) => t.name),
+      ranking.slice(0, 1234).map((t) => t.name),
+    );
+    assert.deepEqual(
+      ranking
+        .slice(0, 2)
+        .map((t) => t.name)
+        .sort(),
+      ['zz.score', 'zz.tick'],
+    );
     // Paging through the "more" nodes reaches every type once.
     const seen = new Set<string>(names);
     let page = first;

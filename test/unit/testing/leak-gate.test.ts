@@ -32,7 +32,8 @@ test('a test that disposes what it subscribed passes; what existed before is not
 
 test('a subscription left registered fails with its bus, type, label and subscribe site', async () => {
   const gate = LeakGate.start();
-  const left = shared.subscribe('user.saved', () => undefined, { label: 'AuditLog' }); const leakLine = currentLine();
+  const left = shared.subscribe('user.saved', () => undefined, { label: 'AuditLog' });
+  const leakLine = currentLine();
   const error = await gate.check().then(
     () => undefined,
     (e: unknown) => e,
@@ -59,7 +60,7 @@ test('a bus created and disposed within the test leaves nothing, whatever was st
   assert.deepEqual(await gate.stop(), []);
 });
 
-test('dead-owner listeners fail the test with the analysis\' own wording', async () => {
+test("dead-owner listeners fail the test with the analysis' own wording", async () => {
   const gate = LeakGate.start();
   const panel = new Panel('settings');
   shared.subscribe('tick', () => undefined, { owner: panel, label: 'PanelTick' });
@@ -68,7 +69,10 @@ test('dead-owner listeners fail the test with the analysis\' own wording', async
   const findings = await gate.stop();
   const dead = findings.find((f) => f.kind === 'dead-owner-listeners');
   assert.ok(dead, `a dead-owner finding: ${JSON.stringify(findings.map((f) => f.kind))}`);
-  assert.ok(dead.sites.some((s) => /leak-gate\.test\.ts$/.test(s.file)), 'at the subscribe site');
+  assert.ok(
+    dead.sites.some((s) => /leak-gate\.test\.ts$/.test(s.file)),
+    'at the subscribe site',
+  );
   assert.ok(!findings.some((f) => f.kind === 'listener-growth'), 'the dropped subscription is not growth');
 });
 

@@ -77,7 +77,7 @@ test('two workers each with a bus: one session shows three threads, each bus und
     await reply(beta.worker, 'dispatch');
     mainBus.dispatch('tick', 1);
     const busNamed = (name: string) => [...model.buses.values()].find((b) => b.name === name);
-    await until('the workers\' dispatches', () => (busNamed('work-alpha')?.dispatches ?? 0) >= 40 && (busNamed('work-beta')?.dispatches ?? 0) >= 25);
+    await until("the workers' dispatches", () => (busNamed('work-alpha')?.dispatches ?? 0) >= 40 && (busNamed('work-beta')?.dispatches ?? 0) >= 25);
 
     const threads = model.threadViews();
     assert.ok(threads !== undefined);
@@ -204,7 +204,7 @@ test('a worker that floods records: what crosses to the main thread is bounded, 
   }
 });
 
-test('a trace recorded in the main thread holds the workers\' buses too, and reads back into the same model', async () => {
+test("a trace recorded in the main thread holds the workers' buses too, and reads back into the same model", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-threads-'));
   const file = path.join(dir, 'threads.bustrace');
   const w = spawn('traced', { dispatches: 12 });
@@ -233,7 +233,7 @@ test('a trace recorded in the main thread holds the workers\' buses too, and rea
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('a client\'s configure reaches the workers: at detail lifecycle a worker records no dispatches, at dispatch it does', async () => {
+test("a client's configure reaches the workers: at detail lifecycle a worker records no dispatches, at dispatch it does", async () => {
   const w = spawn('configured', { dispatches: 10 });
   const ready = await w.ready;
   const info = await probe.start({ discovery: false });
@@ -251,7 +251,7 @@ test('a client\'s configure reaches the workers: at detail lifecycle a worker re
     await client.configure({ detail: 'dispatch' });
     await new Promise((r) => setTimeout(r, 300));
     await reply(w.worker, 'dispatch');
-    await until('the worker\'s dispatches at detail dispatch', () => model.buses.get(ready.busId)?.dispatches === 10);
+    await until("the worker's dispatches at detail dispatch", () => model.buses.get(ready.busId)?.dispatches === 10);
   } finally {
     client.close();
     await w.worker.terminate();

@@ -30,7 +30,11 @@ test('findChromium: CHROME_PATH wins, then PATH, then a browser playwright downl
   const pw = file(path.join(tmp, 'pw', 'chromium-1200', 'chrome-linux64', 'chrome'));
   const chosen = file(path.join(tmp, 'my', 'chrome'));
   assert.deepEqual(findChromium({ ...bare, CHROME_PATH: chosen, PATH: path.dirname(onPath) }), { found: true, path: chosen, source: 'CHROME_PATH' });
-  assert.deepEqual(findChromium({ ...bare, PATH: `${emptyDir}:${path.dirname(onPath)}`, PLAYWRIGHT_BROWSERS_PATH: path.join(tmp, 'pw') }), { found: true, path: onPath, source: 'PATH' });
+  assert.deepEqual(findChromium({ ...bare, PATH: `${emptyDir}:${path.dirname(onPath)}`, PLAYWRIGHT_BROWSERS_PATH: path.join(tmp, 'pw') }), {
+    found: true,
+    path: onPath,
+    source: 'PATH',
+  });
   assert.deepEqual(findChromium({ ...bare, PLAYWRIGHT_BROWSERS_PATH: path.join(tmp, 'pw') }), { found: true, path: pw, source: 'playwright' });
 });
 
@@ -79,7 +83,10 @@ test('without a browser the chromium and code-server tiers are skipped, with one
   // Under CI the tiers' tests run and fail, and the summary marks them so.
   process.env.CI = 'true';
   const ci = await prepareTiers(root, files, () => {});
-  assert.deepEqual(ci.map((t) => t.state), ['ran', 'not selected', 'not selected', 'not selected', 'missing', 'missing']);
+  assert.deepEqual(
+    ci.map((t) => t.state),
+    ['ran', 'not selected', 'not selected', 'not selected', 'missing', 'missing'],
+  );
   assert.match(tierSummary(ci), /chromium ✗ \(no Chrome\/Chromium found\), code-server ✗/);
 });
 

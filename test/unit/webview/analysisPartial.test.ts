@@ -14,7 +14,12 @@ import { createDom } from './dom';
 import { loopback } from './loopback';
 
 test('the warnings list says "analysis partial: N of M types" until the search completes', { timeout: 120_000 }, async () => {
-  const session = new Session({ id: 'many', source: { kind: 'trace', file: '/tmp/many.trace' }, analyzer: { nearMissBudget: 1_000, timeBudgetMs: Infinity }, updateIntervalMs: 0 });
+  const session = new Session({
+    id: 'many',
+    source: { kind: 'trace', file: '/tmp/many.trace' },
+    analyzer: { nearMissBudget: 1_000, timeBudgetMs: Infinity },
+    updateIntervalMs: 0,
+  });
   for (const m of manyTypesMessages('user-updates', 3_000)) session.ingest(m);
   session.update();
   const first = session.analyzer.progress;

@@ -44,7 +44,19 @@ describe('bidi controls in names', () => {
         once: false,
         site: { file: `/app/${RLO}st.evil.ts`, line: 1, column: 1, functionName: `fn\u200F` },
       },
-      { kind: 'dispatch', seq: 99_999, bus: 3, type: `typing${RLO}daer`, start: 10_002, duration: 0.1, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null },
+      {
+        kind: 'dispatch',
+        seq: 99_999,
+        bus: 3,
+        type: `typing${RLO}daer`,
+        start: 10_002,
+        duration: 0.1,
+        delivered: 1,
+        consumedBy: 0,
+        depth: 0,
+        parentSeq: 0,
+        site: null,
+      },
     ]);
     app.analyzer.run();
     const dom = createDom();

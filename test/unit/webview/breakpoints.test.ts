@@ -64,7 +64,9 @@ function setup(withBreakpoints = true): Setup {
 
 /** Selects the event type `name` through the node list, as a user clicks it. */
 function selectType(s: Setup, name: string): void {
-  const r = [...s.doc.querySelectorAll<HTMLElement>('[data-testid=node-list] [role=option][data-kind=type]')].find((e) => e.querySelector('.node-label')?.textContent === name);
+  const r = [...s.doc.querySelectorAll<HTMLElement>('[data-testid=node-list] [role=option][data-kind=type]')].find(
+    (e) => e.querySelector('.node-label')?.textContent === name,
+  );
   assert.ok(r, `type row ${name}`);
   click(r);
   s.ins.flush();
@@ -141,7 +143,13 @@ describe('the host side of toggleBreakpoint', () => {
     const posted: HostToWebview[] = [];
     const connection = new InspectorConnection(
       { sessions: () => fixtures.sessions(), onDidChangeSessions: fixtures.onDidChangeSessions, breakpoints: inspectorBreakpoints(store) },
-      { post: (m) => void posted.push(m), openSource: () => undefined, runCommand: () => undefined, exportRangeStats: async () => null, showError: (m) => void errors.push(m) },
+      {
+        post: (m) => void posted.push(m),
+        openSource: () => undefined,
+        runCommand: () => undefined,
+        exportRangeStats: async () => null,
+        showError: (m) => void errors.push(m),
+      },
     );
     return { connection, store, errors, posted };
   }

@@ -31,8 +31,22 @@ function serverModel(): Model {
     const id = ++bus;
     records.push({ kind: 'bus-created', time: 0, bus: id, name });
     for (const type of types) {
-      for (const site of sites) records.push({ kind: 'subscribe', time: 1, subscriptionId: ++sub, bus: id, type, priority: 0, label: null, owner: null, once: false, site });
-      for (let k = 0; k < dispatches; k++) records.push({ kind: 'dispatch', seq: ++seq, bus: id, type, start: 2 + seq * 0.0001, duration: 0.001, delivered: sites.length, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+      for (const site of sites)
+        records.push({ kind: 'subscribe', time: 1, subscriptionId: ++sub, bus: id, type, priority: 0, label: null, owner: null, once: false, site });
+      for (let k = 0; k < dispatches; k++)
+        records.push({
+          kind: 'dispatch',
+          seq: ++seq,
+          bus: id,
+          type,
+          start: 2 + seq * 0.0001,
+          duration: 0.001,
+          delivered: sites.length,
+          consumedBy: 0,
+          depth: 0,
+          parentSeq: 0,
+          site: null,
+        });
     }
   };
   emitter('chat', [APP_SITE], ['message'], 5);
@@ -68,7 +82,7 @@ describe('emitters grouped by class and origin in the inspector', () => {
     const rooms = buses[2];
     assert.equal(rooms.collapsed, true);
     assert.match(rooms.detail, /^3 instances · 6 types/);
-    assert.equal(rooms.dispatches, 2 * (6 + 7 + 8), 'the class node sums its instances\' dispatches');
+    assert.equal(rooms.dispatches, 2 * (6 + 7 + 8), "the class node sums its instances' dispatches");
     assert.ok(rooms.ref.kind === 'group' && rooms.ref.subscriptions.length === 6, 'selecting it selects its listeners');
     assert.ok(g.nodes.length < 60, `bounded graph, got ${g.nodes.length} nodes`);
     // The timeline gives each collapsed group one lane per event type name.
@@ -96,6 +110,9 @@ describe('emitters grouped by class and origin in the inspector', () => {
 
   test('a user-named bus, or a lone instance, is never grouped; a bus filter shows the bus itself', () => {
     const g = buildGraph(store, { ...graphOptions(new Set()), busFilter: 'Socket#7' });
-    assert.deepEqual(g.outline.filter((n) => n.kind === 'bus').map((n) => n.label), ['Socket#7']);
+    assert.deepEqual(
+      g.outline.filter((n) => n.kind === 'bus').map((n) => n.label),
+      ['Socket#7'],
+    );
   });
 });

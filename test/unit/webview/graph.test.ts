@@ -63,7 +63,10 @@ describe('graph at scale', () => {
     const model = buildGraph(store, options({ isCollapsed: () => true, maxGroupsPerType: 3 }));
     const ui = model.nodes.find((n) => n.kind === 'bus' && n.label === 'ui')!;
     const shown = model.edges.filter((e) => e.from === ui && e.to.column === 2).map((e) => e.to);
-    assert.ok(shown.some((n) => n.label === 'Tooltip' && n.count === 120 && n.tone === 'warning'), 'the leak is one of the 3 shown');
+    assert.ok(
+      shown.some((n) => n.label === 'Tooltip' && n.count === 120 && n.tone === 'warning'),
+      'the leak is one of the 3 shown',
+    );
     assert.ok(shown.some((n) => n.kind === 'more'));
   });
 

@@ -25,7 +25,19 @@ function emitter(records: BusRecord[], id: number, name: string, site: SiteInfo,
   records.push({ kind: 'bus-created', time, bus: id, name });
   for (const type of types) {
     records.push({ kind: 'subscribe', time, subscriptionId: ++sub, bus: id, type, priority: 0, label: null, owner: null, once: false, site });
-    records.push({ kind: 'dispatch', seq: ++seq, bus: id, type, start: time, duration: 0.001, delivered: 1, consumedBy: 0, depth: 0, parentSeq: 0, site: null });
+    records.push({
+      kind: 'dispatch',
+      seq: ++seq,
+      bus: id,
+      type,
+      start: time,
+      duration: 0.001,
+      delivered: 1,
+      consumedBy: 0,
+      depth: 0,
+      parentSeq: 0,
+      site: null,
+    });
   }
 }
 
@@ -89,17 +101,30 @@ describe('the inspector feed sends buses grouped', () => {
     let d = feed.delta([], true)!;
     assert.equal(store.applyDelta(json(d)), 'applied');
     const shown = [...store.buses.values()].filter((b) => b.group === socketKey);
-    for (let i = 1; i <= MAX_INSTANCES_SHOWN; i++) assert.ok(shown.some((b) => b.name === `Socket#${i}`), `Socket#${i} sent`);
+    for (let i = 1; i <= MAX_INSTANCES_SHOWN; i++)
+      assert.ok(
+        shown.some((b) => b.name === `Socket#${i}`),
+        `Socket#${i} sent`,
+      );
     for (let i = 1; i <= MAX_INSTANCES_SHOWN; i++) {
       const id = 4 + i;
       assert.ok(store.typeIndexOf(id, 'data') >= 0 && store.typeIndexOf(id, 'close') >= 0, `the types of Socket#${i} sent`);
     }
     const expanded = new Set([LIBRARIES_GROUP, socketKey]);
-    const graph = () => buildGraph(store, { filterText: '', busFilter: '', isCollapsed: (_id, name) => (isGroupKey(name) ? !expanded.has(name) : false), maxGroupsPerType: 8, expandedMore: new Set([`mc:${socketKey}`]) });
+    const graph = () =>
+      buildGraph(store, {
+        filterText: '',
+        busFilter: '',
+        isCollapsed: (_id, name) => (isGroupKey(name) ? !expanded.has(name) : false),
+        maxGroupsPerType: 8,
+        expandedMore: new Set([`mc:${socketKey}`]),
+      });
     feed.setExpansion([LIBRARIES_GROUP, socketKey], [socketKey]);
     d = feed.delta([], true)!;
     assert.equal(store.applyDelta(json(d)), 'applied');
-    const labels = graph().outline.filter((n) => n.kind === 'bus').map((n) => n.label);
+    const labels = graph()
+      .outline.filter((n) => n.kind === 'bus')
+      .map((n) => n.label);
     assert.equal(labels.filter((l) => l.startsWith('Socket#')).length, MAX_INSTANCES_EXPANDED);
     assert.equal(graph().outline.find((n) => n.key === `mc:${socketKey}`)?.count, SOCKETS - MAX_INSTANCES_EXPANDED);
   });
@@ -114,12 +139,18 @@ describe('the inspector feed sends buses grouped', () => {
     model.applyRecords(records);
     wall += 100;
     const d: InspectorDelta = feed.delta([], true)!;
-    assert.equal(busPasses.passes, 0, 'the delta walked the model\'s buses');
-    assert.equal(subPasses.passes, 0, 'the delta walked the model\'s subscriptions');
+    assert.equal(busPasses.passes, 0, "the delta walked the model's buses");
+    assert.equal(subPasses.passes, 0, "the delta walked the model's subscriptions");
     assert.equal(d.busGroups?.find((g) => g.key === socketKey)?.label, `Socket ×${(SOCKETS + 1).toLocaleString('en-US')}`);
     assert.ok((d.buses ?? []).length <= 1, `${d.buses?.length} bus views in the delta`);
     assert.equal(store.applyDelta(json(d)), 'applied');
-    const g = buildGraph(store, { filterText: '', busFilter: '', isCollapsed: (_id, name) => (isGroupKey(name) ? name !== LIBRARIES_GROUP : false), maxGroupsPerType: 8, expandedMore: new Set() });
+    const g = buildGraph(store, {
+      filterText: '',
+      busFilter: '',
+      isCollapsed: (_id, name) => (isGroupKey(name) ? name !== LIBRARIES_GROUP : false),
+      maxGroupsPerType: 8,
+      expandedMore: new Set(),
+    });
     assert.ok(g.outline.some((n) => n.label === 'Socket ×20,001'));
   });
 });

@@ -20,7 +20,15 @@ const USERS = 1;
 const GAME = 2;
 const TYPES = 100_000;
 
-const session: SessionView = { phase: 'attached', sessionId: 's1', label: 'users (pid 1)', detail: '', droppedRecords: 0, offline: false, sessions: [{ id: 's1', label: 'users (pid 1)', phase: 'attached' }] };
+const session: SessionView = {
+  phase: 'attached',
+  sessionId: 's1',
+  label: 'users (pid 1)',
+  detail: '',
+  droppedRecords: 0,
+  offline: false,
+  sessions: [{ id: 's1', label: 'users (pid 1)', phase: 'attached' }],
+};
 
 let seq = 0;
 let subId = 0;
@@ -149,9 +157,15 @@ describe('100,000 event types: the inspector feed', () => {
     assert.equal(store.applyDelta(JSON.parse(JSON.stringify(early))), 'applied');
     wall = 2_500;
     const d = f.delta([], true)!;
-    assert.ok(d.types?.some((t) => t.type === hot), 'the busy type is sent');
+    assert.ok(
+      d.types?.some((t) => t.type === hot),
+      'the busy type is sent',
+    );
     assert.equal(d.forgetTypes?.length, 1, 'one quiet type makes room');
-    assert.ok(d.subscriptions?.some((x) => x.type === hot), "and the busy type's subscription");
+    assert.ok(
+      d.subscriptions?.some((x) => x.type === hot),
+      "and the busy type's subscription",
+    );
     assert.equal(d.omitted?.types ?? s.omitted!.types, 5_000 - 1_000, 'the counts stay right');
     assert.equal(store.applyDelta(JSON.parse(JSON.stringify(d))), 'applied');
     assert.equal(store.types.size, 1_000);

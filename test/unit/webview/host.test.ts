@@ -15,8 +15,16 @@ describe('inspector page', () => {
     const nonce = makeNonce((n) => new Uint8Array(n).map((_, i) => i * 7));
     assert.match(nonce, /^[A-Za-z0-9]{32}$/);
     const csp = contentSecurityPolicy('vscode-resource:', nonce);
-    assert.equal(csp, `default-src 'none'; script-src 'nonce-${nonce}'; style-src vscode-resource: 'nonce-${nonce}'; img-src vscode-resource: data:; font-src vscode-resource:`);
-    const html = inspectorHtml({ cspSource: 'vscode-resource:', scriptUri: 'https://x/dist/webview/main.js', styleUri: 'https://x/dist/webview/main.css', nonce });
+    assert.equal(
+      csp,
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src vscode-resource: 'nonce-${nonce}'; img-src vscode-resource: data:; font-src vscode-resource:`,
+    );
+    const html = inspectorHtml({
+      cspSource: 'vscode-resource:',
+      scriptUri: 'https://x/dist/webview/main.js',
+      styleUri: 'https://x/dist/webview/main.css',
+      nonce,
+    });
     assert.ok(html.includes(`<script nonce="${nonce}" src="https://x/dist/webview/main.js"></script>`));
     assert.ok(!/unsafe-(inline|eval)/.test(html));
     assert.equal((html.match(/<script/g) ?? []).length, 1, 'one script, no inline code');
@@ -106,7 +114,11 @@ describe('source paths', () => {
     for (const file of ['\\\\attacker\\share\\x.ts', '//attacker/share/x.ts', 'file://attacker/share/x.ts', 'https://evil.example/x.ts', 'vscode://x', '']) {
       const local = localSourcePath(file);
       assert.ok('error' in local, `refused: ${file}`);
-      assert.deepEqual(resolveSourcePath(file, ['/ws'], () => true), local, `the same answer from both: ${file}`);
+      assert.deepEqual(
+        resolveSourcePath(file, ['/ws'], () => true),
+        local,
+        `the same answer from both: ${file}`,
+      );
     }
     assert.deepEqual(localSourcePath('file:///abs/lib.ts'), { path: '/abs/lib.ts' });
     assert.ok(isAbsoluteSourcePath('/abs/lib.ts') && isAbsoluteSourcePath('C:\\app\\x.ts') && !isAbsoluteSourcePath('src/x.ts'));
@@ -172,7 +184,21 @@ describe('host connection', () => {
     lb.port.postMessage({
       type: 'ready',
       version: 1,
-      state: { v: 1, sessionId: 'b', selection: null, filterText: '', busFilter: '', collapsedBuses: [], expandedBuses: [], follow: true, timelineSpanMs: 5000, timelineView: null, brush: null, graphTransform: null, focusedWarning: '' },
+      state: {
+        v: 1,
+        sessionId: 'b',
+        selection: null,
+        filterText: '',
+        busFilter: '',
+        collapsedBuses: [],
+        expandedBuses: [],
+        follow: true,
+        timelineSpanMs: 5000,
+        timelineView: null,
+        brush: null,
+        graphTransform: null,
+        focusedWarning: '',
+      },
     });
     assert.equal(lb.connection.shownSessionId, 'b');
     const snap = lb.hostOf('snapshot')[0].snapshot;

@@ -20,7 +20,9 @@ const ONE_OF_EACH: { readonly [K in HostToWebview['type']]: Extract<HostToWebvie
 
 function recordingHandlers(): { handlers: HostMessageHandlers; calls: [string, unknown][] } {
   const calls: [string, unknown][] = [];
-  const handlers = Object.fromEntries(Object.keys(ONE_OF_EACH).map((kind) => [kind, (msg: unknown) => calls.push([kind, msg])])) as unknown as HostMessageHandlers;
+  const handlers = Object.fromEntries(
+    Object.keys(ONE_OF_EACH).map((kind) => [kind, (msg: unknown) => calls.push([kind, msg])]),
+  ) as unknown as HostMessageHandlers;
   return { handlers, calls };
 }
 

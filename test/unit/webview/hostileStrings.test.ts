@@ -35,9 +35,7 @@ test('hostile names, labels, owners and paths render as text, not markup', () =>
   try {
     ins.flush();
     const doc = dom.document;
-    const hostileRow = [...doc.querySelectorAll<HTMLElement>('[data-testid=node-list] [role=option]')].find((e) =>
-      e.textContent?.includes(`label${EVIL}`),
-    );
+    const hostileRow = [...doc.querySelectorAll<HTMLElement>('[data-testid=node-list] [role=option]')].find((e) => e.textContent?.includes(`label${EVIL}`));
     assert.ok(hostileRow, 'the hostile label is listed, as text');
     click(hostileRow);
     ins.flush();

@@ -168,7 +168,10 @@ describe('session banner wording', () => {
   });
 
   test('a trace file is not called "detached"', () => {
-    assert.equal(bannerText({ phase: 'detached', label: 'run.busscope', detail: 'trace file', offline: true }), 'Trace: run.busscope. Showing the recorded data.');
+    assert.equal(
+      bannerText({ phase: 'detached', label: 'run.busscope', detail: 'trace file', offline: true }),
+      'Trace: run.busscope. Showing the recorded data.',
+    );
     assert.equal(
       bannerText({ phase: 'detached', label: 'run.busscope', detail: 'trace file: truncated record', offline: true }),
       'Trace: run.busscope. Truncated record. Showing the recorded data.',

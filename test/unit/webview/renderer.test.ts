@@ -160,7 +160,17 @@ describe('inspector renderer', () => {
   test('warnings: grouped by kind, with explanation, evidence and source links', () => {
     const { doc } = shared;
     const kinds = [...doc.querySelectorAll<HTMLElement>('[data-testid=warnings] .warning-group')].map((g) => g.dataset.kind);
-    for (const k of ['listener-growth', 'starved-subscriber', 'unheard-dispatch', 'throwing-handler', 'depth-limit-storm', 'slow-handler', 'owner-gone-still-registered', 'dead-owner-listeners', 'never-dispatched']) {
+    for (const k of [
+      'listener-growth',
+      'starved-subscriber',
+      'unheard-dispatch',
+      'throwing-handler',
+      'depth-limit-storm',
+      'slow-handler',
+      'owner-gone-still-registered',
+      'dead-owner-listeners',
+      'never-dispatched',
+    ]) {
       assert.ok(kinds.includes(k), `group ${k}`);
     }
     // Errors first.
@@ -404,14 +414,23 @@ describe('inspector renderer', () => {
     const { doc, ins } = setup();
     ins.setFilter('tooltip');
     ins.flush();
-    assert.deepEqual(rows(doc, '[data-kind=type]').map((r) => r.dataset.type), ['tooltip.show']);
+    assert.deepEqual(
+      rows(doc, '[data-kind=type]').map((r) => r.dataset.type),
+      ['tooltip.show'],
+    );
     const lanes = [...doc.querySelectorAll<HTMLElement>('.lane-label')].map((e) => e.dataset.type);
     assert.deepEqual(lanes, ['tooltip.show']);
     // A subscriber's label finds its type.
     ins.setFilter('debuglogger');
     ins.flush();
-    assert.deepEqual(rows(doc, '[data-kind=type]').map((r) => r.dataset.type), ['damage.taken']);
-    assert.deepEqual(rows(doc, '[data-kind=group]').map((r) => r.querySelector('.node-label')!.textContent), ['DebugLogger']);
+    assert.deepEqual(
+      rows(doc, '[data-kind=type]').map((r) => r.dataset.type),
+      ['damage.taken'],
+    );
+    assert.deepEqual(
+      rows(doc, '[data-kind=group]').map((r) => r.querySelector('.node-label')!.textContent),
+      ['DebugLogger'],
+    );
     ins.setFilter('', 'ui');
     ins.flush();
     assert.deepEqual(new Set(rows(doc).map((r) => r.dataset.bus)), new Set(['ui']));

@@ -24,7 +24,9 @@ describe('worker threads in the inspector (layout)', () => {
   test('the node list heads each thread (main first) with its buses under it', () => {
     const g = buildGraph(storeOf(true), options);
     fullLayout(g);
-    const rows = g.outline.filter((n) => n.kind === 'thread' || n.kind === 'bus').map((n) => (n.kind === 'thread' ? `# ${n.label} (${n.detail})` : `${n.label} @ ${n.thread}`));
+    const rows = g.outline
+      .filter((n) => n.kind === 'thread' || n.kind === 'bus')
+      .map((n) => (n.kind === 'thread' ? `# ${n.label} (${n.detail})` : `${n.label} @ ${n.thread}`));
     assert.deepEqual(rows, [
       '# main thread (2 buses)',
       'app @ main thread',
@@ -48,7 +50,7 @@ describe('worker threads in the inspector (layout)', () => {
     assert.ok(g.outline.every((n) => n.thread === undefined));
   });
 
-  test('the timeline gets a lane group per thread: a header band, then that thread\'s lanes, bands not overlapping', () => {
+  test("the timeline gets a lane group per thread: a header band, then that thread's lanes, bands not overlapping", () => {
     const layout = layoutLanes(storeOf(true), () => true);
     assert.deepEqual(
       layout.threads.map((b) => [b.label, b.lanes]),
@@ -98,7 +100,7 @@ describe('worker threads in the inspector (layout)', () => {
     assert.equal(resizer.height, THREAD_HEADER_HEIGHT);
   });
 
-  test('the store keeps each dispatch\'s producer thread and enqueue time; others are -1', () => {
+  test("the store keeps each dispatch's producer thread and enqueue time; others are -1", () => {
     const { snapshot, crossThread } = threadSession();
     const store = new InspectorStore();
     store.applySnapshot(snapshot);

@@ -143,7 +143,14 @@ describe('why didn’t it run, live', () => {
     const log: string[] = [];
     const connection = new InspectorConnection(
       new FixtureSource(app),
-      { post: (m) => void posted.push(m), openSource: () => undefined, runCommand: () => undefined, exportRangeStats: async () => null, showError: () => undefined, log: (l) => void log.push(l) },
+      {
+        post: (m) => void posted.push(m),
+        openSource: () => undefined,
+        runCommand: () => undefined,
+        exportRangeStats: async () => null,
+        showError: () => undefined,
+        log: (l) => void log.push(l),
+      },
       { clock },
     );
     try {

@@ -36,10 +36,22 @@ export function runHarness(context: HarnessContext): void {
     (results) => writeAtomically(file, results),
     (e: unknown) => {
       const failed: SuiteResults = {
-        state: 'done', passes: 0, failures: 1, pending: 0, defined: 0, vscodeVersion,
-        startedAt: running.startedAt, durationMs: 0,
-        tests: [{ title: 'run the suite', fullTitle: 'harness: run the suite', state: 'failed',
-          error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined } }],
+        state: 'done',
+        passes: 0,
+        failures: 1,
+        pending: 0,
+        defined: 0,
+        vscodeVersion,
+        startedAt: running.startedAt,
+        durationMs: 0,
+        tests: [
+          {
+            title: 'run the suite',
+            fullTitle: 'harness: run the suite',
+            state: 'failed',
+            error: { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined },
+          },
+        ],
       };
       writeAtomically(file, failed);
     },

@@ -85,12 +85,43 @@ const listeners = new Set<(e: unknown) => unknown>();
 const source: InspectorSource = {
   sessions: (): InspectorSessionInfo[] =>
     traced
-      ? [{ id: 'trace-1', label: traced.label, phase: 'detached', detail: 'recorded', offline: true, model: traced.model, warnings: () => traced.analyzer.warnings }]
+      ? [
+          {
+            id: 'trace-1',
+            label: traced.label,
+            phase: 'detached',
+            detail: 'recorded',
+            offline: true,
+            model: traced.model,
+            warnings: () => traced.analyzer.warnings,
+          },
+        ]
       : emitters
-      ? [{ id: 'emitters-1', label: 'chat-server (pid 5150)', phase: 'attached', detail: '', offline: false, model: emitters, warnings: () => [], focusBuses: (b) => void focused.push([...b]) }]
-      : app
-        ? [{ id: app.opts.sessionId, label: app.opts.label, phase: 'attached', detail: '', offline: false, model: app.model, warnings: () => app.analyzer.warnings }]
-        : [],
+        ? [
+            {
+              id: 'emitters-1',
+              label: 'chat-server (pid 5150)',
+              phase: 'attached',
+              detail: '',
+              offline: false,
+              model: emitters,
+              warnings: () => [],
+              focusBuses: (b) => void focused.push([...b]),
+            },
+          ]
+        : app
+          ? [
+              {
+                id: app.opts.sessionId,
+                label: app.opts.label,
+                phase: 'attached',
+                detail: '',
+                offline: false,
+                model: app.model,
+                warnings: () => app.analyzer.warnings,
+              },
+            ]
+          : [],
   onDidChangeSessions: (l) => {
     listeners.add(l);
     return { dispose: () => listeners.delete(l) };

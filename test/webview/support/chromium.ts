@@ -17,7 +17,14 @@ export const OUT_DIR = path.join(ROOT, '.test-output', 'webview');
 const lookup = findChromium();
 /** The browser the tests run: the same one the test command's tier summary names; undefined when there is none. */
 export const CHROMIUM: string | undefined = lookup.found ? lookup.path : undefined;
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** Why Chromium tests cannot run here, or null when they can. Under CI=true a missing browser is a failure. */
 export function chromiumUnavailable(): string | null {
@@ -134,10 +141,14 @@ export async function openInspector(
   await page.addInitScript('globalThis.__name = (f) => f;');
   if (initScript !== undefined) await page.addInitScript(initScript);
   await page.goto(server.url(query));
-  await page.waitForFunction(() => {
-    const w = window as unknown as { busscopeInspector?: { metrics: { renders: number }; store: { hasSnapshot: boolean } } };
-    return !!w.busscopeInspector && w.busscopeInspector.store.hasSnapshot && w.busscopeInspector.metrics.renders > 0;
-  }, undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => {
+      const w = window as unknown as { busscopeInspector?: { metrics: { renders: number }; store: { hasSnapshot: boolean } } };
+      return !!w.busscopeInspector && w.busscopeInspector.store.hasSnapshot && w.busscopeInspector.metrics.renders > 0;
+    },
+    undefined,
+    { timeout: 60_000 },
+  );
   // One more frame so the canvases have painted.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   return { page, errors };

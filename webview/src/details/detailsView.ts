@@ -2,7 +2,15 @@
 // model's answer to "why didn't it run?" (`explainSubscription`) in plain words. Dispatches show
 // their handlers in the order they ran, who consumed the event, and the payload when captured.
 
-import type { DispatchDetailsView, SelectionRef, SiteInfo, SubscriptionHealth, SubscriptionView, WhyReason, WhyReport } from '../../../runtime-probe/src/analysis/inspector-messages';
+import type {
+  DispatchDetailsView,
+  SelectionRef,
+  SiteInfo,
+  SubscriptionHealth,
+  SubscriptionView,
+  WhyReason,
+  WhyReport,
+} from '../../../runtime-probe/src/analysis/inspector-messages';
 import { DispatchFlag, HandlerSliceFlag } from '../../../runtime-probe/src/analysis/inspector-messages';
 import { siteKey, type InspectorStore } from '../store/inspectorStore';
 import { clear, h } from '../ui/dom';
@@ -70,7 +78,9 @@ export class DetailsView {
     const sel = input.selection;
     this.body.setAttribute('data-kind', sel?.kind ?? '');
     if (!sel) {
-      this.body.append(h(this.doc, 'p', { class: 'empty-note' }, 'Select a node in the graph, a dispatch in the timeline or a row in the node list to see its details here.'));
+      this.body.append(
+        h(this.doc, 'p', { class: 'empty-note' }, 'Select a node in the graph, a dispatch in the timeline or a row in the node list to see its details here.'),
+      );
       return;
     }
     switch (sel.kind) {
@@ -118,7 +128,12 @@ export class DetailsView {
 
   /** The OpenTelemetry trace id, to look the trace up in a tracing backend, and its copy button. */
   private traceIdFact(traceId: string): HTMLElement {
-    const copy = h(this.doc, 'button', { type: 'button', class: 'copy-trace-id', 'data-testid': 'copy-trace-id', title: 'Copy the trace id, to find this dispatch in your tracing backend' }, 'Copy trace id');
+    const copy = h(
+      this.doc,
+      'button',
+      { type: 'button', class: 'copy-trace-id', 'data-testid': 'copy-trace-id', title: 'Copy the trace id, to find this dispatch in your tracing backend' },
+      'Copy trace id',
+    );
     copy.addEventListener('click', () => this.events.copyTraceId(traceId));
     return h(this.doc, 'span', { class: 'trace-id' }, h(this.doc, 'code', { 'data-testid': 'trace-id' }, traceId), ' ', copy);
   }
@@ -160,11 +175,23 @@ export class DetailsView {
       ['Event', type >= 0 ? this.selectLink(s.type, { kind: 'type', index: type }) : s.type],
       ['Owner', s.owner],
       ['Priority', String(s.priority)],
-      ['Status', s.active ? (s.once ? 'active (once)' : 'active') : `ended (${END_TEXT[s.endReason ?? ''] ?? s.endReason ?? 'unknown'}) at ${fmtTime(s.endedAt ?? 0, input.origin)}`],
+      [
+        'Status',
+        s.active
+          ? s.once
+            ? 'active (once)'
+            : 'active'
+          : `ended (${END_TEXT[s.endReason ?? ''] ?? s.endReason ?? 'unknown'}) at ${fmtTime(s.endedAt ?? 0, input.origin)}`,
+      ],
       ['Subscribed', fmtTime(s.createdAt, input.origin)],
       ['Site', s.site ? this.sourceLink(s.site) : s.beforeProbe ? 'none: subscribed before the probe started' : 'unknown (stack capture off)'],
       ['Calls', `${fmtInt(s.calls)} · ${fmtRate(store.subscriptionRate(id))}`],
-      ['Time', t ? `mean ${fmtMs(t.meanMs)} · p95 ${fmtMs(t.p95Ms)} · max ${fmtMs(t.maxMs)}${t.sampleEvery !== undefined ? ` · sampled 1 in ${fmtSampleEvery(t.sampleEvery)}` : ''}` : null],
+      [
+        'Time',
+        t
+          ? `mean ${fmtMs(t.meanMs)} · p95 ${fmtMs(t.p95Ms)} · max ${fmtMs(t.maxMs)}${t.sampleEvery !== undefined ? ` · sampled 1 in ${fmtSampleEvery(t.sampleEvery)}` : ''}`
+          : null,
+      ],
       ['Errors', s.errors ? `${fmtInt(s.errors)}${s.lastError ? ` — last: ${s.lastError.message}` : ''}` : null],
       ['Consumed', s.consumed ? plural(s.consumed, 'dispatch', 'dispatches') : null],
     ]);
@@ -196,7 +223,16 @@ export class DetailsView {
     const extra = reasonDetails(r);
     if (extra.length) li.append(h(this.doc, 'ul', { class: 'evidence' }, ...extra.map((e) => h(this.doc, 'li', {}, e))));
     if (r.kind === 'consumed-earlier') {
-      for (const c of r.consumers.slice(0, 5)) li.append(h(this.doc, 'div', {}, 'consumed by ', this.selectLink(c.label ?? store.subscriptionLabel(c.subscriptionId), { kind: 'subscription', id: c.subscriptionId })));
+      for (const c of r.consumers.slice(0, 5))
+        li.append(
+          h(
+            this.doc,
+            'div',
+            {},
+            'consumed by ',
+            this.selectLink(c.label ?? store.subscriptionLabel(c.subscriptionId), { kind: 'subscription', id: c.subscriptionId }),
+          ),
+        );
     }
     return li;
   }
@@ -213,7 +249,9 @@ export class DetailsView {
         class: `break-toggle${on ? ' on' : ''}`,
         'data-testid': 'break-toggle',
         'aria-pressed': on ? 'true' : 'false',
-        title: on ? `The debugger stops when "${type}" is dispatched (any bus). Press to remove.` : `Stop in the debugger when "${type}" is dispatched (any bus).`,
+        title: on
+          ? `The debugger stops when "${type}" is dispatched (any bus). Press to remove.`
+          : `Stop in the debugger when "${type}" is dispatched (any bus).`,
       },
       on ? '● Breaks on dispatch' : '○ Break on dispatch',
     );
@@ -264,7 +302,17 @@ export class DetailsView {
         this.doc,
         'ul',
         { class: 'type-list' },
-        ...types.slice(0, 60).map((t) => h(this.doc, 'li', {}, this.selectLink(t.type, { kind: 'type', index: t.index }), h(this.doc, 'span', { class: 'muted' }, ` ${t.liveSubscriptions} listeners · ${fmtRate(t.ratePerSecond)}`))),
+        ...types
+          .slice(0, 60)
+          .map((t) =>
+            h(
+              this.doc,
+              'li',
+              {},
+              this.selectLink(t.type, { kind: 'type', index: t.index }),
+              h(this.doc, 'span', { class: 'muted' }, ` ${t.liveSubscriptions} listeners · ${fmtRate(t.ratePerSecond)}`),
+            ),
+          ),
       ),
     );
   }
@@ -278,7 +326,22 @@ export class DetailsView {
     this.facts([['Source', this.sourceLink(site)]]);
     if (dispatched.length) {
       this.body.append(h(this.doc, 'h4', {}, 'Dispatches'));
-      this.body.append(h(this.doc, 'ul', {}, ...dispatched.map((t) => h(this.doc, 'li', {}, this.selectLink(t.type, { kind: 'type', index: t.index }), h(this.doc, 'span', { class: 'muted' }, ` ${fmtRate(t.ratePerSecond)}`)))));
+      this.body.append(
+        h(
+          this.doc,
+          'ul',
+          {},
+          ...dispatched.map((t) =>
+            h(
+              this.doc,
+              'li',
+              {},
+              this.selectLink(t.type, { kind: 'type', index: t.index }),
+              h(this.doc, 'span', { class: 'muted' }, ` ${fmtRate(t.ratePerSecond)}`),
+            ),
+          ),
+        ),
+      );
     }
     if (subscribed.length) {
       this.body.append(h(this.doc, 'h4', {}, `Subscriptions made here (${subscribed.length})`));
@@ -290,7 +353,10 @@ export class DetailsView {
     const subs = ids.map((id) => store.subscriptions.get(id)).filter((s): s is SubscriptionView => !!s);
     const first = subs[0];
     const site = first?.site ?? null;
-    this.title(`${subs.length} subscriptions`, first ? `${store.busName(first.bus)} · ${first.type}${site ? ` · ${basename(site.file)}:${site.line}` : ''}` : undefined);
+    this.title(
+      `${subs.length} subscriptions`,
+      first ? `${store.busName(first.bus)} · ${first.type}${site ? ` · ${basename(site.file)}:${site.line}` : ''}` : undefined,
+    );
     const calls = subs.reduce((n, s) => n + s.calls, 0);
     const errors = subs.reduce((n, s) => n + s.errors, 0);
     const owners = new Set(subs.map((s) => s.owner).filter(Boolean));
@@ -330,7 +396,13 @@ export class DetailsView {
     const flags = i >= 0 ? tl.flags[i] : 0;
     this.title(typeName, `dispatch #${seq} on ${store.busName(bus)}`);
     const site = d?.site ?? (i >= 0 ? store.sites.get(ring.siteIndex[i]) : undefined) ?? null;
-    const notes = [flags & DispatchFlag.error ? 'a handler threw' : '', flags & DispatchFlag.depthLimit ? 'a nested dispatch hit the depth limit' : '', delivered === 0 ? 'nobody listened' : ''].filter(Boolean).join('; ');
+    const notes = [
+      flags & DispatchFlag.error ? 'a handler threw' : '',
+      flags & DispatchFlag.depthLimit ? 'a nested dispatch hit the depth limit' : '',
+      delivered === 0 ? 'nobody listened' : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
     this.facts([
       ['Event', typeIndex >= 0 ? this.selectLink(typeName, { kind: 'type', index: typeIndex }) : typeName],
       // Version-2 probes interpolate dispatch starts between clock reads: say how far off it may be.
@@ -346,19 +418,28 @@ export class DetailsView {
     ]);
     // Handlers in the order they ran: the host's list when it answered, else the local slices.
     const handlers: { sub: number; duration: number; consumed: boolean; threw: boolean; error: string | null }[] = [];
-    if (remote?.dispatch) for (const c of remote.handlers) handlers.push({ sub: c.subscription, duration: c.duration, consumed: c.consumed, threw: c.threw, error: c.error });
+    if (remote?.dispatch)
+      for (const c of remote.handlers) handlers.push({ sub: c.subscription, duration: c.duration, consumed: c.consumed, threw: c.threw, error: c.error });
     else if (i >= 0) {
       const hs = tl.handlers;
       const local: { sub: number; start: number; duration: number; consumed: boolean; threw: boolean; error: null }[] = [];
       tl.forEachHandlerInRange(start, start + duration, (hi) => {
         if (hs.seq[hi] !== seq) return;
-        local.push({ sub: hs.subscription[hi], start: hs.start[hi], duration: hs.duration[hi], consumed: (hs.flags[hi] & HandlerSliceFlag.consumed) !== 0, threw: (hs.flags[hi] & HandlerSliceFlag.threw) !== 0, error: null });
+        local.push({
+          sub: hs.subscription[hi],
+          start: hs.start[hi],
+          duration: hs.duration[hi],
+          consumed: (hs.flags[hi] & HandlerSliceFlag.consumed) !== 0,
+          threw: (hs.flags[hi] & HandlerSliceFlag.threw) !== 0,
+          error: null,
+        });
       });
       local.sort((a, b) => a.start - b.start);
       handlers.push(...local);
     }
     this.body.append(h(this.doc, 'h4', {}, `Handlers, in the order they ran (${handlers.length})`));
-    if (handlers.length === 0) this.body.append(h(this.doc, 'p', { class: 'muted' }, delivered === 0 ? 'No handler ran.' : 'Handler timings were not recorded for this dispatch.'));
+    if (handlers.length === 0)
+      this.body.append(h(this.doc, 'p', { class: 'muted' }, delivered === 0 ? 'No handler ran.' : 'Handler timings were not recorded for this dispatch.'));
     else
       this.body.append(
         h(
@@ -379,7 +460,15 @@ export class DetailsView {
       );
     if (input.dispatch === 'pending') this.body.append(h(this.doc, 'p', { class: 'muted' }, 'Loading payload…'));
     else if (remote?.payloadPreview) this.body.append(h(this.doc, 'h4', {}, 'Payload'), h(this.doc, 'pre', { class: 'payload' }, remote.payloadPreview));
-    else if (remote) this.body.append(h(this.doc, 'p', { class: 'muted' }, 'Payload not captured (turn on the busscope.capturePayloads setting, or capturePayloads in the probe, to see it).'));
+    else if (remote)
+      this.body.append(
+        h(
+          this.doc,
+          'p',
+          { class: 'muted' },
+          'Payload not captured (turn on the busscope.capturePayloads setting, or capturePayloads in the probe, to see it).',
+        ),
+      );
   }
 }
 

@@ -27,7 +27,9 @@ export function classGroupKey(className: string, library: boolean): string {
 }
 
 /** What a group node's selection key (`c` + group key) stands for; null for any other key. */
-export function parseGroupSelection(key: string): { readonly kind: 'libraries' } | { readonly kind: 'class'; readonly className: string; readonly library: boolean } | null {
+export function parseGroupSelection(
+  key: string,
+): { readonly kind: 'libraries' } | { readonly kind: 'class'; readonly className: string; readonly library: boolean } | null {
   if (!key.startsWith('c\u0000')) return null;
   const k = key.slice(1);
   if (k === LIBRARIES_GROUP) return { kind: 'libraries' };
@@ -76,7 +78,13 @@ function entries(buses: readonly Parsed[], library: boolean): BusEntry[] {
   }
   for (const [className, list] of classes) {
     if (list.length === 1) out.push({ kind: 'bus', bus: list[0].bus });
-    else out.push({ kind: 'class', key: classGroupKey(className, library), className, buses: list.sort((a, b) => a.instance - b.instance || a.bus.id - b.bus.id).map((x) => x.bus) });
+    else
+      out.push({
+        kind: 'class',
+        key: classGroupKey(className, library),
+        className,
+        buses: list.sort((a, b) => a.instance - b.instance || a.bus.id - b.bus.id).map((x) => x.bus),
+      });
   }
   const name = (e: BusEntry): string => (e.kind === 'bus' ? e.bus.name : e.className);
   // Many user-named buses sort with a plain comparison; a few entries (classes) read better with localeCompare.
@@ -158,4 +166,5 @@ export function classLabel(className: string, instances: number): string {
   return `${className} ×${instances.toLocaleString('en-US')}`;
 }
 
-export const LIBRARIES_TITLE = 'Emitters whose listeners all come from Node’s internals or node_modules: recorded at lifecycle detail (listeners added and removed, no dispatches) until you select one.';
+export const LIBRARIES_TITLE =
+  'Emitters whose listeners all come from Node’s internals or node_modules: recorded at lifecycle detail (listeners added and removed, no dispatches) until you select one.';

@@ -305,7 +305,18 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     // A filter that hits something inside a bus opens it.
     const collapsed = !text && opts.isCollapsed(bus.id, bus.name, types.length);
     const busNode = add(
-      newNode({ key: `b${bus.id}`, kind: 'bus', column: 1, label: bus.name, bus: bus.id, busName: bus.name, type: -1, site: '', ref: { kind: 'bus', id: bus.id }, collapsed }),
+      newNode({
+        key: `b${bus.id}`,
+        kind: 'bus',
+        column: 1,
+        label: bus.name,
+        bus: bus.id,
+        busName: bus.name,
+        type: -1,
+        site: '',
+        ref: { kind: 'bus', id: bus.id },
+        collapsed,
+      }),
     );
     busNode.count = shown.length;
     busNode.detail = `${shown.length} type${shown.length === 1 ? '' : 's'}`;
@@ -325,7 +336,10 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
         }
         if (warnedTypes.has(t.index)) busNode.tone = 'warning';
       }
-      linkFoldedSites(busNode, shown.flatMap((t) => dispatchEdges(t.index)));
+      linkFoldedSites(
+        busNode,
+        shown.flatMap((t) => dispatchEdges(t.index)),
+      );
       all.sort(byExecutionOrder);
       typeCount += shown.length;
       const unsent = store.omittedTypesOf(bus.id);
@@ -353,7 +367,17 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       if (!ty) continue;
       typeCount++;
       const tn = add(
-        newNode({ key: `t${t.index}`, kind: 'type', column: 1, label: ty.type, bus: bus.id, busName: bus.name, type: t.index, site: '', ref: { kind: 'type', index: t.index } }),
+        newNode({
+          key: `t${t.index}`,
+          kind: 'type',
+          column: 1,
+          label: ty.type,
+          bus: bus.id,
+          busName: bus.name,
+          type: t.index,
+          site: '',
+          ref: { kind: 'type', index: t.index },
+        }),
       );
       tn.rate = ty.ratePerSecond;
       tn.dispatches = ty.dispatches;
@@ -372,7 +396,17 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       const n = folded.length + unsent;
       moreTypes += n;
       const more = add(
-        newNode({ key: moreTypesKey(bus.id), kind: 'more', column: 1, label: `+${n} more types`, bus: bus.id, busName: bus.name, type: -1, site: '', ref: { kind: 'bus', id: bus.id } }),
+        newNode({
+          key: moreTypesKey(bus.id),
+          kind: 'more',
+          column: 1,
+          label: `+${n} more types`,
+          bus: bus.id,
+          busName: bus.name,
+          type: -1,
+          site: '',
+          ref: { kind: 'bus', id: bus.id },
+        }),
       );
       more.count = n;
       for (const t of folded) {
@@ -393,13 +427,13 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     }
   }
 
-
   // Buses named `Class#n` group by class and library emitters gather in one group, each one
   // collapsed node until expanded (a bus filter or a filter text shows the buses themselves).
   let groupIds = 0;
   const busGroupOf = new Map<number, { key: string; label: string }>();
   // The host's groups when it sends them (it sends only some instances); else grouped here.
-  const grouping = opts.busFilter || text ? null : store.busGroups !== null ? groupFromHost(buses, store.busGroups) : groupBuses(buses, store.subscriptions.values());
+  const grouping =
+    opts.busFilter || text ? null : store.busGroups !== null ? groupFromHost(buses, store.busGroups) : groupBuses(buses, store.subscriptions.values());
   const addLibraries = (): void => {
     if (grouping === null || (grouping.libraries.length === 0 && grouping.librariesView === undefined)) return;
     addGroup(
@@ -414,7 +448,12 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
   };
   if (grouping === null) {
     buses.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
-    byThread(buses, (b) => b.id, addBus, () => undefined);
+    byThread(
+      buses,
+      (b) => b.id,
+      addBus,
+      () => undefined,
+    );
   } else byThread(grouping.app, (e) => (e.kind === 'bus' ? e.bus.id : (e.buses[0]?.id ?? -1)), addEntry, addLibraries);
 
   /**
@@ -443,7 +482,18 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       const n = busCount.get(t.id) ?? 0;
       // In the outline only (the graph draws the buses, ordered by thread); a heading is never
       // selected (the node list skips it), so its ref is a placeholder.
-      const header = newNode({ key: `th${t.id}`, kind: 'thread', column: 1, label: t.label, bus: -1, busName: '', type: -1, site: '', ref: { kind: 'bus', id: -1 }, thread: t.label });
+      const header = newNode({
+        key: `th${t.id}`,
+        kind: 'thread',
+        column: 1,
+        label: t.label,
+        bus: -1,
+        busName: '',
+        type: -1,
+        site: '',
+        ref: { kind: 'bus', id: -1 },
+        thread: t.label,
+      });
       header.count = n;
       header.detail = `${n} bus${n === 1 ? '' : 'es'}${t.exited ? ' · exited' : ''}`;
       outline.push(header);
@@ -469,9 +519,14 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
       if (rest > 0) {
         const at = e.buses[cap] ?? e.buses[e.buses.length - 1];
         const ref: SelectionRef = at !== undefined ? { kind: 'bus', id: at.id } : { kind: 'group', key: `c${e.key}`, subscriptions: [] };
-        const more = add(newNode({ key: moreKey, kind: 'more', column: 1, label: `+${rest} more ${e.className}`, bus: at?.id ?? -1, busName: e.key, type: -1, site: '', ref }));
+        const more = add(
+          newNode({ key: moreKey, kind: 'more', column: 1, label: `+${rest} more ${e.className}`, bus: at?.id ?? -1, busName: e.key, type: -1, site: '', ref }),
+        );
         more.count = rest;
-        more.detail = cap < MAX_INSTANCES_EXPANDED ? `${rest} more instances (Enter to show up to ${MAX_INSTANCES_EXPANDED})` : `${rest} more instances not drawn; find one by name with the bus filter`;
+        more.detail =
+          cap < MAX_INSTANCES_EXPANDED
+            ? `${rest} more instances (Enter to show up to ${MAX_INSTANCES_EXPANDED})`
+            : `${rest} more instances not drawn; find one by name with the bus filter`;
         outline.push(more);
       }
     });
@@ -485,7 +540,20 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     const id = -1_000_000 - ++groupIds;
     const refSubscriptions: number[] = [];
     const collapsed = opts.isCollapsed(id, key, members.length);
-    const node = add(newNode({ key: `c${key}`, kind: 'bus', column: 1, label, bus: id, busName: key, type: -1, site: '', ref: { kind: 'group', key: `c${key}`, subscriptions: refSubscriptions }, collapsed }));
+    const node = add(
+      newNode({
+        key: `c${key}`,
+        kind: 'bus',
+        column: 1,
+        label,
+        bus: id,
+        busName: key,
+        type: -1,
+        site: '',
+        ref: { kind: 'group', key: `c${key}`, subscriptions: refSubscriptions },
+        collapsed,
+      }),
+    );
     outline.push(node);
     const instances = view?.buses ?? members.length;
     if (!collapsed) {
@@ -545,7 +613,17 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     const rest = sorted.slice(limit);
     if (rest.length === 0) return;
     const more = add(
-      newNode({ key: `ms:b${busNode.bus}`, kind: 'more', column: 0, label: `+${rest.length} dispatch sites`, bus: busNode.bus, busName: busNode.busName, type: -1, site: '', ref: { kind: 'bus', id: busNode.bus } }),
+      newNode({
+        key: `ms:b${busNode.bus}`,
+        kind: 'more',
+        column: 0,
+        label: `+${rest.length} dispatch sites`,
+        bus: busNode.bus,
+        busName: busNode.busName,
+        type: -1,
+        site: '',
+        ref: { kind: 'bus', id: busNode.bus },
+      }),
     );
     for (const e of rest) {
       more.rate += e.rate;
@@ -604,7 +682,9 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
         }),
       );
       fillSubscriberFigures(n, members);
-      n.detail = [single ? (first.owner && first.label ? first.owner : '') : `×${members.length}`, site ? siteText(site) : '', `p${first.priority}`].filter(Boolean).join(' · ');
+      n.detail = [single ? (first.owner && first.label ? first.owner : '') : `×${members.length}`, site ? siteText(site) : '', `p${first.priority}`]
+        .filter(Boolean)
+        .join(' · ');
       outline.push(n);
       edges.push({ from: parent, to: n, rate: n.rate, count: n.calls, tone: n.tone });
     }
@@ -652,5 +732,17 @@ export function buildGraph(store: InspectorStore, opts: GraphOptions): GraphMode
     outline.push(s);
   }
   outline.push(...foldedSites);
-  return { nodes, byKey, edges, outline, subscriptionCount, filteredOut, typeCount, moreTypes, types: shownTypes, filtered: text !== '' || opts.busFilter !== '', busGroupOf };
+  return {
+    nodes,
+    byKey,
+    edges,
+    outline,
+    subscriptionCount,
+    filteredOut,
+    typeCount,
+    moreTypes,
+    types: shownTypes,
+    filtered: text !== '' || opts.busFilter !== '',
+    busGroupOf,
+  };
 }

@@ -413,7 +413,14 @@ export class GraphView {
         if (n.y > y1) break;
         const faded = this.focusKeys !== null && !this.focusKeys.has(n.key);
         ctx.globalAlpha = faded ? 0.25 : n.tone === 'dim' ? 0.55 : 1;
-        const accent = n.kind === 'bus' || n.kind === 'type' ? (n.tone === 'normal' || n.tone === 'dim' ? busColor.get(n.bus) ?? theme.info : this.toneColor(theme, n.tone)) : n.kind === 'site' ? theme.info : this.toneColor(theme, n.tone);
+        const accent =
+          n.kind === 'bus' || n.kind === 'type'
+            ? n.tone === 'normal' || n.tone === 'dim'
+              ? (busColor.get(n.bus) ?? theme.info)
+              : this.toneColor(theme, n.tone)
+            : n.kind === 'site'
+              ? theme.info
+              : this.toneColor(theme, n.tone);
         ctx.fillStyle = n.kind === 'bus' && !n.collapsed ? theme.background : theme.nodeFill;
         ctx.fillRect(n.x, n.y, n.w, n.h);
         ctx.fillStyle = accent;

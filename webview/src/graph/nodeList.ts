@@ -46,13 +46,18 @@ export class NodeList {
     private readonly events: NodeListEvents,
   ) {
     this.spacer = h(doc, 'div', { class: 'node-list-spacer' });
-    this.element = h(doc, 'div', {
-      class: 'node-list',
-      role: 'listbox',
-      tabindex: 0,
-      'aria-label': 'Graph nodes',
-      'data-testid': 'node-list',
-    }, this.spacer);
+    this.element = h(
+      doc,
+      'div',
+      {
+        class: 'node-list',
+        role: 'listbox',
+        tabindex: 0,
+        'aria-label': 'Graph nodes',
+        'data-testid': 'node-list',
+      },
+      this.spacer,
+    );
     this.element.addEventListener('scroll', () => this.renderRows(false));
     this.element.addEventListener('keydown', (e) => this.onKey(e));
     this.element.addEventListener('click', (e) => {
@@ -138,14 +143,28 @@ export class NodeList {
   private updateRow(rec: RowRecord, n: GraphNode, i: number): void {
     const level = n.kind === 'thread' || n.kind === 'bus' || n.column === 0 ? 1 : n.kind === 'type' || n.column === 1 ? 2 : 3;
     const kindLabel =
-      n.kind === 'group' ? (n.count > 1 ? `${n.count} subscriptions` : 'subscription') : n.kind === 'more' ? (n.column === 0 ? 'more dispatch sites' : n.column === 1 ? 'more types' : 'more subscriptions') : n.kind === 'site' ? 'dispatch site' : n.kind;
+      n.kind === 'group'
+        ? n.count > 1
+          ? `${n.count} subscriptions`
+          : 'subscription'
+        : n.kind === 'more'
+          ? n.column === 0
+            ? 'more dispatch sites'
+            : n.column === 1
+              ? 'more types'
+              : 'more subscriptions'
+          : n.kind === 'site'
+            ? 'dispatch site'
+            : n.kind;
     const attrs: Record<string, string | null> = {
       id: rowId(n),
       class: `node-row kind-${n.kind} tone-${n.tone} level-${level}${n.key === this.selectedKey ? ' selected' : ''}${i === this.active ? ' active' : ''}`,
       'aria-selected': n.key === this.selectedKey ? 'true' : 'false',
       'aria-level': String(level),
       'aria-expanded': n.kind === 'bus' ? String(!n.collapsed) : null,
-      'aria-label': visibleText(`${n.label}, ${kindLabel}${n.detail ? `, ${n.detail}` : ''}${n.tone === 'warning' ? ', warning' : n.tone === 'error' ? ', errors' : ''}`),
+      'aria-label': visibleText(
+        `${n.label}, ${kindLabel}${n.detail ? `, ${n.detail}` : ''}${n.tone === 'warning' ? ', warning' : n.tone === 'error' ? ', errors' : ''}`,
+      ),
       'data-index': String(i),
       'data-key': n.key,
       'data-kind': n.kind,

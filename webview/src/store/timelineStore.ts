@@ -84,7 +84,19 @@ export class TimelineStore {
       const type = cols.type[r];
       const depth = cols.depth[r];
       const parent = cols.parentSeq[r];
-      ring.push(seq, cols.bus[r], type, cols.start[r], cols.duration[r], cols.delivered[r], cols.consumedBy[r], depth, parent, cols.site[r], (cols.startBound?.[r] ?? 0) / 1000);
+      ring.push(
+        seq,
+        cols.bus[r],
+        type,
+        cols.start[r],
+        cols.duration[r],
+        cols.delivered[r],
+        cols.consumedBy[r],
+        depth,
+        parent,
+        cols.site[r],
+        (cols.startBound?.[r] ?? 0) / 1000,
+      );
       const i = ring.physicalIndex(ring.size - 1);
       this.flags[i] = cols.flags[r];
       const from = cols.fromThread?.[r] ?? -1;

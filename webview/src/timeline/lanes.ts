@@ -114,7 +114,20 @@ export function layoutLanes(
       if (g === undefined) {
         let busId = groupBus.get(group.key);
         if (busId === undefined) groupBus.set(group.key, (busId = GROUP_LANE_BASE - groupBus.size));
-        grouped.set(key, (g = { type: GROUP_LANE_BASE - grouped.size, bus: busId, name: t.type, busName: group.label, rows: 0, thread: threadOfBus(store, bus), members: [], rate: 0, dispatches: 0 }));
+        grouped.set(
+          key,
+          (g = {
+            type: GROUP_LANE_BASE - grouped.size,
+            bus: busId,
+            name: t.type,
+            busName: group.label,
+            rows: 0,
+            thread: threadOfBus(store, bus),
+            members: [],
+            rate: 0,
+            dispatches: 0,
+          }),
+        );
         entries.push(g);
       }
       g.members!.push(type);
@@ -162,7 +175,19 @@ export function layoutLanes(
         lastBus = e.bus;
       }
       const height = e.rows * LANE_ROW_HEIGHT + LANE_PADDING;
-      const lane: Lane = { type: e.type, bus: e.bus, name: e.name, busName: e.busName, rows: e.rows, top, height, slot: lanes.length, colour, types: e.members?.length ?? 1, thread: e.thread };
+      const lane: Lane = {
+        type: e.type,
+        bus: e.bus,
+        name: e.name,
+        busName: e.busName,
+        rows: e.rows,
+        top,
+        height,
+        slot: lanes.length,
+        colour,
+        types: e.members?.length ?? 1,
+        thread: e.thread,
+      };
       lanes.push(lane);
       if (e.members !== undefined) for (const m of e.members) byType[m] = lane;
       else byType[e.type] = lane;
@@ -187,7 +212,19 @@ export function layoutLanes(
     for (const e of rest) if (e.rows > rows) rows = e.rows;
     rows = Math.min(rows, MAX_LANE_ROWS);
     const height = rows * LANE_ROW_HEIGHT + LANE_PADDING;
-    const lane: Lane = { type: OTHER_LANE, bus: -1, name: `other types (${others})`, busName: '', rows, top, height, slot: lanes.length, colour: colour + 1, types: others, thread: -1 };
+    const lane: Lane = {
+      type: OTHER_LANE,
+      bus: -1,
+      name: `other types (${others})`,
+      busName: '',
+      rows,
+      top,
+      height,
+      slot: lanes.length,
+      colour: colour + 1,
+      types: others,
+      thread: -1,
+    };
     lanes.push(lane);
     for (const e of rest) {
       if (e.members !== undefined) for (const m of e.members) byType[m] = lane;

@@ -32,7 +32,12 @@ export class TimelineOverlays {
     private readonly vp: TimelineViewport,
     actions: ToolbarActions,
   ) {
-    this.followButton = h(doc, 'button', { class: 'toggle', type: 'button', 'aria-pressed': 'true', title: 'Keep the newest dispatches in view (End)', 'data-testid': 'follow' }, 'Follow live');
+    this.followButton = h(
+      doc,
+      'button',
+      { class: 'toggle', type: 'button', 'aria-pressed': 'true', title: 'Keep the newest dispatches in view (End)', 'data-testid': 'follow' },
+      'Follow live',
+    );
     this.followButton.addEventListener('click', () => actions.toggleFollow());
     const zoomIn = h(doc, 'button', { type: 'button', title: 'Zoom in (+)', 'aria-label': 'Zoom in' }, '+');
     const zoomOut = h(doc, 'button', { type: 'button', title: 'Zoom out (-)', 'aria-label': 'Zoom out' }, '−');
@@ -41,7 +46,17 @@ export class TimelineOverlays {
     zoomOut.addEventListener('click', () => actions.zoomBy(1 / 1.5));
     fitAll.addEventListener('click', () => actions.fitAll());
     this.summaryEl = h(doc, 'span', { class: 'tl-summary', role: 'status', 'aria-live': 'polite', 'data-testid': 'timeline-summary' }, 'No dispatches in view');
-    const toolbar = h(doc, 'div', { class: 'tl-toolbar', role: 'toolbar', 'aria-label': 'Timeline' }, h(doc, 'span', { class: 'section-title' }, 'Dispatch timeline'), this.followButton, zoomOut, zoomIn, fitAll, this.summaryEl);
+    const toolbar = h(
+      doc,
+      'div',
+      { class: 'tl-toolbar', role: 'toolbar', 'aria-label': 'Timeline' },
+      h(doc, 'span', { class: 'section-title' }, 'Dispatch timeline'),
+      this.followButton,
+      zoomOut,
+      zoomIn,
+      fitAll,
+      this.summaryEl,
+    );
     this.laneSpacer = h(doc, 'div', { class: 'lane-spacer' });
     this.laneScroll = h(doc, 'div', { class: 'lane-scroll', 'data-testid': 'timeline-lanes', role: 'list', 'aria-label': 'Timeline lanes' }, this.laneSpacer);
     this.laneScroll.addEventListener('scroll', () => actions.scrolled());

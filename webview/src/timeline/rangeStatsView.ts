@@ -49,7 +49,16 @@ export class RangeStatsView {
     this.element.setAttribute('data-state', stats === 'pending' ? 'pending' : stats ? 'ready' : 'unavailable');
     if (stats === 'pending' || stats === null) {
       this.element.append(
-        h(doc, 'div', { class: 'range-head' }, h(doc, 'strong', {}, 'Selected range: '), range, ' · ', stats === 'pending' ? 'computing…' : 'no statistics (no app attached)', h(doc, 'span', { class: 'range-actions' }, clearBtn)),
+        h(
+          doc,
+          'div',
+          { class: 'range-head' },
+          h(doc, 'strong', {}, 'Selected range: '),
+          range,
+          ' · ',
+          stats === 'pending' ? 'computing…' : 'no statistics (no app attached)',
+          h(doc, 'span', { class: 'range-actions' }, clearBtn),
+        ),
       );
       return;
     }
@@ -63,25 +72,89 @@ export class RangeStatsView {
       `busy ${fmtMs(stats.busyMs)}`,
       stats.complete ? '' : 'partly older than the timeline keeps',
     ].filter(Boolean);
-    this.element.append(h(doc, 'div', { class: 'range-head' }, h(doc, 'strong', {}, 'Selected range: '), headline.join(' · '), h(doc, 'span', { class: 'range-actions' }, exportBtn, clearBtn)));
+    this.element.append(
+      h(
+        doc,
+        'div',
+        { class: 'range-head' },
+        h(doc, 'strong', {}, 'Selected range: '),
+        headline.join(' · '),
+        h(doc, 'span', { class: 'range-actions' }, exportBtn, clearBtn),
+      ),
+    );
     if (this.note) this.element.append(h(doc, 'div', { class: 'muted' }, this.note));
-    const types = h(doc, 'table', { class: 'stats-table' }, h(doc, 'caption', {}, 'Busiest types'), h(doc, 'tr', {}, h(doc, 'th', {}, 'type'), h(doc, 'th', {}, 'count'), h(doc, 'th', {}, 'rate'), h(doc, 'th', {}, 'total'), h(doc, 'th', {}, 'max')));
+    const types = h(
+      doc,
+      'table',
+      { class: 'stats-table' },
+      h(doc, 'caption', {}, 'Busiest types'),
+      h(doc, 'tr', {}, h(doc, 'th', {}, 'type'), h(doc, 'th', {}, 'count'), h(doc, 'th', {}, 'rate'), h(doc, 'th', {}, 'total'), h(doc, 'th', {}, 'max')),
+    );
     for (const t of stats.byType.slice(0, 8)) {
       const index = store.typeIndexOf(t.bus, t.type);
       const name = index >= 0 ? this.link(t.type, { kind: 'type', index }) : t.type;
-      types.append(h(doc, 'tr', {}, h(doc, 'td', {}, name), h(doc, 'td', {}, fmtInt(t.count)), h(doc, 'td', {}, fmtRate(t.ratePerSecond)), h(doc, 'td', {}, fmtMs(t.totalMs)), h(doc, 'td', {}, fmtMs(t.maxMs))));
+      types.append(
+        h(
+          doc,
+          'tr',
+          {},
+          h(doc, 'td', {}, name),
+          h(doc, 'td', {}, fmtInt(t.count)),
+          h(doc, 'td', {}, fmtRate(t.ratePerSecond)),
+          h(doc, 'td', {}, fmtMs(t.totalMs)),
+          h(doc, 'td', {}, fmtMs(t.maxMs)),
+        ),
+      );
     }
-    const handlers = h(doc, 'table', { class: 'stats-table' }, h(doc, 'caption', {}, 'Slowest handlers (total time)'), h(doc, 'tr', {}, h(doc, 'th', {}, 'handler'), h(doc, 'th', {}, 'calls'), h(doc, 'th', {}, 'total'), h(doc, 'th', {}, 'max'), h(doc, 'th', {}, 'errors')));
+    const handlers = h(
+      doc,
+      'table',
+      { class: 'stats-table' },
+      h(doc, 'caption', {}, 'Slowest handlers (total time)'),
+      h(doc, 'tr', {}, h(doc, 'th', {}, 'handler'), h(doc, 'th', {}, 'calls'), h(doc, 'th', {}, 'total'), h(doc, 'th', {}, 'max'), h(doc, 'th', {}, 'errors')),
+    );
     for (const s of stats.slowestHandlers) {
       const label = s.label ?? store.subscriptionLabel(s.subscriptionId);
       handlers.append(
-        h(doc, 'tr', {}, h(doc, 'td', {}, this.link(label, { kind: 'subscription', id: s.subscriptionId })), h(doc, 'td', {}, fmtInt(s.calls)), h(doc, 'td', {}, fmtMs(s.totalMs)), h(doc, 'td', {}, fmtMs(s.maxMs)), h(doc, 'td', {}, s.errors ? fmtInt(s.errors) : '')),
+        h(
+          doc,
+          'tr',
+          {},
+          h(doc, 'td', {}, this.link(label, { kind: 'subscription', id: s.subscriptionId })),
+          h(doc, 'td', {}, fmtInt(s.calls)),
+          h(doc, 'td', {}, fmtMs(s.totalMs)),
+          h(doc, 'td', {}, fmtMs(s.maxMs)),
+          h(doc, 'td', {}, s.errors ? fmtInt(s.errors) : ''),
+        ),
       );
     }
-    const slow = h(doc, 'table', { class: 'stats-table' }, h(doc, 'caption', {}, 'Slowest dispatches'), h(doc, 'tr', {}, h(doc, 'th', {}, 'dispatch'), h(doc, 'th', {}, 'type'), h(doc, 'th', {}, 'took')));
-    for (const d of stats.slowestDispatches.slice(0, 8)) slow.append(h(doc, 'tr', {}, h(doc, 'td', {}, this.link(`#${d.seq}`, { kind: 'dispatch', seq: d.seq })), h(doc, 'td', {}, d.type), h(doc, 'td', {}, fmtMs(d.duration))));
+    const slow = h(
+      doc,
+      'table',
+      { class: 'stats-table' },
+      h(doc, 'caption', {}, 'Slowest dispatches'),
+      h(doc, 'tr', {}, h(doc, 'th', {}, 'dispatch'), h(doc, 'th', {}, 'type'), h(doc, 'th', {}, 'took')),
+    );
+    for (const d of stats.slowestDispatches.slice(0, 8))
+      slow.append(
+        h(
+          doc,
+          'tr',
+          {},
+          h(doc, 'td', {}, this.link(`#${d.seq}`, { kind: 'dispatch', seq: d.seq })),
+          h(doc, 'td', {}, d.type),
+          h(doc, 'td', {}, fmtMs(d.duration)),
+        ),
+      );
     this.element.append(
-      h(doc, 'div', { class: 'range-tables' }, types, stats.slowestHandlers.length ? handlers : h(doc, 'p', { class: 'muted' }, 'No handler timings in this range.'), stats.slowestDispatches.length ? slow : null),
+      h(
+        doc,
+        'div',
+        { class: 'range-tables' },
+        types,
+        stats.slowestHandlers.length ? handlers : h(doc, 'p', { class: 'muted' }, 'No handler timings in this range.'),
+        stats.slowestDispatches.length ? slow : null,
+      ),
     );
   }
 

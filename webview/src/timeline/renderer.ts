@@ -311,7 +311,16 @@ export class TimelineRenderer {
         const band = bandOf(bands, producer);
         if (band) {
           const at = tl.enqueuedAt[i];
-          flows.push({ index: i, seq: ring.seq[i], fromThread: producer, enqueuedAt: at, x0: (at - from) * pxPerMs, y0: top0 + band.top + THREAD_HEADER_HEIGHT / 2, x1: x0, y1: y + (LANE_ROW_HEIGHT - 3) / 2 });
+          flows.push({
+            index: i,
+            seq: ring.seq[i],
+            fromThread: producer,
+            enqueuedAt: at,
+            x0: (at - from) * pxPerMs,
+            y0: top0 + band.top + THREAD_HEADER_HEIGHT / 2,
+            x1: x0,
+            y1: y + (LANE_ROW_HEIGHT - 3) / 2,
+          });
         }
       }
       let x1 = x0 + ring.duration[i] * pxPerMs;

@@ -39,23 +39,46 @@ export class SessionBanner {
         line.append(
           h(doc, 'strong', {}, 'No app attached. '),
           'Attach to a running app that uses busscope-probe, run the demo, or open a recorded trace.',
-          h(doc, 'span', { class: 'banner-actions' }, button('Attach to Running App…', 'attach'), button('Run Demo App', 'runDemo'), button('Open Trace…', 'openTrace')),
+          h(
+            doc,
+            'span',
+            { class: 'banner-actions' },
+            button('Attach to Running App…', 'attach'),
+            button('Run Demo App', 'runDemo'),
+            button('Open Trace…', 'openTrace'),
+          ),
         );
         break;
       case 'connecting':
-        line.append(h(doc, 'span', { class: 'spinner', 'aria-hidden': 'true' }), h(doc, 'strong', {}, `Connecting to ${session.label}…`), session.detail ? ` ${session.detail}` : '');
+        line.append(
+          h(doc, 'span', { class: 'spinner', 'aria-hidden': 'true' }),
+          h(doc, 'strong', {}, `Connecting to ${session.label}…`),
+          session.detail ? ` ${session.detail}` : '',
+        );
         break;
       case 'attached':
-        line.append(h(doc, 'span', { class: 'dot live', 'aria-hidden': 'true' }), session.offline ? `Trace: ${session.label}` : `Attached to ${session.label}`, session.detail ? ` — ${session.detail}` : '');
+        line.append(
+          h(doc, 'span', { class: 'dot live', 'aria-hidden': 'true' }),
+          session.offline ? `Trace: ${session.label}` : `Attached to ${session.label}`,
+          session.detail ? ` — ${session.detail}` : '',
+        );
         break;
       case 'paused':
-        line.append(h(doc, 'strong', {}, `⏸ ${session.label} is paused in the debugger. `), session.detail || 'Showing the data received before it stopped; live updates resume when it continues.');
+        line.append(
+          h(doc, 'strong', {}, `⏸ ${session.label} is paused in the debugger. `),
+          session.detail || 'Showing the data received before it stopped; live updates resume when it continues.',
+        );
         break;
       case 'detached':
         if (session.offline) {
           // A trace is never live: "detached" would say nothing. Its detail is "trace file[: why it ended early]".
           const why = sentence(session.detail.replace(/^trace file:?\s*/i, ''), []);
-          line.append(h(doc, 'strong', {}, `Trace: ${session.label}. `), why, 'Showing the recorded data.', h(doc, 'span', { class: 'banner-actions' }, button('Attach to Running App…', 'attach')));
+          line.append(
+            h(doc, 'strong', {}, `Trace: ${session.label}. `),
+            why,
+            'Showing the recorded data.',
+            h(doc, 'span', { class: 'banner-actions' }, button('Attach to Running App…', 'attach')),
+          );
         } else {
           line.append(
             h(doc, 'strong', {}, `Detached from ${session.label}. `),

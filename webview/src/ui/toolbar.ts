@@ -27,7 +27,13 @@ export class Toolbar {
     private readonly events: ToolbarEvents,
   ) {
     const win = doc.defaultView!;
-    this.filterInput = h(doc, 'input', { type: 'search', class: 'filter', placeholder: 'Filter: bus, event type, label, owner, file', 'aria-label': 'Filter the graph and the timeline', 'data-testid': 'filter' });
+    this.filterInput = h(doc, 'input', {
+      type: 'search',
+      class: 'filter',
+      placeholder: 'Filter: bus, event type, label, owner, file',
+      'aria-label': 'Filter the graph and the timeline',
+      'data-testid': 'filter',
+    });
     this.filterInput.addEventListener('input', () => {
       if (this.debounce !== null) win.clearTimeout(this.debounce);
       this.debounce = win.setTimeout(() => {
@@ -51,7 +57,13 @@ export class Toolbar {
     };
     this.counts = h(doc, 'span', { class: 'counts', 'data-testid': 'graph-counts' });
     this.focusLabel = h(doc, 'span', {});
-    this.focusChip = h(doc, 'span', { class: 'focus-chip', hidden: true }, this.focusLabel, btn('×', 'Clear focus (Esc)', () => this.events.clearFocus()));
+    this.focusChip = h(
+      doc,
+      'span',
+      { class: 'focus-chip', hidden: true },
+      this.focusLabel,
+      btn('×', 'Clear focus (Esc)', () => this.events.clearFocus()),
+    );
     this.element = h(
       doc,
       'header',

@@ -30,8 +30,12 @@ export function evidenceLines(w: Warning): string[] {
       const e = w.evidence;
       const lines = [`${fmtInt(e.listeners)} live listeners (threshold ${fmtInt(e.threshold)})`];
       if (e.growthPerSecond > 0) lines.push(`growing by ${fmtRate(e.growthPerSecond)}`);
-      if (e.topSite) lines.push(`most frequent subscribe site: ${at(e.topSite.site)}${e.topSite.label ? ` (${e.topSite.label})` : ''} — ${fmtInt(e.topSite.count)}×`);
-      if (e.repeated) lines.push(`${e.repeated.owner} subscribed ${fmtInt(e.repeated.count)}× from ${at(e.repeated.site)} over ${fmtMs(e.repeated.overMs)} without disposing`);
+      if (e.topSite)
+        lines.push(`most frequent subscribe site: ${at(e.topSite.site)}${e.topSite.label ? ` (${e.topSite.label})` : ''} — ${fmtInt(e.topSite.count)}×`);
+      if (e.repeated)
+        lines.push(
+          `${e.repeated.owner} subscribed ${fmtInt(e.repeated.count)}× from ${at(e.repeated.site)} over ${fmtMs(e.repeated.overMs)} without disposing`,
+        );
       if (e.timesWarned > 1) lines.push(`warned ${e.timesWarned}× so far; next at ${fmtInt(e.nextWarningAt)}`);
       return lines;
     }
@@ -66,11 +70,19 @@ export function evidenceLines(w: Warning): string[] {
     }
     case 'subscription-churn': {
       const e = w.evidence;
-      return [`${fmtRate(e.cyclesPerSecond)} subscribe/unsubscribe cycles`, `mean lifetime ${fmtMs(e.meanLifetimeMs)}`, `${fmtInt(e.totalCycles)} cycles in total`];
+      return [
+        `${fmtRate(e.cyclesPerSecond)} subscribe/unsubscribe cycles`,
+        `mean lifetime ${fmtMs(e.meanLifetimeMs)}`,
+        `${fmtInt(e.totalCycles)} cycles in total`,
+      ];
     }
     case 'slow-handler': {
       const e = w.evidence;
-      return [`p95 ${fmtMs(e.p95Ms)} (threshold ${fmtMs(e.p95ThresholdMs)}), max ${fmtMs(e.maxMs)}`, `${fmtInt(e.calls)} calls${e.sampleEvery !== undefined ? ` (sampled 1 in ${fmtSampleEvery(e.sampleEvery)})` : ''}, mean ${fmtMs(e.meanMs)}`, `its event fires at ${fmtRate(e.typeRatePerSecond)}`];
+      return [
+        `p95 ${fmtMs(e.p95Ms)} (threshold ${fmtMs(e.p95ThresholdMs)}), max ${fmtMs(e.maxMs)}`,
+        `${fmtInt(e.calls)} calls${e.sampleEvery !== undefined ? ` (sampled 1 in ${fmtSampleEvery(e.sampleEvery)})` : ''}, mean ${fmtMs(e.meanMs)}`,
+        `its event fires at ${fmtRate(e.typeRatePerSecond)}`,
+      ];
     }
     case 'throwing-handler': {
       const e = w.evidence;
@@ -96,7 +108,10 @@ export function evidenceLines(w: Warning): string[] {
         e.pattern === 'never-flushed'
           ? `${fmtInt(e.queueLength)} events waiting for ${fmtMs(e.waitingMs)}, ${fmtInt(e.flushes)} flushes so far`
           : `latest flushes dispatched ${e.recentFlushSizes.map(fmtInt).join(' → ')} events`,
-        `most queued: ${e.topTypes.slice(0, 3).map((t) => `${t.type} (${fmtInt(t.enqueued)})`).join(', ')}`,
+        `most queued: ${e.topTypes
+          .slice(0, 3)
+          .map((t) => `${t.type} (${fmtInt(t.enqueued)})`)
+          .join(', ')}`,
       ];
     }
     default: {

@@ -100,7 +100,10 @@ export class WarningsView {
       for (const g of this.groups.values()) g.el.remove();
       this.groups.clear();
       this.items.clear();
-      setText(this.emptyNote, store.hasSnapshot ? 'No warnings: nothing looks leaked, starved, slow or misspelled.' : 'Warnings appear here once an app is attached.');
+      setText(
+        this.emptyNote,
+        store.hasSnapshot ? 'No warnings: nothing looks leaked, starved, slow or misspelled.' : 'Warnings appear here once an app is attached.',
+      );
       if (this.list.firstChild !== this.emptyNote || this.list.childNodes.length !== 1) placeChildren(this.list, [this.emptyNote]);
       return;
     }
@@ -187,11 +190,14 @@ export class WarningsView {
       setText(rec.explanation, w.explanation);
       const lis = rec.evidence.children;
       if (lis.length !== evidence.length || evidence.some((e, i) => lis[i].textContent !== e)) {
-        placeChildren(rec.evidence, evidence.map((e, i) => {
-          const li = (lis[i] as HTMLElement | undefined) ?? h(this.doc, 'li');
-          setText(li, e);
-          return li;
-        }));
+        placeChildren(
+          rec.evidence,
+          evidence.map((e, i) => {
+            const li = (lis[i] as HTMLElement | undefined) ?? h(this.doc, 'li');
+            setText(li, e);
+            return li;
+          }),
+        );
       }
       rec.evidence.hidden = evidence.length === 0;
       setText(rec.subjects, subjects);
@@ -203,7 +209,10 @@ export class WarningsView {
     const sourcesShown = sites.map((s) => `${s.file}:${s.line}:${s.column}`).join('\n');
     if (sourcesShown !== rec.sourcesShown) {
       rec.sourcesShown = sourcesShown;
-      placeChildren(rec.sources, sites.map((s) => this.sourceLink(s)));
+      placeChildren(
+        rec.sources,
+        sites.map((s) => this.sourceLink(s)),
+      );
     }
     return rec;
   }
@@ -238,7 +247,12 @@ export class WarningsView {
   }
 
   private sourceLink(s: SiteInfo): HTMLElement {
-    const b = h(this.doc, 'button', { type: 'button', class: 'link', title: `${s.file}:${s.line}:${s.column}`, 'data-file': s.file, 'data-line': s.line }, `${basename(s.file)}:${s.line}`);
+    const b = h(
+      this.doc,
+      'button',
+      { type: 'button', class: 'link', title: `${s.file}:${s.line}:${s.column}`, 'data-file': s.file, 'data-line': s.line },
+      `${basename(s.file)}:${s.line}`,
+    );
     b.addEventListener('click', (e) => {
       e.stopPropagation();
       this.events.open(s);
@@ -248,7 +262,13 @@ export class WarningsView {
 
   private subjectsText(w: Warning): string {
     const parts: string[] = [];
-    if (w.subjects.types.length) parts.push(w.subjects.types.slice(0, 4).map((t) => `${t.busName} · ${t.type}`).join(', ') + (w.subjects.types.length > 4 ? '…' : ''));
+    if (w.subjects.types.length)
+      parts.push(
+        w.subjects.types
+          .slice(0, 4)
+          .map((t) => `${t.busName} · ${t.type}`)
+          .join(', ') + (w.subjects.types.length > 4 ? '…' : ''),
+      );
     if (w.subjects.subscriptions.length) parts.push(plural(w.subjects.subscriptions.length, 'subscription'));
     return parts.join(' · ');
   }
@@ -289,7 +309,7 @@ function setData(node: Text, text: string): void {
 function placeChildren(parent: HTMLElement, children: readonly Node[]): void {
   // Leavers go first, so that the ones staying are already in order and are not moved.
   const wanted = new Set(children);
-  for (let c = parent.firstChild; c; ) {
+  for (let c = parent.firstChild; c;) {
     const next = c.nextSibling;
     if (!wanted.has(c)) c.remove();
     c = next;

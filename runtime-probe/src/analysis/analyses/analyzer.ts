@@ -212,7 +212,15 @@ export class Analyzer {
     const { nearMissMaxDistance, nearMissMinScore } = this.options.unheardDispatch;
     this.state.nearMisses.beginRun(this.model, this.nearMissBudget, changes, this.deadline, { maxDistance: nearMissMaxDistance, minScore: nearMissMinScore });
     this.state.families.beginRun(this.familyBudget, this.deadline);
-    const ctx: AnalysisContext = { model: this.model, options: this.options, now, state: this.state, changes, typeBudget: this.typeBudget, deadline: this.deadline };
+    const ctx: AnalysisContext = {
+      model: this.model,
+      options: this.options,
+      now,
+      state: this.state,
+      changes,
+      typeBudget: this.typeBudget,
+      deadline: this.deadline,
+    };
     const next = new Map<string, { warning: Warning; fingerprint: string }>();
     const added: Warning[] = [];
     const changed: Warning[] = [];

@@ -183,4 +183,3 @@ export function nearMissText(m: NearMissEvidence, t: EventTypeState): string {
       return `"${m.type}"${m.bus !== t.bus ? ` on the "${m.busName}" bus` : ''}`;
   }
 }
-

@@ -29,9 +29,7 @@ export function analyzeDepthLimit(ctx: AnalysisContext): WarningDraft[] {
       explanation:
         `Dispatching ${typeName(model, t)} nested ${t.maxRefusedDepth} levels deep, where the bus refused to go further ` +
         `(${plural(t.depthLimitHits, 'time')}${rate > 0 ? `, ${rate.toFixed(1)} per second lately` : ''}). ` +
-        (names
-          ? `The handler that dispatches it again from inside its own dispatch: ${names}. `
-          : '') +
+        (names ? `The handler that dispatches it again from inside its own dispatch: ${names}. ` : '') +
         `Each level ran every handler again before the limit stopped it. Break the cycle: only re-dispatch when ` +
         `something actually changed, or enqueue instead of dispatching.`,
       evidence: {

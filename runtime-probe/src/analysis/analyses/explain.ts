@@ -63,7 +63,15 @@ export function explainSubscription(model: Model, id: number, options: AnalysisO
     const text = `Subscription #${id} is not known: it was never seen, or it ended long enough ago to be forgotten.`;
     return { subscriptionId: id, found: false, summary: text, reasons: [{ kind: 'unknown-subscription', text }] };
   }
-  const ctx: AnalysisContext = { model, options: resolveAnalysisOptions(options), now: model.now, state: emptyAnalysisState(), changes: { indices: [], all: true }, typeBudget: Infinity, deadline: NO_DEADLINE };
+  const ctx: AnalysisContext = {
+    model,
+    options: resolveAnalysisOptions(options),
+    now: model.now,
+    state: emptyAnalysisState(),
+    changes: { indices: [], all: true },
+    typeBudget: Infinity,
+    deadline: NO_DEADLINE,
+  };
   const t = s.type;
   const name = subName(s);
   const reasons: WhyReason[] = [];

@@ -98,7 +98,10 @@ export function analyzeListenerGrowth(ctx: AnalysisContext): WarningDraft[] {
     ctx.changes,
     o,
     ctx.deadline,
-    (t) => t.registeredCount >= gate || state.typeLeakMonitors.has(t.index) || (t.busState.maxListenersWarnings.size > 0 && t.busState.maxListenersWarnings.has(t.name)),
+    (t) =>
+      t.registeredCount >= gate ||
+      state.typeLeakMonitors.has(t.index) ||
+      (t.busState.maxListenersWarnings.size > 0 && t.busState.maxListenersWarnings.has(t.name)),
   );
   for (const index of candidates) {
     const t = types[index];
@@ -137,7 +140,14 @@ export function analyzeListenerGrowth(ctx: AnalysisContext): WarningDraft[] {
         m.check(g.count);
         seenMonitors.add(key);
         if (repeated === null || g.count > repeated.count) {
-          repeated = { owner: g.owner, site: g.site, label: g.label, count: g.count, overMs: round(g.last - g.first, 1), ...(g.ownerless ? { sharedEmitter: true } : {}) };
+          repeated = {
+            owner: g.owner,
+            site: g.site,
+            label: g.label,
+            count: g.count,
+            overMs: round(g.last - g.first, 1),
+            ...(g.ownerless ? { sharedEmitter: true } : {}),
+          };
           repeatIds = g.ids;
         }
       }
@@ -186,15 +196,17 @@ export function analyzeListenerGrowth(ctx: AnalysisContext): WarningDraft[] {
     if (nodeWarning !== null) {
       parts.push(`Node warned too (MaxListenersExceededWarning, at ${nodeWarning.count} listeners): ${nodeWarning.message}`);
     }
-    const subjects =
-      repeated !== null ? repeatIds : [...t.registered()].filter((s) => top !== null && groupKey(s) === top.key).map((s) => s.id);
+    const subjects = repeated !== null ? repeatIds : [...t.registered()].filter((s) => top !== null && groupKey(s) === top.key).map((s) => s.id);
     const lead = repeated ?? top;
     const bus = busName(model, t.bus);
     const className = instanceClass(bus);
     const leadSite = lead?.site ?? null;
     findings.push({
       className,
-      classKey: className === null ? null : `${className}\n${t.name}\n${leadSite === null ? `label:${lead?.label ?? ''}` : `${leadSite.file}:${leadSite.line}:${leadSite.column}`}`,
+      classKey:
+        className === null
+          ? null
+          : `${className}\n${t.name}\n${leadSite === null ? `label:${lead?.label ?? ''}` : `${leadSite.file}:${leadSite.line}:${leadSite.column}`}`,
       draft: {
         id: `listener-growth:${t.bus}:${t.name}`,
         kind: 'listener-growth',

@@ -229,7 +229,13 @@ export class NearMissSearch {
    * searches will use: set first, so that the pools filled here are the ones searched (pools made
    * for other thresholds are dropped, and the first run's filling with them).
    */
-  beginRun(model: Model, budget: number, changes: TypeChanges, deadline: RunDeadline = NO_DEADLINE, thresholds?: { readonly maxDistance: number; readonly minScore: number }): void {
+  beginRun(
+    model: Model,
+    budget: number,
+    changes: TypeChanges,
+    deadline: RunDeadline = NO_DEADLINE,
+    thresholds?: { readonly maxDistance: number; readonly minScore: number },
+  ): void {
     if (thresholds !== undefined) this.useThresholds(thresholds.maxDistance, thresholds.minScore);
     this.run++;
     this.budget = budget;

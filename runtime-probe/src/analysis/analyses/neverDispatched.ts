@@ -7,7 +7,21 @@
 // Node's or a library's own listeners (not the app's to fix).
 import { listenerOrigin, type SiteInfo } from '../../protocol/index';
 import type { EventTypeState, SubscriptionState } from '../model/entities';
-import { busName, currentNearMisses, findNearMisses, ms, nearMissText, plural, pluralCount, siteText, subName, typeName, typeRef, uniqueSites, type AnalysisContext } from './context';
+import {
+  busName,
+  currentNearMisses,
+  findNearMisses,
+  ms,
+  nearMissText,
+  plural,
+  pluralCount,
+  siteText,
+  subName,
+  typeName,
+  typeRef,
+  uniqueSites,
+  type AnalysisContext,
+} from './context';
 import { META_EVENTS, SAFETY_NET_EVENTS, withoutSiblingInstances } from './emitterEvents';
 import { LibraryBuses } from './libraryBuses';
 import { groupEvidence, groupExamples, groupLabel, groupWarningId, type FindingGroup, type TypeFinding } from './typeGroups';
@@ -68,7 +82,13 @@ function examine(ctx: AnalysisContext, t: EventTypeState, grace: number, library
 let recheckAt = Infinity;
 
 /** Subscriptions of `t` in `subs` past the grace period that no dispatch of `t` can have reached. */
-function collectWaiting(t: EventTypeState, subs: ReadonlySet<SubscriptionState>, now: number, grace: number, into: SubscriptionState[] | null): SubscriptionState[] | null {
+function collectWaiting(
+  t: EventTypeState,
+  subs: ReadonlySet<SubscriptionState>,
+  now: number,
+  grace: number,
+  into: SubscriptionState[] | null,
+): SubscriptionState[] | null {
   const emitter = t.busState.kind !== 'bus';
   for (const s of subs) {
     if (s.calls > 0) continue;

@@ -164,7 +164,12 @@ export function nameKey(name: string): NameKey {
 }
 
 /** `nearMiss` on precomputed keys, without the `distance` of word matches (callers that rank need only reason and score). */
-export function nearMissOfKeys(a: NameKey, b: NameKey, maxDistance: number, minScore: number): { readonly reason: NearMissReason; readonly score: number; readonly distance: number } | undefined {
+export function nearMissOfKeys(
+  a: NameKey,
+  b: NameKey,
+  maxDistance: number,
+  minScore: number,
+): { readonly reason: NearMissReason; readonly score: number; readonly distance: number } | undefined {
   if (a.name === b.name || !a.comparable || !b.comparable || a.ids !== b.ids) return undefined;
   if (a.words !== '' && a.words === b.words) return { reason: 'same-words', score: 1, distance: -1 };
   if (a.sortedWords !== null && a.sortedWords === b.sortedWords) return { reason: 'reordered-words', score: 0.95, distance: -1 };

@@ -44,7 +44,18 @@ export function analyzeUnheardDispatch(ctx: AnalysisContext): WarningDraft[] {
       requeued = true;
     }
   }
-  const { singles, groups } = scan.run(types, ctx.changes, ctx.now, ctx.typeBudget, ctx.deadline, options, search.poolSize('listened'), () => search.exhausted, state.families, (t) => examine(ctx, t, o.minUnheard, o.reportWithoutNearMiss, library));
+  const { singles, groups } = scan.run(
+    types,
+    ctx.changes,
+    ctx.now,
+    ctx.typeBudget,
+    ctx.deadline,
+    options,
+    search.poolSize('listened'),
+    () => search.exhausted,
+    state.families,
+    (t) => examine(ctx, t, o.minUnheard, o.reportWithoutNearMiss, library),
+  );
   const out: WarningDraft[] = [];
   for (const f of singles) {
     const w = singleWarning(ctx, f, library);

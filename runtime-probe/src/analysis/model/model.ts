@@ -331,7 +331,9 @@ export class Model {
       for (const b of keptBuses) {
         if (b.disposedAt === null) this.buses.set(b.id, describedBus(new BusState(b.id, b.name, b.createdAt), b.kind ?? undefined, b.className ?? undefined));
       }
-      for (const s of keptSubs) this.addSubscription(s.id, s.bus, s.type.name, s.priority, s.label, s.owner, s.once, s.site, s.createdAt, this.now, true, 0, s.ownerId).origin = s.origin;
+      for (const s of keptSubs)
+        this.addSubscription(s.id, s.bus, s.type.name, s.priority, s.label, s.owner, s.once, s.site, s.createdAt, this.now, true, 0, s.ownerId).origin =
+          s.origin;
     }
     this.version++;
     this.notify();
@@ -720,7 +722,21 @@ export class Model {
 
   private applySubscribe(r: SubscribeRecord): void {
     this.touch(r.time);
-    const sub = this.addSubscription(r.subscriptionId, r.bus, r.type, r.priority, r.label, r.owner, r.once, r.site, r.time, r.time, false, 0, r.ownerId ?? null);
+    const sub = this.addSubscription(
+      r.subscriptionId,
+      r.bus,
+      r.type,
+      r.priority,
+      r.label,
+      r.owner,
+      r.once,
+      r.site,
+      r.time,
+      r.time,
+      false,
+      0,
+      r.ownerId ?? null,
+    );
     if (r.origin !== undefined) sub.origin = r.origin;
   }
 
@@ -957,7 +973,21 @@ export class Model {
         }
         continue;
       }
-      const sub = this.addSubscription(ss.id, ss.bus, ss.type, ss.priority, ss.label, ss.owner, ss.once, ss.site, toTime(ss.createdAt), s.time, true, ss.calls, ss.ownerId ?? null);
+      const sub = this.addSubscription(
+        ss.id,
+        ss.bus,
+        ss.type,
+        ss.priority,
+        ss.label,
+        ss.owner,
+        ss.once,
+        ss.site,
+        toTime(ss.createdAt),
+        s.time,
+        true,
+        ss.calls,
+        ss.ownerId ?? null,
+      );
       if (ss.beforeProbe === true && ss.site === null) sub.beforeProbe = true;
       if (ss.origin !== undefined) sub.origin = ss.origin;
     }

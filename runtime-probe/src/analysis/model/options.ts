@@ -34,7 +34,8 @@ export function resolveModelOptions(options: Partial<ModelOptions> = {}): ModelO
   if (!Number.isInteger(o.maxEndedSubscriptions) || o.maxEndedSubscriptions < 0) {
     throw new TypeError(`ModelOptions.maxEndedSubscriptions must be a non-negative integer, got ${String(o.maxEndedSubscriptions)}`);
   }
-  if (!(o.rateBucketMs > 0) || !Number.isFinite(o.rateBucketMs)) throw new TypeError(`ModelOptions.rateBucketMs must be a positive number, got ${String(o.rateBucketMs)}`);
+  if (!(o.rateBucketMs > 0) || !Number.isFinite(o.rateBucketMs))
+    throw new TypeError(`ModelOptions.rateBucketMs must be a positive number, got ${String(o.rateBucketMs)}`);
   positiveInteger('rateBuckets', o.rateBuckets);
   if (!Number.isInteger(o.payloadPreviewCapacity) || o.payloadPreviewCapacity < 0) {
     throw new TypeError(`ModelOptions.payloadPreviewCapacity must be a non-negative integer, got ${String(o.payloadPreviewCapacity)}`);

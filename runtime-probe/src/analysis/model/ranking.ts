@@ -28,7 +28,7 @@ export function topIndices(n: number, k: number, cmp: (a: number, b: number) => 
       }
     } else if (cmp(i, heap[0]) < 0) {
       heap[0] = i;
-      for (let j = 0; ; ) {
+      for (let j = 0; ;) {
         const l = 2 * j + 1;
         let worst = j;
         if (l < filled && cmp(heap[l], heap[worst]) > 0) worst = l;
