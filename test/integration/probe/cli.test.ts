@@ -9,6 +9,7 @@ import { after, test } from 'node:test';
 import { readTraceFileMessages } from '../../../runtime-probe/src/client/index';
 import { listDiscoveredApps } from '../../../runtime-probe/src/discovery/index';
 import { CLI, ROOT, cleanup, onCleanup, sleep, spawnApp, tempDir, waitFor, withTimeout } from './helpers';
+import { PROTOCOL_VERSION } from '../../../runtime-probe/src/protocol/version';
 
 after(cleanup);
 
@@ -41,7 +42,7 @@ test('help, version and usage errors', () => {
   assert.equal(cli(['tail'], env).status, 2);
   assert.equal(cli(['record', '123'], env).status, 2, 'record needs -o');
   assert.equal(cli(['tail', 'abc'], env).status, 2);
-  assert.match(cli(['--version'], env).stdout, /^0\.1\.0 \(protocol 4\)/);
+  assert.match(cli(['--version'], env).stdout, new RegExp(`^0\\.1\\.0 \\(protocol ${PROTOCOL_VERSION}\\)`));
   const none = cli(['list'], env);
   assert.equal(none.status, 0);
   assert.match(none.stderr, /no apps with the Busscope probe are running/);

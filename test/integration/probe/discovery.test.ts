@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { discoveryDirectory, listDiscoveredApps, removeDiscoveryFile, writeDiscoveryFile } from '../../../runtime-probe/src/discovery/index';
+import { PROTOCOL_VERSION } from '../../../runtime-probe/src/protocol/version';
 import { cleanup, connect, sleep, spawnApp, tempDir, waitFor, withTimeout } from './helpers';
 
 after(cleanup);
@@ -30,7 +31,7 @@ test('BUSSCOPE=1 writes a private discovery file that is enough to attach', asyn
   assert.equal(entry.name, 'disco');
   assert.equal(entry.port, app.info.port);
   assert.equal(entry.token, app.info.token);
-  assert.equal(entry.protocolVersion, 4);
+  assert.equal(entry.protocolVersion, PROTOCOL_VERSION);
   assert.equal(entry.host, '127.0.0.1');
   assert.equal(typeof entry.cwd, 'string');
   assert.ok(Math.abs(entry.startTime - Date.now()) < 60_000);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, test } from 'node:test';
 import type { BusRecord, ProbeSnapshot, SnapshotMessage } from '../../../runtime-probe/src/protocol/index';
+import { PROTOCOL_VERSION } from '../../../runtime-probe/src/protocol/version';
 import { FIXTURE_APP, cleanup, connect, spawnApp, waitFor, withTimeout } from './helpers';
 
 after(cleanup);
@@ -48,7 +49,7 @@ test("late attach: welcome, then a snapshot equal to the app's subscriptions(), 
   await withTimeout(c.client.ping(), 5000, 'ping');
   assert.equal(c.messages[0].type, 'welcome');
   const welcome = c.client.welcome;
-  assert.equal(welcome.protocolVersion, 4);
+  assert.equal(welcome.protocolVersion, PROTOCOL_VERSION);
   assert.equal(welcome.app.pid, app.pid);
   assert.equal(welcome.app.name, 'probe-app');
   const snap = c.messages.find((m): m is SnapshotMessage => m.type === 'snapshot');
