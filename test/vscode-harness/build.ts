@@ -54,7 +54,16 @@ const extensionHostBundle: esbuild.BuildOptions = {
 
 /** Bundles an extension-host entry (CommonJS, Node, `vscode` external) with mocha and the tests. */
 export async function bundleSuite(entry: string, outfile: string): Promise<void> {
-  await esbuild.build({ ...extensionHostBundle, entryPoints: [entry], outfile, sourcemap: 'inline', plugins: [testsModulePlugin] });
+  await esbuild.build({
+    ...extensionHostBundle,
+    entryPoints: [entry],
+    outfile,
+    sourcemap: 'inline',
+    plugins: [testsModulePlugin],
+    // Bundled, a test file no longer knows where it came from: the ones that run a fixture app of this
+    // checkout (which loads the built package from runtime-probe/dist) find it through this constant.
+    define: { BUSSCOPE_REPO_ROOT: JSON.stringify(repoRoot) },
+  });
 }
 
 /** Packages the harness extension; returns the VSIX path. */
