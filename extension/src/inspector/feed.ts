@@ -742,9 +742,21 @@ export class InspectorFeed {
     const ring = m.timeline;
     const out = dispatchColumns();
     const sites: SiteView[] = [];
+    // Cross-thread columns only when the batch has a cross-thread event (older webviews and most batches need none).
+    let fromThread: number[] | null = null;
+    let enqueuedAt: number[] | null = null;
     for (let k = ring.size - n; k < ring.size; k++) {
       const i = ring.physicalIndex(k);
       const seq = ring.seq[i];
+      const from = ring.fromThreadAt(i);
+      if (from >= 0 && fromThread === null) {
+        fromThread = new Array<number>(out.count).fill(-1);
+        enqueuedAt = new Array<number>(out.count).fill(0);
+      }
+      if (fromThread !== null && enqueuedAt !== null) {
+        fromThread.push(from);
+        enqueuedAt.push(from >= 0 ? micros(ring.enqueuedAtAt(i)) : 0);
+      }
       const site = ring.siteIndex[i];
       out.seq.push(seq);
       out.bus.push(ring.bus[i]);
@@ -771,6 +783,7 @@ export class InspectorFeed {
         }
       }
     }
+    if (fromThread !== null && enqueuedAt !== null) return { columns: { ...out, fromThread, enqueuedAt }, sites };
     return { columns: out, sites };
   }
 

@@ -670,9 +670,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (inbox === null) {
       const open = runtime.optional?.producerInbox;
       if (open === undefined) {
-        throw new Error(
-          "EventBus.openProducerPort: producer ports are not part of 'busscope-probe/browser'; add import 'busscope-probe/bus' (once, anywhere in the page) to use them",
-        );
+        throw new Error("EventBus.openProducerPort: add import 'busscope-probe/bus' (producer ports are not in 'busscope-probe/browser')");
       }
       inbox = this.inbox = open(this);
     }

@@ -46,6 +46,7 @@ const DISPATCH_BLOCK = RecordCode.DispatchBlock;
 const EXT_DURATION_BOUND = DISPATCH_EXTENSION.durationBound;
 const EXT_THREAD_ID = DISPATCH_EXTENSION.threadId;
 const EXT_TRACE_ID = DISPATCH_EXTENSION.traceId;
+const EXT_ENQUEUED_AT = DISPATCH_EXTENSION.enqueuedAt;
 const EXT_BUS_KIND = BUS_EXTENSION.kind;
 const EXT_CLASS_NAME = BUS_EXTENSION.className;
 
@@ -53,7 +54,7 @@ const EXT_CLASS_NAME = BUS_EXTENSION.className;
  * Takes a stream's records as they are decoded, instead of an array of record objects: dispatch
  * records arrive as fields (no object per dispatch — the high-volume record), every other record
  * as its object, all in stream order. For readers that keep their own columns (the extension's
- * model); a dispatch's optional `threadId` is not passed, its `traceId` is (the one string a dispatch may carry).
+ * model), with their optional extension fields (`traceId`, and `threadId`/`enqueuedAt` of an event from a producer port).
  */
 export interface RecordSink {
   /**
@@ -77,6 +78,10 @@ export interface RecordSink {
     durationBound: number,
     /** The distributed-tracing trace id (extension key 2), when the record carries one. */
     traceId?: string,
+    /** The producing thread (extension key 1) of an event posted through a producer port. */
+    threadId?: number,
+    /** When that thread enqueued it (extension key 4; ms, session clock). */
+    enqueuedAt?: number,
   ): void;
   /** Any other record. */
   record(record: BusRecord): void;
@@ -383,6 +388,7 @@ export class RecordDecoder {
           let durationBound = -1; // absent
           let threadId: number | undefined;
           let traceId: string | undefined;
+          let enqueuedAt: number | undefined;
           for (let i = 0; i < extensions; i++) {
             const key = r.uvarint();
             const length = r.uvarint();
@@ -392,6 +398,7 @@ export class RecordDecoder {
             if (key === EXT_DURATION_BOUND) durationBound = r.uvarint() * MS_PER_NS;
             else if (key === EXT_THREAD_ID) threadId = r.uvarint();
             else if (key === EXT_TRACE_ID) traceId = r.string();
+            else if (key === EXT_ENQUEUED_AT) enqueuedAt = (timeNs - r.uvarint()) * MS_PER_NS;
             if (r.pos > end) throw new ProtocolError('malformed', `extension field ${key} runs past its ${length} bytes`);
             r.pos = end; // unknown keys (and any rest of a known one) are skipped
           }
@@ -411,11 +418,13 @@ export class RecordDecoder {
               site,
               durationBound < 0 ? 0 : durationBound,
               traceId,
+              threadId,
+              enqueuedAt,
             );
             break;
           }
           const list_ = list as BusRecord[];
-          if (durationBound < 0 && threadId === undefined && traceId === undefined) {
+          if (durationBound < 0 && threadId === undefined && traceId === undefined && enqueuedAt === undefined) {
             list_.push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
             break;
           }
@@ -436,6 +445,7 @@ export class RecordDecoder {
           if (durationBound >= 0) record.durationBound = durationBound;
           if (threadId !== undefined) record.threadId = threadId;
           if (traceId !== undefined) record.traceId = traceId;
+          if (enqueuedAt !== undefined) record.enqueuedAt = enqueuedAt;
           list_.push(record);
           break;
         }

@@ -100,6 +100,7 @@ export class RecordEncoder {
           r.durationBound ?? 0,
           r.threadId ?? 0,
           r.traceId ?? null,
+          r.enqueuedAt === undefined ? 0 : r.start - r.enqueuedAt,
         );
       }
       case 'handler':

@@ -228,7 +228,8 @@ export class RecordWriter {
 
   /**
    * `startBound`: the start's error bound (ms, ≥ 0). The optional fields go to the extension block:
-   * `durationBound` (ms; 0 = not sent), `threadId` (0 = none), `traceId` (null = none).
+   * `durationBound` (ms; 0 = not sent), `threadId` (0 = none), `traceId` (null = none), `queued` (ms
+   * from a producer port's enqueue to `start`; 0 = not sent, sent only with a `threadId`).
    */
   dispatch(
     seq: number,
@@ -245,6 +246,7 @@ export class RecordWriter {
     durationBound = 0,
     threadId = 0,
     traceId: string | null = null,
+    queued = 0,
   ): void {
     // Hot: one capacity check for the whole record (13 fields, at most 8 bytes each), then every
     // field written through a local position, stored once.
@@ -271,16 +273,16 @@ export class RecordWriter {
       w.length = p;
     } else {
       w.length = p;
-      this.dispatchExtensions(durationBound, threadId, traceId);
+      this.dispatchExtensions(durationBound, threadId, traceId, threadId === 0 ? 0 : queued);
     }
     this.records++;
     this.dispatches++;
   }
 
   /** The extension block: count, then (key, byte length, bytes) per field (rare: off the common path). */
-  private dispatchExtensions(durationBound: number, threadId: number, traceId: string | null): void {
+  private dispatchExtensions(durationBound: number, threadId: number, traceId: string | null, queued: number): void {
     const w = this.w;
-    w.uvarint((durationBound !== 0 ? 1 : 0) + (threadId !== 0 ? 1 : 0) + (traceId !== null ? 1 : 0));
+    w.uvarint((durationBound !== 0 ? 1 : 0) + (threadId !== 0 ? 1 : 0) + (traceId !== null ? 1 : 0) + (queued !== 0 ? 1 : 0));
     if (durationBound !== 0) {
       const ns = durationNs(durationBound);
       w.uvarint(DISPATCH_EXTENSION.durationBound);
@@ -298,6 +300,12 @@ export class RecordWriter {
       w.uvarint(uvarintSize(bytes.length) + bytes.length);
       w.uvarint(bytes.length);
       w.bytes(bytes);
+    }
+    if (queued !== 0) {
+      const ns = durationNs(queued);
+      w.uvarint(DISPATCH_EXTENSION.enqueuedAt);
+      w.uvarint(uvarintSize(ns));
+      w.uvarint(ns);
     }
   }
 

@@ -149,12 +149,17 @@ export interface UnsubscribeRecord {
  * block"). Readers skip keys they do not know, so fields can be added without a new version.
  */
 export const DISPATCH_EXTENSION = {
-  /** Worker thread (or other producer) id, unsigned varint. */
+  /** The producing thread's id (`worker_threads.threadId`) of an event posted through a producer port, unsigned varint. */
   threadId: 1,
   /** Distributed-tracing trace id, string. */
   traceId: 2,
   /** `durationBound`, duration (unsigned varint, ns): sent only when an end fell in a long window. */
   durationBound: 3,
+  /**
+   * When a producer port's event was enqueued in its thread: unsigned varint, ns from then to the
+   * dispatch's start (0 when the threads' clocks put it after). Sent with `threadId`.
+   */
+  enqueuedAt: 4,
 } as const;
 
 /** One dispatch, written when it ends (so nested dispatches precede their parent). */
@@ -193,6 +198,8 @@ export interface DispatchRecord {
   readonly threadId?: number;
   /** Optional (version 2 extension block): a distributed-tracing trace id. */
   readonly traceId?: string;
+  /** Optional (version 2 extension block, with `threadId`): when the producing thread enqueued the event (ms, session clock). */
+  readonly enqueuedAt?: number;
 }
 /** One handler call (detail level `handlers`), written when it returns or throws. */
 export interface HandlerRecord {

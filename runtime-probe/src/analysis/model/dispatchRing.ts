@@ -49,6 +49,8 @@ export class DispatchRing {
   readonly startBound: Float32Array;
   /** Trace ids by column index (rows of dispatches that carried one; at most `capacity`). */
   private readonly traceIds = new Map<number, string>();
+  /** [producer thread, enqueue time (ms)] by column index: rows of events posted through a producer port (sparse, like trace ids). */
+  private readonly produced = new Map<number, readonly [thread: number, enqueuedAt: number]>();
 
   /** Rows currently held (≤ capacity). */
   size = 0;
@@ -100,8 +102,12 @@ export class DispatchRing {
     siteIndex: number,
     startBound = 0,
     traceId?: string,
+    fromThread?: number,
+    enqueuedAt?: number,
   ): void {
     const i = this.next;
+    if (fromThread !== undefined) this.produced.set(i, [fromThread, enqueuedAt ?? start]);
+    else if (this.produced.size !== 0) this.produced.delete(i);
     // Sparse: only dispatches traced by OpenTelemetry carry one; an overwritten row loses its own.
     if (traceId !== undefined) this.traceIds.set(i, traceId);
     else if (this.traceIds.size !== 0) this.traceIds.delete(i);
@@ -129,6 +135,16 @@ export class DispatchRing {
   /** The distributed-tracing trace id of the row at column index `i`, or null. */
   traceIdAt(i: number): string | null {
     return this.traceIds.get(i) ?? null;
+  }
+
+  /** The thread whose producer port posted the event of the row at column index `i`, or -1 (dispatched where it was enqueued). */
+  fromThreadAt(i: number): number {
+    return this.produced.get(i)?.[0] ?? -1;
+  }
+
+  /** When that producer enqueued it (ms, session clock), or NaN for a local event. */
+  enqueuedAtAt(i: number): number {
+    return this.produced.get(i)?.[1] ?? NaN;
   }
 
   /** Column index of logical row `k` (0 = oldest retained). */
@@ -188,5 +204,6 @@ export class DispatchRing {
     this.runningMaxStart = -Infinity;
     this.maxSkew = 0;
     this.traceIds.clear();
+    this.produced.clear();
   }
 }

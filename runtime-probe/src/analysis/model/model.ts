@@ -208,14 +208,31 @@ export class Model {
    * object each. The batch's message (with `applied`) must still be `apply`ed: it notifies.
    */
   readonly recordSink: RecordSink = {
-    dispatch: (seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, _durationBound, traceId) => {
+    dispatch: (
+      seq,
+      bus,
+      type,
+      typeId,
+      start,
+      startBound,
+      duration,
+      delivered,
+      consumedBy,
+      depth,
+      parentSeq,
+      site,
+      _durationBound,
+      traceId,
+      threadId,
+      enqueuedAt,
+    ) => {
       this.version++;
       let t = this.typesByNameId[typeId];
       if (t === undefined || t.busState.id !== bus || t.name !== type) {
         t = this.typeFor(bus, type);
         if (typeId < 65_536) this.typesByNameId[typeId] = t;
       }
-      this.ingestDispatch(t, seq, bus, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, traceId);
+      this.ingestDispatch(t, seq, bus, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, traceId, threadId, enqueuedAt);
     },
     record: (record) => this.applyRecordQuietly(record),
   };
@@ -607,7 +624,22 @@ export class Model {
 
   private applyDispatch(r: DispatchRecord): void {
     const t = this.typeFor(r.bus, r.type);
-    this.ingestDispatch(t, r.seq, r.bus, r.start, r.startBound ?? 0, r.duration, r.delivered, r.consumedBy, r.depth, r.parentSeq, r.site, r.traceId);
+    this.ingestDispatch(
+      t,
+      r.seq,
+      r.bus,
+      r.start,
+      r.startBound ?? 0,
+      r.duration,
+      r.delivered,
+      r.consumedBy,
+      r.depth,
+      r.parentSeq,
+      r.site,
+      r.traceId,
+      r.threadId,
+      r.enqueuedAt,
+    );
   }
 
   private ingestDispatch(
@@ -623,6 +655,8 @@ export class Model {
     parentSeq: number,
     site: SiteInfo | null,
     traceId?: string,
+    fromThread?: number,
+    enqueuedAt?: number,
   ): void {
     if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
     this.typeChanged(t);
@@ -667,7 +701,7 @@ export class Model {
     this.totalDispatches++;
     const end = start + duration;
     if (end > this.now) this.now = end;
-    this.timeline.push(seq, bus, t.index, start, duration, delivered, consumedBy, depth, parentSeq, siteIdx, startBound, traceId);
+    this.timeline.push(seq, bus, t.index, start, duration, delivered, consumedBy, depth, parentSeq, siteIdx, startBound, traceId, fromThread, enqueuedAt);
   }
 
   private applyHandler(r: HandlerRecord): void {
