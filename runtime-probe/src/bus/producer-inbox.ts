@@ -6,10 +6,22 @@
 // 'exit' event comes first. No Node built-ins: Node's MessagePort is used through its EventEmitter
 // side when it has one (no MessageEvent per message), the web one through `onmessage`.
 import { PRODUCER_CLOSE, PRODUCER_EVENT, PRODUCER_HELLO, type ProducerDropPolicy, type ProducerStats } from './cross-thread';
+import { runtime } from './runtime';
+
+/** A batch of drops at a bus's cap, for a running probe (`runtime.optional.producerDrops`). */
+export interface ProducerDropReport {
+  readonly bus: number;
+  /** Dropped since the previous report of this bus. */
+  readonly dropped: number;
+  readonly totalDropped: number;
+  readonly policy: ProducerDropPolicy;
+  readonly cap: number;
+}
 
 /** What the inbox needs of its bus. */
 export interface ProducerConsumer {
   readonly name: string;
+  readonly busId: number;
   /** Queues (or drops, at the cap) one event that arrived from a producer. */
   acceptProduced(type: string, payload: unknown, producer: ConnectedProducer): void;
 }
@@ -42,6 +54,10 @@ export class ProducerInbox implements ProducerStats {
   discarded = 0;
   private readonly ports = new Set<ConsumerPort>();
   private warned = false;
+  /** Drops not yet reported to the probe, and the policy/cap they were dropped under. */
+  private unreported = 0;
+  private reportPolicy: ProducerDropPolicy = 'newest';
+  private reportCap = 0;
   private waiters: (() => void)[] = [];
 
   constructor(private readonly bus: ProducerConsumer) {}
@@ -119,6 +135,10 @@ export class ProducerInbox implements ProducerStats {
   /** An event was dropped at the cap: counted, and said once per bus (the inspector gets a record). */
   noteDropped(cap: number, policy: ProducerDropPolicy, producer: ConnectedProducer): void {
     this.dropped++;
+    // Batched: one report per turn of the event loop (a port delivers its backlog in one turn), not one per event.
+    if (this.unreported++ === 0) setTimeout(() => this.reportDrops(), 0);
+    this.reportPolicy = policy;
+    this.reportCap = cap;
     if (this.warned) return;
     this.warned = true;
     try {
@@ -132,8 +152,22 @@ export class ProducerInbox implements ProducerStats {
     }
   }
 
+  private reportDrops(): void {
+    const dropped = this.unreported;
+    if (dropped === 0) return;
+    this.unreported = 0;
+    const report = runtime.optional?.producerDrops;
+    if (report === undefined) return;
+    try {
+      report({ bus: this.bus.busId, dropped, totalDropped: this.dropped, policy: this.reportPolicy, cap: this.reportCap });
+    } catch {
+      // reporting must never break the app
+    }
+  }
+
   /** The bus is disposed: every port closes (what was still in flight is not received). */
   closeAll(): void {
+    this.reportDrops();
     for (const port of [...this.ports]) {
       try {
         port.close();

@@ -12,6 +12,7 @@
 
 import { PROBE_VERSION as THIS_COPY } from '../probe/version';
 import type { ProducerConsumer, ProducerInbox } from './producer-inbox';
+import type { ProducerDropReport } from './producer-inbox';
 import type { BusTracer, ContextCarrier, DispatchTracer, TraceIdSource, TracedBus } from './tracer';
 
 /**
@@ -82,6 +83,8 @@ export interface SharedRuntime {
 export interface OptionalParts {
   /** Opens the cross-thread inbox of a bus (`EventBus.openProducerPort`). */
   producerInbox?: (bus: ProducerConsumer) => ProducerInbox;
+  /** Set by a running probe server (Node): told of events dropped at a producer queue's cap, one report per batch. */
+  producerDrops?: (report: ProducerDropReport) => void;
   /** Payload conditions and the current hit of event breakpoints (debug/event-breaks.ts). */
   eventBreakWanted?: (busId: number, bus: string, type: string, payload: unknown) => boolean;
   eventBreakDone?: () => void;

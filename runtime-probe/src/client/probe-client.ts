@@ -199,7 +199,7 @@ export class ProbeClient {
           protocolVersions: [...versions],
           clientName: options.clientName ?? 'busscope-client',
           // This client hands every message to `onMessage`, so it can take the optional ones too.
-          features: [CLIENT_FEATURES.emitterWarning],
+          features: [CLIENT_FEATURES.emitterWarning, CLIENT_FEATURES.producerDrops],
         };
         transport.write(encodeControlFrame(hello));
       });
@@ -379,6 +379,7 @@ export class ProbeClient {
       case 'records':
       case 'emitter-warning':
       case 'thread':
+      case 'producer-drops':
         return;
       default: {
         const never: never = message;

@@ -6,6 +6,7 @@
 import inspector from 'node:inspector';
 import path from 'node:path';
 import { runtime } from '../bus/runtime';
+import type { ProducerDropReport } from '../bus/producer-inbox';
 import { setBusTracer, primaryBusTracer } from '../bus/tracer';
 import { onProcessExit, removeDiscoveryFile, writeDiscoveryFile } from '../discovery/index';
 import { PROTOCOL_VERSION, encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type WelcomeMessage } from '../protocol/index';
@@ -253,7 +254,15 @@ export class Probe {
         `listening on ${o.host}:${server.port}, which other machines may reach; only the token protects the probe (use 127.0.0.1 unless you need remote access)`,
       );
     }
-    const stopWarnings = listenForMaxListenersWarnings(recorder.timeOrigin, (m) => server.emitterWarning(m));
+    const stopEmitterWarnings = listenForMaxListenersWarnings(recorder.timeOrigin, (m) => server.emitterWarning(m));
+    // Drops at a producer queue's cap (bus/producer-inbox.ts), batched there, go to the clients that asked.
+    const parts = (runtime.optional ??= {});
+    const reportDrops = (r: ProducerDropReport): void => server.producerDrops({ type: 'producer-drops', time: Date.now() - recorder.timeOrigin, ...r });
+    parts.producerDrops = reportDrops;
+    const stopWarnings = (): void => {
+      stopEmitterWarnings();
+      if (parts.producerDrops === reportDrops) parts.producerDrops = undefined;
+    };
     this.started = { info, server, removeExitHook, stopWarnings };
     // Under a debugger, track dispatches even without a client so a snapshot taken while paused
     // shows the dispatch in progress.

@@ -245,6 +245,8 @@ export interface PongMessage {
 export const CLIENT_FEATURES = {
   /** `emitter-warning` messages. */
   emitterWarning: 'emitter-warning',
+  /** `producer-drops` messages (version 5, optional). */
+  producerDrops: 'producer-drops',
 } as const;
 export const MAX_CLIENT_FEATURES = 16;
 
@@ -290,8 +292,34 @@ export interface ThreadMessage {
   readonly snapshot: ProbeSnapshot | null;
 }
 
+/**
+ * Events from producer threads (`bus.openProducerPort()`) that a bus dropped at its producer queue's
+ * cap: one message per batch of drops (the arrivals handled in one turn of the event loop), with the
+ * count since the previous message. Sent only to clients with the `producer-drops` feature.
+ */
+export interface ProducerDropsMessage {
+  readonly type: 'producer-drops';
+  /** ms since the stream's time origin. */
+  readonly time: number;
+  readonly bus: number;
+  /** Dropped since the previous message for this bus. */
+  readonly dropped: number;
+  /** Dropped by this bus since it opened its first producer port (`bus.producerStats.dropped`). */
+  readonly totalDropped: number;
+  readonly policy: 'oldest' | 'newest';
+  readonly cap: number;
+}
+
 export type ProbeMessage =
-  WelcomeMessage | ErrorMessage | SnapshotMessage | ConfiguredMessage | BreakpointsMessage | PongMessage | EmitterWarningMessage | ThreadMessage;
+  | WelcomeMessage
+  | ErrorMessage
+  | SnapshotMessage
+  | ConfiguredMessage
+  | BreakpointsMessage
+  | PongMessage
+  | EmitterWarningMessage
+  | ThreadMessage
+  | ProducerDropsMessage;
 export type ProbeMessageType = ProbeMessage['type'];
 
 export type ControlMessage = ClientMessage | ProbeMessage;

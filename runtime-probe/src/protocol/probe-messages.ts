@@ -214,6 +214,19 @@ export function parseProbeMessage(body: Uint8Array): ProbeMessage {
         message: str(o, t, 'message', 16_384),
       };
     }
+    case 'producer-drops': {
+      const policy = str(o, t, 'policy', 16);
+      if (policy !== 'oldest' && policy !== 'newest') bad(t, 'policy', '"oldest" or "newest"');
+      return {
+        type,
+        time: num(o, t, 'time'),
+        bus: int(o, t, 'bus'),
+        dropped: int(o, t, 'dropped', 1),
+        totalDropped: int(o, t, 'totalDropped', 1),
+        policy,
+        cap: int(o, t, 'cap', 1),
+      };
+    }
     case 'thread': {
       const exitedAt = o.exitedAt === null ? null : num(o, t, 'exitedAt');
       return {

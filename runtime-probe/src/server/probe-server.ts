@@ -10,6 +10,7 @@ import {
   encodeControlFrame,
   type ClientMessage,
   type EmitterWarningMessage,
+  type ProducerDropsMessage,
   type ProbeSnapshot,
   type RecordingConfig,
   type WelcomeMessage,
@@ -159,6 +160,15 @@ export class ProbeServer implements ConnectionHost {
       if (c.state !== 'open' || !c.features.has(CLIENT_FEATURES.emitterWarning)) continue;
       this.options.recorder.flushTo(c);
       c.send(warning);
+    }
+  }
+
+  /** Tells the clients that asked for it about events a bus dropped at its producer queue's cap. */
+  producerDrops(message: ProducerDropsMessage): void {
+    for (const c of this.connections) {
+      if (c.state !== 'open' || !c.features.has(CLIENT_FEATURES.producerDrops)) continue;
+      this.options.recorder.flushTo(c);
+      c.send(message);
     }
   }
 

@@ -108,6 +108,9 @@ export function evidenceLines(w: Warning): string[] {
         e.pattern === 'never-flushed'
           ? `${fmtInt(e.queueLength)} events waiting for ${fmtMs(e.waitingMs)}, ${fmtInt(e.flushes)} flushes so far`
           : `latest flushes dispatched ${e.recentFlushSizes.map(fmtInt).join(' → ')} events`,
+        ...(e.dropped > 0
+          ? [`${fmtInt(e.dropped)} events from producer threads dropped (${e.dropPolicy ?? 'newest'} first) at the cap of ${fmtInt(e.cap)}`]
+          : []),
         `most queued: ${e.topTypes
           .slice(0, 3)
           .map((t) => `${t.type} (${fmtInt(t.enqueued)})`)

@@ -3,7 +3,10 @@
 //  - `never-flushed`: at least minLength events wait and no flush has run for staleMs (a consumer
 //    that forgot to flush, or whose tick stopped); with a producer port, past the cap events drop;
 //  - `outrun`: flushes run, but each of the latest three dispatched more than the one before, the
-//    last at least minLength: the producers post faster than the consumer drains.
+//    last at least minLength: the producers post faster than the consumer drains;
+//  - `dropping`: neither shape now, but events from producer threads were dropped at the producer
+//    queue's cap (`producer-drops` messages). Drops are evidence on this warning rather than a kind
+//    of their own: they are what a growing queue leads to, on the same bus, with the same fix.
 import { plural, round, typeRef, uniqueSites, type AnalysisContext } from './context';
 import type { WarningDraft } from './warning';
 
@@ -19,14 +22,24 @@ export function analyzeQueueGrowth(ctx: AnalysisContext): WarningDraft[] {
     const sizes = b.recentFlushSizes;
     const n = sizes.length;
     const outrun = !stale && n >= 3 && sizes[n - 1] >= Math.max(1, minLength) && sizes[n - 3] < sizes[n - 2] && sizes[n - 2] < sizes[n - 1];
-    if (!stale && !outrun) continue;
+    const dropped = b.producerDropped;
+    if (!stale && !outrun && dropped === 0) continue;
     const types = [...b.types.values()].filter((t) => t.enqueued > 0).sort((x, y) => y.enqueued - x.enqueued);
     const top = types.slice(0, 5);
     const busName = b.name;
     const waiting = plural(b.queueLength, 'event');
-    const title = stale
-      ? `${waiting} wait in the queue of bus "${busName}" and nothing flushes`
-      : `Producers outrun the consumer of bus "${busName}": each flush has more to do (${sizes.slice(-3).join(' → ')})`;
+    const drops = dropped === 0 ? '' : `; ${plural(dropped, 'event')} from producer threads dropped at the cap (${b.producerCap})`;
+    const title =
+      (stale
+        ? `${waiting} wait in the queue of bus "${busName}" and nothing flushes`
+        : outrun
+          ? `Producers outrun the consumer of bus "${busName}": each flush has more to do (${sizes.slice(-3).join(' → ')})`
+          : `The queue of bus "${busName}" reached its producer cap`) + drops;
+    const dropText =
+      dropped === 0
+        ? ''
+        : ` So far ${plural(dropped, 'event')} from producer threads were dropped (${b.producerDropPolicy ?? 'newest'} first) ` +
+          `because ${b.producerCap} were waiting: their handlers never ran for them (bus.producerStats.dropped counts them in the app).`;
     const explanation = stale
       ? `Bus "${busName}" has ${waiting} queued (enqueue, or from producer threads) and no flush() for ` +
         `${round(sinceFlush / 1000, 1)} s. They are dispatched only when this bus's thread calls flush() ` +
@@ -35,14 +48,18 @@ export function analyzeQueueGrowth(ctx: AnalysisContext): WarningDraft[] {
       : `The latest flushes of bus "${busName}" dispatched ${sizes.join(', ')} events: the queue grows between flushes, ` +
         `so the producers post faster than this bus's thread dispatches. Flush more often, make the handlers cheaper, ` +
         `or produce less (coalesce events in the producer); events from producer threads beyond producerQueue.cap are dropped.`;
+    const explained = (stale || outrun ? explanation : `Bus "${busName}" was flushed too slowly for its producer threads.`) + dropText;
     out.push({
       id: `queue-growth:${busId}`,
       kind: 'queue-growth',
       severity: 'warning',
       title,
-      explanation,
+      explanation: explained,
       evidence: {
-        pattern: stale ? 'never-flushed' : 'outrun',
+        pattern: stale ? 'never-flushed' : outrun ? 'outrun' : 'dropping',
+        dropped,
+        dropPolicy: b.producerDropPolicy,
+        cap: b.producerCap,
         queueLength: b.queueLength,
         maxQueueLength: b.maxQueueLength,
         flushes: b.flushes,

@@ -183,8 +183,16 @@ export interface DepthLimitEvidence {
 }
 
 export interface QueueGrowthEvidence {
-  /** `never-flushed`: events wait and nothing flushes; `outrun`: flushes run, each with more to do. */
-  readonly pattern: 'never-flushed' | 'outrun';
+  /**
+   * `never-flushed`: events wait and nothing flushes; `outrun`: flushes run, each with more to do;
+   * `dropping`: neither right now, but events from producer threads were dropped at the cap.
+   */
+  readonly pattern: 'never-flushed' | 'outrun' | 'dropping';
+  /** Events from producer threads dropped at the bus's producer queue cap (0: none reported). */
+  readonly dropped: number;
+  /** Which end was dropped, and the cap (null / 0 when nothing was dropped). */
+  readonly dropPolicy: 'oldest' | 'newest' | null;
+  readonly cap: number;
   /** Events waiting to flush now, and the most ever seen waiting. */
   readonly queueLength: number;
   readonly maxQueueLength: number;

@@ -72,6 +72,10 @@ export class BusState {
    * Node's MaxListenersExceededWarning per event name of this (watched emitter) bus, the latest
    * one: the listener count it fired at and its text. Node warns once per emitter and event.
    */
+  /** Events from producer threads dropped at the producer queue's cap (`producer-drops` messages), and the latest policy and cap. */
+  producerDropped = 0;
+  producerDropPolicy: 'oldest' | 'newest' | null = null;
+  producerCap = 0;
   readonly maxListenersWarnings = new Map<string, { readonly count: number; readonly time: number; readonly message: string }>();
   /**
    * Subscriptions just removed with reason `clear`. `dispose()` clears the bus and then reports it

@@ -10,6 +10,7 @@ import {
   type DispatchRecord,
   type DropReason,
   type EmitterWarningMessage,
+  type ProducerDropsMessage,
   type ErrorMessage,
   type HandlerErrorRecord,
   type HandlerRecord,
@@ -285,6 +286,9 @@ export class Model {
         break;
       case 'thread':
         this.applyThread(message);
+        break;
+      case 'producer-drops':
+        this.applyProducerDrops(message);
         break;
       default:
         assertNever(message, 'stream message');
@@ -1039,6 +1043,16 @@ export class Model {
    * evidence for the listener-growth warning. Warnings about emitters that are not watched (no
    * bus) or not known have nothing to attach to.
    */
+  private applyProducerDrops(m: ProducerDropsMessage): void {
+    const bus = this.buses.get(m.bus);
+    if (bus === undefined) return;
+    // The total makes a late-attached client exact; the per-batch count adds up on a stream that saw them all.
+    bus.producerDropped = Math.max(bus.producerDropped + m.dropped, m.totalDropped);
+    bus.producerDropPolicy = m.policy;
+    bus.producerCap = m.cap;
+    this.version++;
+  }
+
   private applyEmitterWarning(m: EmitterWarningMessage): void {
     if (m.bus === null) return;
     const bus = this.buses.get(m.bus);
