@@ -33,7 +33,7 @@ test('a test that disposes what it subscribed passes; what existed before is not
 test('a subscription left registered fails with its bus, type, label and subscribe site', async () => {
   const gate = LeakGate.start();
   const left = shared.subscribe('user.saved', () => undefined, { label: 'AuditLog' });
-  const leakLine = currentLine();
+  const leakLine = currentLine() - 1; // the subscribe, one line up
   const error = await gate.check().then(
     () => undefined,
     (e: unknown) => e,
