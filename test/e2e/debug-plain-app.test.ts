@@ -277,6 +277,16 @@ test(
           // The floating debug toolbar's (the Run and Debug view holds hidden copies of its actions).
           await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
           run.log(`paused after ${Date.now() - pickStart} ms`);
+          // The extension moves the focus to the app's emit call by itself (it makes VS Code fetch the frames
+          // below the stop): the editor shows the app there. Wait for that before touching the call stack,
+          // so a click on "Load More Stack Frames" does not race the extension's own fetch.
+          let editor = { tab: '', line: NaN };
+          await waitUntil(`the editor to show ${APP}.js at line ${emitLine} by itself`, 30_000, async () => {
+            editor = await activeEditor(workbench);
+            return editor.tab.startsWith(`${APP}.js`) && editor.line === emitLine;
+          }).catch((e: unknown) => {
+            throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);
+          });
           // The Run and Debug view is open (clicked above): its call stack.
           let rows: string[] = [];
           await waitUntil("the call stack to list the app's emit", 30_000, async () => {
@@ -297,14 +307,6 @@ test(
           assert.match(firstApp ?? '', new RegExp(`line ${emitLine}\\b`), `not the emit line ${emitLine}: ${firstApp}`);
           const frames = rows.filter((r) => /line \d+/.test(r));
           assert.ok(frames.indexOf(firstApp ?? '') <= 2, `the app's emit is not within the top frames: ${JSON.stringify(frames.slice(0, 6))}`);
-          // The extension moved the focus there by itself: the editor shows the app at its emit call.
-          let editor = { tab: '', line: NaN };
-          await waitUntil(`the editor to show ${APP}.js at line ${emitLine} by itself`, 30_000, async () => {
-            editor = await activeEditor(workbench);
-            return editor.tab.startsWith(`${APP}.js`) && editor.line === emitLine;
-          }).catch((e: unknown) => {
-            throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);
-          });
           // Selecting that frame (again) keeps the app at the emit call.
           // A stack frame's row (the session's row names the app's file too).
           const frameRow = page.locator(`.debug-call-stack .monaco-list-row[aria-label^="Stack Frame"][aria-label*="line ${emitLine}, ${APP}.js"]`).first();
