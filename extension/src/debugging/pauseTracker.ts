@@ -96,8 +96,11 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
         if (m.type !== 'event') return;
         if (m.event === 'stopped') {
           const body = m.body ?? {};
-          void this.stopped(session, body); // bumps the generation before it awaits anything
-          void this.focusDispatch(session, body, this.generation.get(session.id) ?? 0);
+          const reading = this.stopped(session, body); // bumps the generation before it awaits anything
+          const generation = this.generation.get(session.id) ?? 0;
+          // Move the focus only once the paused state is read (or given up): the read evaluates in the
+          // top frame, and call-stack navigation during it made that evaluate time out in a CI run.
+          void reading.finally(() => this.focusDispatch(session, body, generation));
         } else if (m.event === 'continued' || m.event === 'terminated' || m.event === 'exited') this.resumed(session);
       },
       onWillReceiveMessage: (m: DapMessage) => {
