@@ -48,7 +48,7 @@ import type {
   TimelineMarker,
   TypeStatsColumns,
 } from '../../../runtime-probe/src/analysis/inspector-messages';
-import { DispatchFlag } from '../../../runtime-probe/src/analysis/inspector-messages';
+import { DispatchFlag, emptyDispatchColumns, emptyHandlerColumns } from '../../../runtime-probe/src/analysis/inspector-messages';
 
 export interface FeedOptions {
   /** Newest dispatches a snapshot carries (older ones stay in the model for range statistics). */
@@ -103,29 +103,6 @@ interface SentType {
   /** `subscribedEver` and live count as last looked at: new subscriptions are looked for only when they moved. */
   subscribedEver: number;
   liveSubs: number;
-}
-
-/** Builders for column arrays (plain arrays: postMessage serialises them as JSON). */
-function dispatchColumns(): { -readonly [K in keyof DispatchColumns]: K extends 'count' ? number : number[] } {
-  return {
-    count: 0,
-    seq: [],
-    bus: [],
-    type: [],
-    start: [],
-    duration: [],
-    delivered: [],
-    consumedBy: [],
-    depth: [],
-    parentSeq: [],
-    site: [],
-    flags: [],
-    startBound: [],
-  };
-}
-
-function handlerColumns(): { -readonly [K in keyof HandlerColumns]: K extends 'count' ? number : number[] } {
-  return { count: 0, seq: [], subscription: [], start: [], duration: [], flags: [] };
 }
 
 export class InspectorFeed {
@@ -722,7 +699,7 @@ export class InspectorFeed {
   /** The newest `n` handler slices, oldest first. */
   private collectHandlers(n: number): HandlerColumns {
     const ring = this.model.handlerSlices;
-    const out = handlerColumns();
+    const out = emptyHandlerColumns();
     for (let k = ring.size - n; k < ring.size; k++) {
       const i = ring.physicalIndex(k);
       out.seq.push(ring.seq[i]);
@@ -740,7 +717,7 @@ export class InspectorFeed {
   private collectDispatches(n: number): { columns: DispatchColumns; sites: SiteView[] } {
     const m = this.model;
     const ring = m.timeline;
-    const out = dispatchColumns();
+    const out = emptyDispatchColumns();
     const sites: SiteView[] = [];
     // Cross-thread columns only when the batch has a cross-thread event (older webviews and most batches need none).
     let fromThread: number[] | null = null;

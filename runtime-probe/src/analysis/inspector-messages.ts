@@ -581,7 +581,10 @@ export { assertNever };
 // ---------------------------------------------------------------------------------------------
 // Helpers both sides use
 
-export function emptyDispatchColumns(): DispatchColumns {
+/** Columns being built: every column a plain, growable array (postMessage serialises them as JSON). */
+export type ColumnsBuilder<C> = { -readonly [K in keyof C]: K extends 'count' ? number : number[] };
+
+export function emptyDispatchColumns(): ColumnsBuilder<DispatchColumns> {
   return {
     count: 0,
     seq: [],
@@ -599,7 +602,7 @@ export function emptyDispatchColumns(): DispatchColumns {
   };
 }
 
-export function emptyHandlerColumns(): HandlerColumns {
+export function emptyHandlerColumns(): ColumnsBuilder<HandlerColumns> {
   return { count: 0, seq: [], subscription: [], start: [], duration: [], flags: [] };
 }
 
