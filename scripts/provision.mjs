@@ -13,9 +13,10 @@
 //   node scripts/provision.mjs           install what is missing, print what was done
 //   node scripts/provision.mjs --check   exit 0 when everything is installed, 1 otherwise
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withPidLock } from './lib/pid-lock.mjs';
 import { aptInstallHint, cacheDir, CODE_SERVER_VERSION, findVscodeServer, manifestFile, NODE_MAJOR, npmChildEnv } from './lib/test-env.mjs';
 
 const MARKER = '.busscope-installed.json';
@@ -108,45 +109,12 @@ function installCodeServer(l, log) {
 }
 
 /** One lock per cache, so two runs (CI and a developer, two worktrees) do not install over each other. */
-async function withLock(cache, log, fn) {
-  mkdirSync(cache, { recursive: true });
-  const lock = path.join(cache, '.setup.lock');
-  const deadline = Date.now() + 20 * 60_000;
-  let said = false;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx'));
-      writeFileSync(lock, String(process.pid));
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      const holder = Number(readFileSync(lock, 'utf8').trim() || 0);
-      let alive = false;
-      try {
-        if (holder) {
-          process.kill(holder, 0);
-          alive = true;
-        }
-      } catch {
-        /* gone */
-      }
-      if (!alive) {
-        rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for too long`, { cause: e });
-      if (!said) {
-        log(`waiting for pid ${holder} (another provisioning) to finish`);
-        said = true;
-      }
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
+function withLock(cache, log, fn) {
+  return withPidLock(
+    path.join(cache, '.setup.lock'),
+    { timeoutMs: 20 * 60_000, pollMs: 1000, onWait: (pid) => log(`waiting for pid ${pid} (another provisioning) to finish`) },
+    fn,
+  );
 }
 
 /**

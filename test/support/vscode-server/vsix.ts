@@ -2,9 +2,10 @@
 // goes into it (the test command packages it before the tests), else run `npm run package`
 // (scripts/package.mjs) once, across test processes; and read a VSIX's file list (a VSIX is a zip).
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
+import { withPidLock } from '../../../scripts/lib/pid-lock.mjs';
 import { busscopeVsixPath as vsixPathIn, isVsixFresh as isVsixFreshIn } from '../../../scripts/lib/vsix-freshness.mjs';
 import { repoRoot } from './artifacts';
 
@@ -77,35 +78,7 @@ export function isVsixFresh(vsix = busscopeVsixPath()): boolean {
 /** The path of a fresh busscope-<version>.vsix, packaging it when needed (serialized across processes). */
 export async function ensureBusscopeVsix(log: (m: string) => void = () => {}): Promise<string> {
   const vsix = busscopeVsixPath();
-  const lockDir = path.join(repoRoot, '.test-output');
-  mkdirSync(lockDir, { recursive: true });
-  const lock = path.join(lockDir, 'package.lock');
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx'));
-      writeFileSync(lock, String(process.pid));
-      break;
-    } catch {
-      const holder = Number(readFileSync(lock, 'utf8') || 0);
-      let alive = false;
-      try {
-        if (holder) {
-          process.kill(holder, 0);
-          alive = true;
-        }
-      } catch {
-        /* dead */
-      }
-      if (!alive) {
-        rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`${lock} is held by pid ${holder}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  try {
+  return withPidLock(path.join(repoRoot, '.test-output', 'package.lock'), { timeoutMs: 180_000, pollMs: 250 }, () => {
     if (isVsixFresh(vsix)) {
       log(`reusing ${path.basename(vsix)} (newer than its sources)`);
       return vsix;
@@ -116,7 +89,5 @@ export async function ensureBusscopeVsix(log: (m: string) => void = () => {}): P
       throw new Error(`npm run package failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
     }
     return vsix;
-  } finally {
-    rmSync(lock, { force: true });
-  }
+  });
 }
