@@ -2,7 +2,8 @@
 // honestly): a real ProbeClient over the real socket that decodes every batch and counts what it
 // got. Driven by the bench over IPC; never run by bench/index.ts itself (not a *.bench.ts file).
 import { ProbeClient } from 'busscope-probe';
-import { Model } from '../runtime-probe/src/analysis/model/index';
+// The built bundle, as the extension ships it (the sources through tsx pay a getter per cross-module access).
+import { Model } from 'busscope-probe/analysis';
 
 export type DetailLevel = 'lifecycle' | 'dispatch' | 'handlers';
 

@@ -55,6 +55,7 @@ import { encodeDispatchBlock, encodeSlot, type SideStrings } from './ring-encode
 import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
 import { HandlerSampler } from './handler-sampler';
+import { SiteSampler } from './site-sampler';
 
 // The bus's reasons and the wire's reasons are the same list (checked at compile time).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -123,7 +124,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   private cfg: RecordingConfig;
   private detail: number;
-  private siteEvery: number;
   private sanitize: PayloadSanitizer | undefined;
   private readonly isProxy: ProxyCheck | undefined;
   private readonly capture: typeof capturePayload | undefined;
@@ -186,8 +186,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** One-entry cache of the last dispatched type's string id (most dispatch loops repeat a type). */
   private lastType = '';
   private lastTypeId = 0;
-  /** Per type id: dispatches left until the next dispatch-site sample (0 = sample the next one). */
-  private siteCountdown = new Int32Array(256);
+  /** Which dispatches have their site captured (site-sampler.ts). */
+  private siteSampler: SiteSampler;
 
   // --- event breakpoints and per-type counts
   private breakTypes: ReadonlySet<string> = new Set();
@@ -216,7 +216,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.capture = host.capturePayload;
     this.cfg = this.capture === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
     this.detail = detailCode(this.cfg.detail);
-    this.siteEvery = this.cfg.dispatchSiteEvery;
+    this.siteSampler = new SiteSampler(this.cfg.dispatchSiteEvery);
     this.lastSeq = options.seqBase ?? 0;
   }
 
@@ -248,10 +248,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.detail = detailCode(next.detail);
     this.updateModes();
     this.updateInstall();
-    if (next.dispatchSiteEvery !== this.siteEvery) {
-      this.siteEvery = next.dispatchSiteEvery;
-      this.siteCountdown.fill(0);
-    }
+    if (next.dispatchSiteEvery !== this.siteSampler.every) this.siteSampler = new SiteSampler(next.dispatchSiteEvery);
     return this.cfg;
   }
 
@@ -442,7 +439,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       return seq;
     }
     // Site and payload first, so their cost is not counted in the dispatch's (or its first handler's) time.
-    st[b + ST_SITE] = this.siteEvery === 0 ? 0 : this.sampleSite(typeId);
+    st[b + ST_SITE] = this.siteSampler.due(typeId) ? this.sampleSite() : 0;
     if (this.payloads) this.recordPayload(seq, bus, type, payload);
     if (this.handlersTimed) {
       if (this.sampler.due(typeId)) {
@@ -606,16 +603,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.stackCap = cap;
   }
 
-  /** The first dispatch of each type, then every `siteEvery`th of it. */
-  private sampleSite(typeId: number): number {
-    let countdown = this.siteCountdown;
-    if (typeId >= countdown.length) {
-      const n = new Int32Array(Math.max(countdown.length * 2, typeId + 1));
-      n.set(countdown);
-      this.siteCountdown = countdown = n;
-    }
-    if (countdown[typeId]-- > 0) return 0;
-    countdown[typeId] = this.siteEvery - 1;
+  /** A due dispatch's site (site-sampler.ts). */
+  private sampleSite(): number {
     try {
       return captureSite(RecorderCore.prototype.dispatchStart, this.sites, this.skipLines)?.id ?? 0;
     } catch (error) {
@@ -838,6 +827,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const clock = this.windowClock;
     try {
       clock.close();
+      this.siteSampler.tick(this.clock.now());
       this.resolveOpenStarts();
       this.encodeRing();
       if (this.fullDropped !== 0) {

@@ -11,7 +11,6 @@ const SLOW_CLIENT = DROP_REASONS.indexOf('slow-client');
 
 export class SinkDelivery {
   private readonly controlWriter = new RecordWriter(4096);
-  private defsCache: { strings: number; sites: number; toStrings: number; toSites: number; frame: Uint8Array } | undefined;
 
   constructor(
     private readonly strings: StringTable,
@@ -41,29 +40,17 @@ export class SinkDelivery {
     this.sites.resolveThrough(toSites);
     const toStrings = this.strings.last;
     if (sink.stringsSent === toStrings && sink.sitesSent === toSites) return;
-    const cached = this.defsCache;
-    let frame: Uint8Array;
-    if (
-      cached !== undefined &&
-      cached.strings === sink.stringsSent &&
-      cached.sites === sink.sitesSent &&
-      cached.toStrings === toStrings &&
-      cached.toSites === toSites
-    ) {
-      frame = cached.frame;
-    } else {
-      const w = this.controlWriter;
-      w.begin();
-      const texts = this.strings.texts;
-      for (let id = sink.stringsSent + 1; id <= toStrings; id++) w.stringDef(id, texts[id]);
-      const entries = this.sites.entries;
-      for (let id = sink.sitesSent + 1; id <= toSites; id++) {
-        const e = entries[id] as SiteEntry;
-        w.siteDef(id, e.fileId, e.line, e.column, e.functionId);
-      }
-      frame = w.finish();
-      this.defsCache = { strings: sink.stringsSent, sites: sink.sitesSent, toStrings, toSites, frame };
+    // Encoded per sink: definitions are rare (a new type name or site), and sinks differ in what they have.
+    const w = this.controlWriter;
+    w.begin();
+    const texts = this.strings.texts;
+    for (let id = sink.stringsSent + 1; id <= toStrings; id++) w.stringDef(id, texts[id]);
+    const entries = this.sites.entries;
+    for (let id = sink.sitesSent + 1; id <= toSites; id++) {
+      const e = entries[id] as SiteEntry;
+      w.siteDef(id, e.fileId, e.line, e.column, e.functionId);
     }
+    const frame = w.finish();
     sink.write(frame);
     sink.stringsSent = toStrings;
     sink.sitesSent = toSites;

@@ -48,8 +48,6 @@ export class WindowClock {
   reads = 0;
   /** NaN, not 0: doubles from the start (see `floorTime`). */
   private readonly result: TickTime = { time: NaN, bound: NaN };
-  /** Index of the read `resolve` found last (where the next search starts). */
-  private hint = 0;
   private readonly endOfTask = (): void => {
     this.taskEndPending = false;
     if (this.samples === 0 || this.sampleTicks[this.samples - 1] !== this.tick) this.push(this.tick, this.clock.now());
@@ -73,12 +71,6 @@ export class WindowClock {
     const k = ++this.tick;
     if (--this.countdown <= 0) this.read(k);
     return k;
-  }
-
-  /** A tick that always reads the clock (exact times, e.g. detail `handlers`): returns the time. */
-  nextExact(): number {
-    const k = ++this.tick;
-    return this.read(k);
   }
 
   private read(k: number): number {
@@ -129,21 +121,13 @@ export class WindowClock {
     const ticks = this.sampleTicks;
     const times = this.sampleTimes;
     const n = this.samples;
-    // first read at or after k: a drain resolves ticks in nearly increasing order, so the read found
-    // last (or the next one) usually is it; otherwise a binary search
-    let lo = this.hint;
-    if (!(lo < n && ticks[lo] >= k && (lo === 0 || ticks[lo - 1] < k))) {
-      if (lo + 1 < n && ticks[lo + 1] >= k && ticks[lo] < k) lo++;
-      else {
-        lo = 0;
-        let hi = n;
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (ticks[mid] < k) lo = mid + 1;
-          else hi = mid;
-        }
-      }
-      this.hint = lo;
+    // first read at or after k (most ticks go in dispatch blocks, resolved by the reader: this is the rare path)
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ticks[mid] < k) lo = mid + 1;
+      else hi = mid;
     }
     if (lo === n) {
       // after every read (close() not called): the last read is a lower bound only
