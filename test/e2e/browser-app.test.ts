@@ -199,8 +199,9 @@ async function clickInWebviewUntil(run: E2eArtifacts, what: string, frame: Frame
     } catch (e) {
       run.log(`click on ${what} (attempt ${attempt}) failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
     }
+    // Opening an editor can take seconds on a busy machine: an early second click would land elsewhere.
     if (
-      await waitUntil(what, 5000, done).then(
+      await waitUntil(what, 15_000, done).then(
         () => true,
         () => false,
       )
@@ -324,15 +325,36 @@ test(
           });
           await workbench.screenshot('source-opened');
 
-          // ── 6. Stop Accepting Browser Apps: the status bar item goes, the page's session ends.
+          // ── 6. Busscope: Detach — the page's session ends and stays ended (the page is told not to
+          // dial again, unlike when Busscope goes away); reloading the page brings it back as the same app.
+          const rowText = async (): Promise<string> => (await appRow.textContent()) ?? '';
+          await workbench.runCommandWhenListed('Busscope: Detach');
+          await waitUntil("the page's row to say it was detached", 15_000, async () => /ended: detached/.test(await rowText()));
+          run.log(`Apps row after detaching: ${await rowText()}`);
+          await shop.reload({ waitUntil: 'domcontentloaded', timeout: 30_000 });
+          await shop.locator('#status', { hasText: 'running' }).waitFor({ timeout: 20_000 });
+          await waitUntil('the reloaded page to be live in Apps', 20_000, async () => /warning|\/s/.test(await rowText()) && !/ended/.test(await rowText()));
+          // The reloaded page is a new session: its row starts collapsed.
+          if ((await appRow.getAttribute('aria-expanded')) !== 'true') await appRow.locator('.monaco-tl-twistie').click({ timeout: 10_000 });
+          // One reload: the one the user made (a detached page that came back by itself would be a second).
+          const reloads = sidebar.locator('.monaco-list-row', { hasText: 'reloads' }).first();
+          await reloads.waitFor({ timeout: 10_000 });
+          assert.match((await reloads.textContent()) ?? '', /reloads\s*1$/);
+          await workbench.screenshot('reloaded', '.part.sidebar');
+
+          // ── 7. Stop Accepting Browser Apps: the status bar item goes, the page's session ends saying why.
           await workbench.runCommandWhenListed('Busscope: Stop Accepting Browser Apps');
           await waitUntil('the browser apps status bar item to go', 10_000, async () => !(await statusBarItems(page)).some((t) => t.includes('Browser apps')));
-          await waitUntil("the page's row to say it ended", 15_000, async () => /ended/.test((await appRow.textContent()) ?? ''));
-          run.log(`Apps row after stopping: ${await appRow.textContent()}`);
+          await waitUntil("the page's row to say it ended", 15_000, async () => /ended/.test(await rowText()));
+          run.log(`Apps row after stopping: ${await rowText()}`);
+          // The page is still open: its session ended because Busscope stopped accepting, not because it closed.
+          assert.match(await rowText(), /ended: stopped accepting browser apps/);
           assert.ok(!existsSync(path.join(discoveryDir, 'browser-apps.json')), 'the browser apps file is left behind for dev servers');
           await workbench.runCommandWhenListed('Busscope: Open Inspector');
           const after = await workbench.waitForWebviewFrame('[data-testid="inspector"]', 20_000);
-          await after.locator('[data-testid="session-banner"][data-phase="detached"]').waitFor({ timeout: 15_000 });
+          const detached = after.locator('[data-testid="session-banner"][data-phase="detached"]');
+          await detached.waitFor({ timeout: 15_000 });
+          assert.match((await detached.textContent()) ?? '', new RegExp(`Detached from ${APP_TITLE}.*Stopped accepting browser apps\\.`));
           await workbench.screenshot('stopped');
           assert.deepEqual(pageErrors, [], 'the page threw');
           await shop.close();
