@@ -355,6 +355,8 @@ test(
           const detached = after.locator('[data-testid="session-banner"][data-phase="detached"]');
           await detached.waitFor({ timeout: 15_000 });
           assert.match((await detached.textContent()) ?? '', new RegExp(`Detached from ${APP_TITLE}.*Stopped accepting browser apps\\.`));
+          // The way back for a page is a reload while Busscope accepts browser apps, not the app list.
+          assert.deepEqual(await detached.locator('button').allTextContents(), ['Accept Browser Apps']);
           await workbench.screenshot('stopped');
           assert.deepEqual(pageErrors, [], 'the page threw');
           await shop.close();
