@@ -38,6 +38,11 @@ export interface BrowserApp {
   readonly transport: ClientTransport;
   /** Starts delivering the connection's bytes and its end (ProbeClient.over calls it). */
   wire(events: { data(chunk: Uint8Array): void; closed(): void }): void;
+  /**
+   * Closes the connection for good (the user detached the page): the page is told not to dial again
+   * until it is reloaded. Without it the page would be back, as a "reload", within seconds.
+   */
+  dismiss(): void;
 }
 
 /** Why a connection was turned away (for the output channel; the page sees a close). */
@@ -211,6 +216,7 @@ export class BrowserAppServer {
 
   private appOf(socket: WebSocket, name: string, origin: string, tabId: string): BrowserApp {
     let closed = false;
+    let dismissed = false;
     const transport: ClientTransport = {
       write(bytes) {
         if (!closed && socket.readyState === 1) socket.send(bytes);
@@ -220,7 +226,8 @@ export class BrowserAppServer {
       destroy() {
         if (closed) return;
         closed = true;
-        socket.terminate();
+        // A dismissed page is sent its `detached` and a close: cutting the socket now could lose them.
+        if (!dismissed) socket.terminate();
       },
     };
     return {
@@ -247,6 +254,22 @@ export class BrowserAppServer {
         });
         socket.on('close', end);
         if (socket.readyState !== 1) end();
+      },
+      dismiss() {
+        if (dismissed || closed) return;
+        dismissed = true;
+        // The page takes an `error` from the extension as a refusal: it stops dialling (PROTOCOL.md).
+        socket.send(
+          encodeControlFrame({
+            type: 'error',
+            code: 'detached',
+            message: 'detached in Busscope; reload the page to connect again',
+            supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
+          }),
+        );
+        socket.close(1000, 'detached');
+        // A page that does not complete the close handshake is cut off.
+        setTimeout(() => socket.terminate(), 1000).unref();
       },
     };
   }

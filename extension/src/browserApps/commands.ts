@@ -16,6 +16,9 @@ export interface BrowserAppsInfo {
   readonly port: number;
 }
 
+/** How a page's session ends when the user stops accepting browser apps (the page itself is still open). */
+const STOPPED_ACCEPTING = 'stopped accepting browser apps';
+
 export function registerBrowserAppCommands(services: Services): vscode.Disposable[] {
   const { sessions, log } = services;
   // Where busscope-probe/vite finds the URL and token (the discovery directory the setting names).
@@ -107,6 +110,8 @@ export function registerBrowserAppCommands(services: Services): vscode.Disposabl
     if (fileDir !== undefined) removeBrowserAppsFile(fileDir);
     fileDir = undefined;
     if (s === undefined) return;
+    // Said before the sockets close, or the pages' sessions would read "the page closed or reloaded".
+    sessions.endBrowserApps(STOPPED_ACCEPTING);
     await s.close();
     log.info('stopped accepting browser apps');
   };

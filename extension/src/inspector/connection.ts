@@ -301,6 +301,7 @@ export class InspectorConnection {
       detail: s.detail,
       droppedRecords: s.model.drops.records,
       offline: s.offline,
+      ...(s.browser === true ? { browser: true } : {}),
       sessions,
       ...(threads !== undefined ? { threads } : {}),
     };

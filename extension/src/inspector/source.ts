@@ -42,6 +42,8 @@ export interface InspectorSessionInfo {
   readonly detail: string;
   /** A trace opened from a file (never live). */
   readonly offline: boolean;
+  /** A browser app's page (optional; absent: not one). */
+  readonly browser?: boolean;
   readonly model: Model;
   /** The warnings that hold now (the session's Analyzer results, the same the Warnings tree shows). */
   warnings(): readonly Warning[];
@@ -80,7 +82,7 @@ export interface InspectorSource {
   activeSessionId?(): string | undefined;
   /**
    * Command ids behind the empty and detached states' buttons. Defaults: `busscope.attach`,
-   * `busscope.runDemo`, `busscope.openTrace`.
+   * `busscope.runDemo`, `busscope.openTrace`, `busscope.acceptBrowserApps`.
    */
   readonly commands?: Partial<Record<InspectorCommand, string>>;
   /** Event breakpoints the inspector can show and toggle (optional). */
@@ -91,4 +93,5 @@ export const DEFAULT_COMMANDS: Record<InspectorCommand, string> = {
   attach: 'busscope.attach',
   runDemo: 'busscope.runDemo',
   openTrace: 'busscope.openTrace',
+  acceptBrowserApps: 'busscope.acceptBrowserApps',
 };

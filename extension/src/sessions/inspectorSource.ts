@@ -23,6 +23,7 @@ export function inspectorSessionInfo(s: Session): InspectorSessionInfo {
     phase,
     detail,
     offline,
+    browser: s.source.kind === 'browser',
     model: s.model,
     warnings: () => s.warnings,
     analysisProgress: () => s.analyzer.progress,

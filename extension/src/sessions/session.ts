@@ -108,8 +108,8 @@ export class Session {
   private readonly onError: (message: string, error: unknown) => void;
   /** What has been reported already: each kind of failure is told once per session. */
   private readonly reported = new Set<'analysis' | 'listener'>();
-  /** Set while a user-initiated detach is closing the client. */
-  private detaching = false;
+  /** Set while a detach is closing the client: why, as the session's end reason. */
+  private detaching: string | undefined;
   /** The debug session the app runs under (extension/src/debugging keeps it). */
   private debugLink: DebugLink | undefined;
 
@@ -215,7 +215,7 @@ export class Session {
   /** @internal The client's onClose. */
   clientClosed(error: ProbeClientError | undefined): void {
     this.client = undefined;
-    if (this.detaching) return this.end('detached', 'detached');
+    if (this.detaching !== undefined) return this.end('detached', this.detaching);
     if (error !== undefined) return this.end('error', error.message);
     // A page has no process to look at: it was closed, reloaded or navigated away.
     if (this.source.kind === 'browser') return this.end('connection-lost', 'the page closed or reloaded');
@@ -224,14 +224,17 @@ export class Session {
     this.end('connection-lost', 'the connection closed');
   }
 
-  /** Closes the connection; the session ends as detached and its model stays. Idempotent. */
-  detach(): void {
+  /**
+   * Closes the connection; the session ends as detached and its model stays. Idempotent.
+   * `reason`: what the views say ended it ("detached" when the user detached).
+   */
+  detach(reason = 'detached'): void {
     if (this.endInfo !== undefined) return;
-    this.detaching = true;
+    this.detaching = reason;
     const client = this.client;
     this.client = undefined;
     client?.close();
-    this.end('detached', 'detached');
+    this.end('detached', reason);
   }
 
   /** True while a socket is open (tests check detach leaves none). */

@@ -91,6 +91,8 @@ export class SessionManager {
   private readonly discoveryListener: { dispose(): void };
   private readonly isProcessAlive: (pid: number) => boolean;
   private readonly pendingTimers = new Set<ReturnType<typeof setTimeout>>();
+  /** A live browser app's page, told on detach not to dial again (BrowserApp.dismiss). */
+  private readonly pages = new Map<Session, BrowserApp>();
   private disposed = false;
 
   constructor(private readonly options: SessionManagerOptions = {}) {
@@ -184,6 +186,10 @@ export class SessionManager {
       throw attachErrorFrom(error, { what: `${app.name} (${app.origin})`, appProtocolVersion: undefined });
     }
     session.bindClient(client);
+    if (session.isLive) {
+      this.pages.set(session, app);
+      session.onDidEnd(() => this.pages.delete(session));
+    }
     if (previous === undefined || !this.list.includes(previous)) {
       this.add(session);
     } else {
@@ -243,11 +249,20 @@ export class SessionManager {
     return session;
   }
 
-  /** Detaches a live session (its model stays). */
+  /** Detaches a live session (its model stays). A page is told not to come back until it is reloaded. */
   detach(session: Session): void {
     this.awaiting.delete(session);
     this.updateAwaitingWatch();
+    this.pages.get(session)?.dismiss();
     session.detach();
+  }
+
+  /**
+   * Ends every browser app's session saying `reason` (*Stop Accepting Browser Apps*: the pages are
+   * still open, and try again while Busscope is away).
+   */
+  endBrowserApps(reason: string): void {
+    for (const s of this.liveSessions) if (s.source.kind === 'browser') s.detach(reason);
   }
 
   /** Detaches every live session. */
@@ -425,6 +440,7 @@ export class SessionManager {
     for (const t of this.pendingTimers) clearTimeout(t);
     this.pendingTimers.clear();
     this.awaiting.clear();
+    this.pages.clear();
     this.awaitingWatch?.dispose();
     this.awaitingWatch = undefined;
     for (const s of this.list) s.dispose();

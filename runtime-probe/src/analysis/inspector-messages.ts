@@ -203,6 +203,8 @@ export interface SessionView {
   readonly droppedRecords: number;
   /** True for a trace opened from a file (never live). */
   readonly offline: boolean;
+  /** A browser app's page: it comes back by a reload, and Accept Browser Apps (not attach) lets it in. */
+  readonly browser?: boolean;
   /** Every session the inspector could show, for a picker. */
   readonly sessions: readonly SessionSummary[];
   /** The analyses' last run, when the host knows it (absent: complete). */
@@ -402,7 +404,7 @@ export type HostToWebview =
   | { readonly type: 'breakpoints'; readonly types: readonly string[] };
 
 /** Commands the empty and detached states offer as buttons; the host maps them to VS Code commands. */
-export type InspectorCommand = 'attach' | 'runDemo' | 'openTrace';
+export type InspectorCommand = 'attach' | 'runDemo' | 'openTrace' | 'acceptBrowserApps';
 
 export type WebviewToHost =
   | { readonly type: 'ready'; readonly version: number; readonly state: PersistedViewState | null }
@@ -509,7 +511,7 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
     case 'setFollow':
       return typeof m.follow === 'boolean';
     case 'runCommand':
-      return m.command === 'attach' || m.command === 'runDemo' || m.command === 'openTrace';
+      return m.command === 'attach' || m.command === 'runDemo' || m.command === 'openTrace' || m.command === 'acceptBrowserApps';
     case 'select':
       return m.target === null || isSelectionRef(m.target);
     case 'rangeStats':

@@ -30,7 +30,7 @@ import { encodeSnapshotFrame } from '../server/snapshot-frame';
 export interface LinkEvents {
   /** The extension accepted the page (welcome sent): the stream is live. */
   opened(): void;
-  /** The socket closed; `refused` when the extension refused the page (wrong token, version). */
+  /** The socket closed; `refused` when the extension refused the page (wrong token, version) or detached it. */
   closed(refused: { code: ErrorCode | string; message: string } | undefined): void;
 }
 
@@ -129,8 +129,9 @@ export class PageLink extends RecordSink {
         if (this.isClosed()) return;
         if (f.kind !== FrameKind.Control) throw new ProtocolError('unknown-kind', 'the extension may only send control frames');
         const body = f.body;
-        // The extension's refusal (bad token, version) arrives as a probe-side error message.
-        if (this.state === 'hello-sent' && isErrorFrame(body)) {
+        // The extension's refusal (bad token, version) arrives as a probe-side error message, and so
+        // does a detach (code `detached`) once the stream is live: either way the page does not dial again.
+        if (isErrorFrame(body)) {
           this.refused = readRefusal(body);
           this.close();
           return;

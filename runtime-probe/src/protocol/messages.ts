@@ -208,6 +208,8 @@ export type ErrorCode =
   | 'malformed'
   | 'unknown-message'
   | 'probe-stopping'
+  /** Browser apps: the user detached the page in Busscope; it does not dial again until reloaded. */
+  | 'detached'
   | 'internal';
 
 /** Sent right before the probe closes the connection. */
@@ -433,6 +435,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   'malformed',
   'unknown-message',
   'probe-stopping',
+  'detached',
   'internal',
 ];
 

@@ -218,6 +218,52 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     assert.match(store.get('busscope.tabId') ?? '', /^[0-9a-f]{16}$/);
   });
 
+  it('a page the user detaches stays detached (it does not come back as a "reload"); a real reload connects again', async () => {
+    const { server, manager } = await setup();
+    installPageWebSocket(PAGE_ORIGIN);
+    // Retrying soon, as a page does while Busscope is away: a detach must not count as "away".
+    const page = connect({ url: server.url, token: server.token, name: 'detached-page', retryMs: 50 });
+    pages.push(page);
+    cleanups.push(() => page.close());
+    await page.ready;
+    await waitFor(() => manager.sessions.length === 1 && manager.sessions[0].isLive, 5000, 'the session');
+    const session = manager.sessions[0];
+    manager.detach(session);
+    assert.equal(session.ended?.reason, 'detached');
+    // The page learns it was detached (and so never dials again) rather than that the line dropped.
+    await waitFor(() => page.state !== 'open', 5000, 'the page to see its connection close');
+    assert.equal(page.state, 'refused');
+    assert.match(page.refusal ?? '', /^detached: .*reload the page/);
+    assert.deepEqual(
+      manager.sessions.map((s) => [s.title, s.isLive]),
+      [['detached-page', false]],
+    );
+    // A reload is a new connect: it is accepted, as the same app.
+    page.close();
+    const reloaded = connect({ url: server.url, token: server.token, name: 'detached-page', retryMs: 50 });
+    pages.push(reloaded);
+    cleanups.push(() => reloaded.close());
+    await reloaded.ready;
+    await waitFor(() => manager.sessions.some((s) => s.isLive), 5000, 'the reloaded page');
+  });
+
+  it("stopping accepting ends each page's session saying so (the page is still open and tries again)", async () => {
+    const { server, manager } = await setup();
+    installPageWebSocket(PAGE_ORIGIN);
+    const page = connect({ url: server.url, token: server.token, name: 'open-page', retryMs: 60_000 });
+    pages.push(page);
+    cleanups.push(() => page.close());
+    await page.ready;
+    await waitFor(() => manager.sessions.length === 1 && manager.sessions[0].isLive, 5000, 'the session');
+    const session = manager.sessions[0];
+    // What *Stop Accepting Browser Apps* does (extension/src/browserApps/commands.ts).
+    manager.endBrowserApps('stopped accepting browser apps');
+    await server.close();
+    assert.equal(session.ended?.reason, 'stopped accepting browser apps');
+    await waitFor(() => page.state !== 'open', 5000, 'the page to see its connection close');
+    assert.equal(page.state, 'retrying');
+  });
+
   it('watch(EventTarget): listeners are subscriptions, dispatchEvent a dispatch with each listener timed; the target behaves as before and is restored', async () => {
     const { server, manager } = await setup();
     installPageWebSocket(PAGE_ORIGIN);

@@ -47,6 +47,8 @@ export class FixtureSource implements InspectorSource {
   private readonly listeners = new Set<(e: unknown) => unknown>();
   readonly apps: FixtureApp[] = [];
   readonly phases = new Map<string, InspectorSessionInfo['phase']>();
+  /** Sessions that are browser apps' pages. */
+  readonly browsers = new Set<string>();
 
   constructor(...apps: FixtureApp[]) {
     this.apps.push(...apps);
@@ -59,6 +61,7 @@ export class FixtureSource implements InspectorSource {
       phase: this.phases.get(app.opts.sessionId) ?? 'attached',
       detail: this.phases.get(app.opts.sessionId) === 'detached' ? 'the app exited' : '',
       offline: false,
+      ...(this.browsers.has(app.opts.sessionId) ? { browser: true } : {}),
       model: app.model,
       warnings: () => app.analyzer.warnings,
     }));

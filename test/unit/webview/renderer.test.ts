@@ -385,6 +385,22 @@ describe('inspector renderer', () => {
     assert.equal(ins.store.subscriptions.size, 0);
   });
 
+  test("a detached browser app's page offers Accept Browser Apps and a reload, not Attach to Running App…", () => {
+    const s = setup(null);
+    const { doc, lb, ins, source } = s;
+    const banner = (): HTMLElement => doc.querySelector<HTMLElement>('[data-testid=session-banner]')!;
+    const page = new FixtureApp();
+    source.browsers.add(page.opts.sessionId);
+    source.phases.set(page.opts.sessionId, 'detached');
+    source.add(page);
+    ins.flush();
+    assert.equal(banner().dataset.phase, 'detached');
+    assert.match(banner().textContent!, /Reload the page to connect it again/);
+    assert.equal(banner().querySelector('[data-command=attach]'), null, 'a page cannot be attached to from the app list');
+    click(banner().querySelector('[data-command=acceptBrowserApps]')!);
+    assert.deepEqual(lb.commands, ['busscope.acceptBrowserApps']);
+  });
+
   test('brushing a range asks the model for its statistics; Export posts exportRangeStats', async () => {
     const { doc, lb, ins, app } = setup();
     const from = app.model.timeline.start[app.model.timeline.physicalIndex(100)];

@@ -79,6 +79,14 @@ export class SessionBanner {
             'Showing the recorded data.',
             h(doc, 'span', { class: 'banner-actions' }, button('Attach to Running App…', 'attach')),
           );
+        } else if (session.browser === true) {
+          // A page is not attached to: it connects again when reloaded while Busscope accepts browser apps.
+          line.append(
+            h(doc, 'strong', {}, `Detached from ${session.label}. `),
+            sentence(session.detail, ['detached', 'detach']),
+            'Showing the last data received. Reload the page to connect it again. ',
+            h(doc, 'span', { class: 'banner-actions' }, button('Accept Browser Apps', 'acceptBrowserApps')),
+          );
         } else {
           line.append(
             h(doc, 'strong', {}, `Detached from ${session.label}. `),
