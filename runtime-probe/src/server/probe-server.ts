@@ -16,7 +16,7 @@ import {
   type WelcomeMessage,
 } from '../protocol/index';
 import type { Recorder } from '../recorder/recorder';
-import { ClientConnection, type ConnectionHost } from './client-connection';
+import { CLOSE_GRACE_MS, ClientConnection, type ConnectionHost } from './client-connection';
 import { DetailRequests } from './detail-requests';
 import { encodeSnapshotFrame } from './snapshot-frame';
 import { ignoreEmitter } from '../emitters/process-wide';
@@ -83,13 +83,26 @@ export class ProbeServer implements ConnectionHost {
     return n;
   }
 
-  /** Tells every client the probe is stopping, then closes. */
+  /**
+   * Tells every client the probe is stopping, then closes: resolves once every socket has closed,
+   * within CLOSE_GRACE_MS. The sockets are unref'd (they never keep the app alive), so the grace
+   * period's timer is not: `await probe.stop()` must settle even when nothing else keeps the process
+   * running, or the code after it never runs.
+   */
   close(): Promise<void> {
     this.closing = true;
-    for (const c of [...this.connections]) c.fail('probe-stopping', 'the app stopped its Busscope probe');
+    for (const c of [...this.connections]) c.stop('the app stopped its Busscope probe');
     const server = this.server;
     if (server === undefined) return Promise.resolve();
-    return new Promise((resolve) => server.close(() => resolve()));
+    return new Promise((resolve) => {
+      const grace = setTimeout(() => {
+        for (const c of this.connections) c.destroy();
+      }, CLOSE_GRACE_MS);
+      server.close(() => {
+        clearTimeout(grace);
+        resolve();
+      });
+    });
   }
 
   /** Connections that have not proven the token (still in the handshake, or being refused). */
