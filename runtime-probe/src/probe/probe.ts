@@ -261,7 +261,9 @@ export class Probe {
     const reportDrops = (r: ProducerDropReport): void => server.producerMessage({ type: 'producer-drops', time: Date.now() - recorder.timeOrigin, ...r });
     const reportConnected = (bus: number, line: string): void => {
       const frame = parseStackLine(line);
-      const site = frame === undefined ? null : { file: frame.file, line: frame.line, column: frame.column, functionName: frame.functionName ?? null };
+      // A worker script's top level shows as `Object.<anonymous>` (CommonJS): no function to name.
+      const functionName = frame?.functionName === undefined || frame.functionName === 'Object.<anonymous>' ? null : frame.functionName;
+      const site = frame === undefined ? null : { file: frame.file, line: frame.line, column: frame.column, functionName };
       server.producerMessage({ type: 'producer-connected', time: Date.now() - recorder.timeOrigin, bus, site });
     };
     parts.producerDrops = reportDrops;

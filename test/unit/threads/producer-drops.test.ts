@@ -103,7 +103,7 @@ test('a worker flooding a capped bus: the model counts exactly the drops the bus
       [[workerFile, connectLine]],
     );
     assert.deepEqual([w.sites[0].file, w.sites[0].line], [workerFile, connectLine]);
-    assert.match(w.title, new RegExp(`producer at producer-worker\\.cjs:${connectLine}\\b`));
+    assert.match(w.title, new RegExp(`reached its producer cap \\(producer at producer-worker\\.cjs:${connectLine}\\);`));
     assert.deepEqual(
       quietState()?.producerSites.map((s) => [s.file, s.line]),
       [[workerFile, connectLine]],
