@@ -5,14 +5,23 @@
 // time to post every event (producer side) and the time from its first post until the main thread
 // has handled the last event (end to end). Medians over the rounds; ratios are medians of per-round
 // ratios.
+// Then the cost of forwarding a worker's records: in each of several app processes
+// (bench/crossThread-app.child.ts), a bus with one handler dispatching flat out on the main thread and
+// the same bus in a worker thread, detached, then while the main thread's probe serves a real client
+// (bench/probe-reader.child.ts, another process) at detail `dispatch`, the worker's records reaching it
+// through the main thread. Per process ns per dispatch; reported as median (p10–p90) over processes,
+// ratios per process. Delivered + dropped dispatch records are checked against the dispatches made.
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type MessagePort as NodeMessagePort } from 'node:worker_threads';
 import { EventBus } from '../runtime-probe/src/bus/index';
 import { formatRatio, markdownTable, median } from './lib/measure';
+import { Child, spread } from './lib/child';
 import { report } from './lib/report';
 import { benchMs, benchRounds } from './lib/settings';
+import type { AppCommand, AppReply, Where } from './crossThread-app.child';
+import type { ReaderCommand, ReaderCounts, ReaderReply } from './probe-reader.child';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const workerFile = path.join(here, 'crossThread.worker.cjs');
@@ -58,7 +67,120 @@ async function measure(mode: Mode, count: number): Promise<Sample> {
   return { post: postNs / count, endToEnd: Number(lastAt - BigInt(startNs)) / count };
 }
 
+/** BENCH_PROFILE_DIR=dir: the app processes write CPU profiles there (main thread and worker). */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
+type Clock = 'wall' | 'cpu';
+type Cell = Record<Where, Record<Clock, number>>;
+
+interface ForwardingSample {
+  readonly detached: Cell;
+  readonly attached: Cell;
+  /** Dispatch records delivered or counted as dropped, over dispatches made while attached. */
+  readonly accounted: number;
+}
+
+/** Delivered + dropped dispatch records so far. */
+const accountedOf = (c: ReaderCounts): number => c.dispatchRecords + c.droppedDispatches;
+
+async function forwardingSample(processIndex: number, ms: number): Promise<ForwardingSample> {
+  const app = new Child<AppCommand, AppReply>('crossThread-app.child.ts', profileArgs());
+  const reader = new Child<ReaderCommand, ReaderReply>('probe-reader.child.ts');
+  try {
+    const order: readonly Where[] = processIndex % 2 === 0 ? ['main', 'worker'] : ['worker', 'main'];
+    const measure = async (where: Where, forMs: number) => app.ask({ cmd: 'measure', where, ms: forMs }, 'measured');
+    const cell = async (dispatched: { n: number }): Promise<Cell> => {
+      const out = {} as Cell;
+      for (const where of order) {
+        const r = await measure(where, ms);
+        out[where] = { wall: r.nsPerDispatch, cpu: r.cpuNsPerDispatch };
+        dispatched.n += r.dispatches;
+      }
+      return out;
+    };
+    for (const where of order) await measure(where, 50); // warm up
+    const detached = await cell({ n: 0 });
+
+    const { port, token } = await app.ask({ cmd: 'start-probe' }, 'probe');
+    await reader.ask({ cmd: 'connect', port, token }, 'ready');
+    await reader.ask({ cmd: 'configure', detail: 'dispatch' }, 'configured');
+    // The worker hears of the client and its detail over the process's channel. The first tens of
+    // milliseconds of recording in each thread cost far more (the recorder's code is compiled, the
+    // thread's snapshot sent): warm up past them, as an app that records for a while does.
+    for (const where of order) await measure(where, Math.max(200, ms));
+    const settled = async (): Promise<number> => {
+      let last = -1;
+      for (let i = 0; i < 40; i++) {
+        const n = accountedOf((await reader.ask({ cmd: 'sync' }, 'counts')).counts);
+        if (n === last) return n;
+        last = n;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return last;
+    };
+    const before = await settled();
+    const dispatched = { n: 0 };
+    const attached = await cell(dispatched);
+    const accounted = ((await settled()) - before) / dispatched.n;
+    if (accounted < 0.9) throw new Error(`only ${(accounted * 100).toFixed(1)}% of the dispatches reached the client as records or counted drops`);
+    return { detached, attached, accounted };
+  } finally {
+    await reader.exit({ cmd: 'exit' });
+    await app.exit({ cmd: 'exit' });
+  }
+}
+
+async function forwarding(): Promise<void> {
+  const ms = benchMs(200);
+  const processes = Math.max(3, benchRounds(5));
+  const samples: ForwardingSample[] = [];
+  for (let p = 0; p < processes; p++) samples.push(await forwardingSample(p, ms));
+  const nsOf = (x: number): string => `${x.toFixed(0)} ns`;
+  const col = (f: (s: ForwardingSample) => number, fmt: (x: number) => string): string => spread(samples.map(f), fmt);
+  const row = (where: Where, clock: Clock, label: string): string[] => [
+    label,
+    col((s) => s.detached[where][clock], nsOf),
+    col((s) => s.attached[where][clock], nsOf),
+    col((s) => s.attached[where][clock] / s.detached[where][clock], formatRatio),
+    col((s) => s.attached[where][clock] - s.detached[where][clock], nsOf),
+  ];
+  const perThread = (clock: Clock): string =>
+    `detached ${col((s) => s.detached.worker[clock] / s.detached.main[clock], formatRatio)}, ` +
+    `attached ${col((s) => s.attached.worker[clock] / s.attached.main[clock], formatRatio)}, ` +
+    `added by recording ${col((s) => (s.attached.worker[clock] - s.detached.worker[clock]) / (s.attached.main[clock] - s.detached.main[clock]), formatRatio)}`;
+  report(
+    `## Forwarding a worker's records: a bus dispatching flat out, main thread vs worker thread\n\n` +
+      `One handler, one event type, batches of 4096 with a yield to the event loop between them; ${processes} app processes, ` +
+      `${ms} ms per cell; median (p10–p90) over the processes, ratios per process. "Attached": the main thread's probe serves ` +
+      `a real client in another process at detail \`dispatch\`; a worker's records reach it through the main thread. ` +
+      `CPU: the app process's CPU time (all its threads: in the worker rows, the main thread's share of forwarding too) per ` +
+      `dispatch; wall: elapsed time per dispatch, which on a shared machine also counts the time other processes ran. ` +
+      `Dispatch records delivered or counted as dropped: ${spread(
+        samples.map((s) => s.accounted * 100),
+        (x) => `${x.toFixed(1)}%`,
+      )} of the dispatches made.\n\n` +
+      markdownTable(
+        ['per dispatch', 'detached', 'client attached (`dispatch`)', 'attached / detached', 'added by recording'],
+        [
+          row('main', 'cpu', 'main-thread bus, CPU'),
+          row('worker', 'cpu', 'worker-thread bus, CPU'),
+          row('main', 'wall', 'main-thread bus, wall'),
+          row('worker', 'wall', 'worker-thread bus, wall'),
+        ],
+      ) +
+      `\n\nWorker / main thread, per process — CPU: ${perThread('cpu')}; wall: ${perThread('wall')}.`,
+  );
+}
+
 export async function run(): Promise<void> {
+  await crossThreadEvents();
+  await forwarding();
+}
+
+async function crossThreadEvents(): Promise<void> {
   // BENCH_MS scales the events per run (default 200 ms → 100,000 events).
   const count = Math.max(1000, Math.round(benchMs(200) * 500));
   const rounds = benchRounds(5);

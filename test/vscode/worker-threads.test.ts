@@ -3,7 +3,8 @@
 // *Busscope: Run Demo App* (busscope.demo.path pointing at the fixture) and attached by pid. The
 // session shows three threads — main and the two workers, by name — each worker's bus under its
 // thread, and the inspector's feed (the connection the panel uses, over the extension's sessions)
-// sends those three threads and each bus's thread to the page.
+// sends those three threads and each bus's thread to the page. The Apps and Subscriptions trees,
+// read through the tree data providers VS Code renders, group the buses under thread nodes.
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,10 +17,16 @@ import type { DemoResult } from '../../extension/src/commands/demoCommands';
 import { InspectorConnection } from '../../extension/src/inspector/connection';
 import { inspectorSource } from '../../extension/src/sessions/inspectorSource';
 import { INSPECTOR_MESSAGES_VERSION, type HostToWebview, type InspectorSnapshot } from '../../runtime-probe/src/analysis/inspector-messages';
+import type { BusscopeNode } from '../../extension/src/views/nodes';
 import { activateBusscope, waitFor } from './util';
 
 const APP = path.join(BUSSCOPE_REPO_ROOT, 'test', 'fixtures', 'workers', 'threads-app.cjs');
 const WORKERS = ['hasher', 'resizer'];
+
+function label(item: vscode.TreeItem): string {
+  const l = item.label;
+  return typeof l === 'string' ? l : (l?.label ?? '');
+}
 
 describe('Busscope with worker threads (one app, all threads)', function () {
   this.timeout(60_000);
@@ -90,6 +97,82 @@ describe('Busscope with worker threads (one app, all threads)', function () {
     }
     // The workers inherited BUSSCOPE=1, yet only the main thread opened a socket and a discovery file.
     assert.equal(api.sessions.listApps().filter((a) => a.pid === app.pid).length, 1, 'one discovery entry for the app');
+  });
+
+  it('groups the buses by thread in the Apps and Subscriptions trees', async () => {
+    assert.ok(session !== undefined, 'attached by the first test');
+    const sessionId = session.sessionId;
+    const s = api.sessions.find(sessionId)!;
+    const threads = s.model.threadViews()!;
+    const named = typeof (workerThreads as { threadName?: unknown }).threadName === 'string';
+    // "main", then "worker <threadId> · <name>" by thread id, each with the bus it created.
+    const expected = threads.map((t, i) => {
+      if (i === 0) return { label: 'main', buses: ['orders'] };
+      const worker = named ? t.name : WORKERS[i - 1];
+      return { label: `worker ${t.id} · ${t.name}`, buses: named ? [`work-${worker}`] : [] };
+    });
+    type Tree = { getChildren(node?: BusscopeNode): BusscopeNode[]; getTreeItem(node: BusscopeNode): vscode.TreeItem };
+    const threadsUnder = (tree: Tree, parent: BusscopeNode | undefined) =>
+      tree
+        .getChildren(parent)
+        .filter((n) => n.kind === 'thread')
+        .map((n) => ({ label: label(tree.getTreeItem(n)), buses: tree.getChildren(n).map((b) => label(tree.getTreeItem(b))) }));
+    const check = (where: string, got: { label: string; buses: string[] }[]) => {
+      assert.deepEqual(
+        got.map((t) => t.label),
+        expected.map((t) => t.label),
+        `${where}: the thread nodes`,
+      );
+      if (named)
+        assert.deepEqual(
+          got.map((t) => t.buses),
+          expected.map((t) => t.buses),
+          `${where}: each bus under its thread`,
+        );
+      else
+        assert.deepEqual(
+          got.map((t) => t.buses.length),
+          [1, 1, 1],
+          `${where}: one bus under each thread`,
+        );
+    };
+
+    // Apps: the session's facts, then its threads; a thread opens to the buses it created.
+    await vscode.commands.executeCommand('busscope.apps.focus');
+    const apps = api.views.apps;
+    const appNode = apps.getChildren().find((n) => n.kind === 'session' && n.sessionId === sessionId);
+    assert.ok(appNode !== undefined, 'the session is in the Apps tree');
+    const appsThreads = await waitFor('three thread nodes in the Apps tree', () => {
+      const t = threadsUnder(apps, appNode);
+      return t.length === 3 && t.every((x) => x.buses.length === 1) ? t : undefined;
+    });
+    check('Apps', appsThreads);
+    assert.ok(apps.getChildren(appNode).findIndex((n) => n.kind === 'thread') > 0, 'the facts come first');
+    assert.match(String(apps.getTreeItem(apps.getChildren(appNode).find((n) => n.kind === 'thread')!).description), /^1 bus$/);
+
+    // Subscriptions: the threads are the level above the buses (under the session when several are listed).
+    await vscode.commands.executeCommand('busscope.subscriptions.focus');
+    const subs = api.views.subscriptions;
+    const subsRoot = (): BusscopeNode | undefined => {
+      const top = subs.getChildren();
+      return top.some((n) => n.kind === 'session') ? top.find((n) => n.kind === 'session' && n.sessionId === sessionId) : undefined;
+    };
+    const subsThreads = await waitFor('three thread nodes in the Subscriptions tree', () => {
+      const t = threadsUnder(subs, subsRoot());
+      return t.length === 3 && t.every((x) => x.buses.length === 1) ? t : undefined;
+    });
+    check('Subscriptions', subsThreads);
+    assert.ok(
+      subs.getChildren(subsRoot()).every((n) => n.kind === 'thread' || n.kind === 'debug'),
+      'no bus outside a thread',
+    );
+    // Under a thread, a bus opens to its event types as before.
+    const main = subs.getChildren(subsRoot()).find((n) => n.kind === 'thread' && n.thread === 0)!;
+    const orders = subs.getChildren(main).find((n) => label(subs.getTreeItem(n)) === 'orders')!;
+    assert.deepEqual(
+      subs.getChildren(orders).map((n) => label(subs.getTreeItem(n))),
+      ['order.placed'],
+    );
   });
 
   it("sends the inspector the three threads and each bus's thread", async () => {

@@ -1,5 +1,6 @@
-// *Apps*: the sessions (live, ended, traces) with a few facts each, then the running apps that could
-// be attached (kept fresh from discovery while the view is visible; a click attaches).
+// *Apps*: the sessions (live, ended, traces) with a few facts each (and, in an app with worker threads,
+// its threads with the buses each created), then the running apps that could be attached (kept fresh
+// from discovery while the view is visible; a click attaches).
 import * as vscode from 'vscode';
 import { debugLinkText } from '../debugging/link';
 import { formatAge } from '../sessions/address';
@@ -8,6 +9,8 @@ import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
 import { formatCount, formatRate, plural } from './format';
 import { nodeId, type BusscopeNode } from './nodes';
+import { appsThreadChildren, threadGroups } from './threadGroups';
+import { threadTreeItem } from './threadItems';
 import { ThrottledTree } from './treeBase';
 
 export const APPS_VIEW = 'busscope.apps';
@@ -47,7 +50,15 @@ export class AppsTree extends ThrottledTree {
     }
     if (node.kind === 'session') {
       const s = this.sessions.find(node.sessionId);
-      return s === undefined ? [] : sessionFacts(s).map(([key, label, value]) => ({ kind: 'session-info', sessionId: s.id, key, label, value }));
+      if (s === undefined) return [];
+      const facts: BusscopeNode[] = sessionFacts(s).map(([key, label, value]) => ({ kind: 'session-info', sessionId: s.id, key, label, value }));
+      const threads = threadGroups(s.model) ?? [];
+      return [...facts, ...threads.map((t): BusscopeNode => ({ kind: 'thread', sessionId: s.id, thread: t.id }))];
+    }
+    if (node.kind === 'thread') {
+      const s = this.sessions.find(node.sessionId);
+      const t = s === undefined ? undefined : threadGroups(s.model)?.find((g) => g.id === node.thread);
+      return t === undefined ? [] : appsThreadChildren(node.sessionId, t);
     }
     return [];
   }
@@ -83,6 +94,28 @@ export class AppsTree extends ThrottledTree {
         item.tooltip = `${node.label}: ${node.value}`;
         return item;
       }
+      case 'thread': {
+        const s = this.sessions.find(node.sessionId);
+        const t = s === undefined ? undefined : threadGroups(s.model)?.find((g) => g.id === node.thread);
+        if (t === undefined) return goneItem(node);
+        return threadTreeItem(node, t, vscode.TreeItemCollapsibleState.Collapsed);
+      }
+      case 'bus': {
+        const bus = this.sessions.find(node.sessionId)?.model.buses.get(node.bus);
+        if (bus === undefined) return goneItem(node);
+        const item = new vscode.TreeItem(bus.name, vscode.TreeItemCollapsibleState.None);
+        item.id = nodeId(node);
+        item.description = `${plural(bus.types.size, 'type')} · ${plural(bus.dispatches, 'dispatch', 'dispatches')}${bus.disposedAt !== null ? ' · disposed' : ''}`;
+        item.tooltip = `Bus "${bus.name}" (id ${bus.id}): its event types and subscriptions are in the Subscriptions view`;
+        item.iconPath = new vscode.ThemeIcon('symbol-namespace');
+        item.contextValue = 'busscope.bus';
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.id = nodeId(node);
+        return item;
+      }
       case 'discovered': {
         const app = node.app;
         const item = new vscode.TreeItem(app.name, vscode.TreeItemCollapsibleState.None);
@@ -107,6 +140,12 @@ export class AppsTree extends ThrottledTree {
     this.discoveryWatch = undefined;
     super.dispose();
   }
+}
+
+function goneItem(node: BusscopeNode): vscode.TreeItem {
+  const item = new vscode.TreeItem('(gone)', vscode.TreeItemCollapsibleState.None);
+  item.id = nodeId(node);
+  return item;
 }
 
 export function sessionDescription(s: Session): string {

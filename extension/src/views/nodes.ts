@@ -9,10 +9,15 @@ export type BusscopeNode =
   | { readonly kind: 'session-info'; readonly sessionId: string; readonly key: string; readonly label: string; readonly value: string }
   | { readonly kind: 'discovered'; readonly app: DiscoveredApp }
   | { readonly kind: 'bus'; readonly sessionId: string; readonly bus: number }
-  /** The collapsed group of emitters whose listeners all come from Node's internals or node_modules. */
-  | { readonly kind: 'libraries'; readonly sessionId: string }
-  /** Two or more buses named `className#n` ("Socket ×500"), in the app's part or the libraries group. */
-  | { readonly kind: 'bus-class'; readonly sessionId: string; readonly className: string; readonly library: boolean }
+  /** A thread of an app with worker threads ("main", "worker 1 · hasher"): the buses it created. */
+  | { readonly kind: 'thread'; readonly sessionId: string; readonly thread: number }
+  /**
+   * The collapsed group of emitters whose listeners all come from Node's internals or node_modules
+   * (`thread`: of that thread, when the app has several; else of the whole app).
+   */
+  | { readonly kind: 'libraries'; readonly sessionId: string; readonly thread?: number }
+  /** Two or more buses named `className#n` ("Socket ×500"), in the app's part or the libraries group (of `thread`, as above). */
+  | { readonly kind: 'bus-class'; readonly sessionId: string; readonly className: string; readonly library: boolean; readonly thread?: number }
   /** "N more…" after a page of buses: in `parent` (see `busListKey`), the entries from `offset` on. */
   | { readonly kind: 'more-buses'; readonly sessionId: string; readonly parent: string; readonly offset: number; readonly rest: number }
   | { readonly kind: 'type'; readonly sessionId: string; readonly bus: number; readonly type: string }
@@ -33,6 +38,11 @@ export function sessionIdOf(arg: unknown): string | undefined {
   return v !== null && typeof v === 'object' && typeof v.sessionId === 'string' ? v.sessionId : undefined;
 }
 
+/** A thread-scoped node's id part: none when the app is not grouped by thread (ids as before threads). */
+function threadPart(thread: number | undefined): string {
+  return thread === undefined ? '' : `/th:${thread}`;
+}
+
 /** Stable TreeItem id of a node. */
 export function nodeId(node: BusscopeNode): string {
   switch (node.kind) {
@@ -48,10 +58,12 @@ export function nodeId(node: BusscopeNode): string {
       return `s:${node.sessionId}/b:${node.bus}/t:${node.type}`;
     case 'more-types':
       return `s:${node.sessionId}/b:${node.bus}/more:${node.offset}`;
+    case 'thread':
+      return `s:${node.sessionId}/th:${node.thread}`;
     case 'libraries':
-      return `s:${node.sessionId}/libs`;
+      return `s:${node.sessionId}${threadPart(node.thread)}/libs`;
     case 'bus-class':
-      return `s:${node.sessionId}/c:${node.library ? 'L' : 'A'}:${node.className}`;
+      return `s:${node.sessionId}${threadPart(node.thread)}/c:${node.library ? 'L' : 'A'}:${node.className}`;
     case 'more-buses':
       return `s:${node.sessionId}/more-buses:${node.parent}:${node.offset}`;
     case 'subscription':

@@ -1,5 +1,6 @@
 // *Subscriptions*: bus → event type → subscription, with counts, labels and owners; a click on a
-// subscription opens its subscribe site. With several sessions the sessions are the top level.
+// subscription opens its subscribe site. With several sessions the sessions are the top level; in an
+// app with worker threads, its threads ("main", "worker 1 · hasher") are the level above its buses.
 // Types and subscriptions that a warning is about carry the warning's icon.
 import * as vscode from 'vscode';
 import type { Warning } from '../../../runtime-probe/src/analysis/analyses/index';
@@ -8,10 +9,12 @@ import { byExecutionOrder, type EventTypeState, type SubscriptionState } from '.
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
 import { aggregateBuses, groupBuses, LibraryClassifier, LIBRARIES_TOOLTIP, type BusGrouping } from '../../../runtime-probe/src/analysis/busGroups';
-import { busesOfNode, busListNodes, busListOf } from './busTree';
+import { busesOfNode, busListNodes, busListOf, threadOfNode } from './busTree';
 import { formatCount, formatMs, formatRate, plural } from './format';
 import { nodeId, type BusscopeNode } from './nodes';
 import { siteText } from './sites';
+import { threadGroups, type ThreadGroup } from './threadGroups';
+import { threadTreeItem } from './threadItems';
 import { ThrottledTree } from './treeBase';
 import { rankTypes, typePage } from './typePages';
 
@@ -48,8 +51,12 @@ export class SubscriptionsTree extends ThrottledTree {
   private readonly warningIndex = new Map<string, WarningIndex>();
   /** Types of a big bus by activity (session id + bus id → ranking), until the next refresh. */
   private readonly rankings = new Map<string, EventTypeState[]>();
-  /** Buses grouped by class and origin, per session, until the next refresh. */
+  /** Buses grouped by class and origin, per session (and thread), until the next refresh. */
   private readonly groupings = new Map<string, BusGrouping>();
+  /** Each session's threads with their buses (null: one thread), until the next refresh. */
+  private readonly threads = new Map<string, ThreadGroup[] | null>();
+  /** The buses of each expanded libraries group (one per thread in a threaded app), per session: the probe gets their union. */
+  private readonly openLibraries = new Map<string, Map<number | undefined, number[]>>();
   /** Library verdicts persist across refreshes (a bus between listeners keeps its group). */
   private readonly classifiers = new Map<string, LibraryClassifier>();
   /** Appended to a type's description (event breakpoints; set by extension/src/debugging). */
@@ -67,7 +74,9 @@ export class SubscriptionsTree extends ThrottledTree {
     this.warningIndex.clear();
     this.rankings.clear();
     this.groupings.clear();
+    this.threads.clear();
     for (const id of this.classifiers.keys()) if (this.sessions.find(id) === undefined) this.classifiers.delete(id);
+    for (const id of this.openLibraries.keys()) if (this.sessions.find(id) === undefined) this.openLibraries.delete(id);
   }
 
   override bindView(view: vscode.TreeView<BusscopeNode>): void {
@@ -77,27 +86,45 @@ export class SubscriptionsTree extends ThrottledTree {
     this.disposables.push(
       view.onDidCollapseElement((e) => {
         const session = e.element.kind === 'libraries' ? this.sessions.find(e.element.sessionId) : undefined;
-        if (session !== undefined) void session.focus.set('libraries-group', []);
+        if (session !== undefined) this.librariesOpen(session, threadOfNode(e.element), undefined);
       }),
       view.onDidChangeSelection((e) => {
         const selected = e.selection[0];
         for (const session of this.sessions.liveSessions) {
           const mine = selected !== undefined && 'sessionId' in selected && selected.sessionId === session.id;
-          void session.focus.set('tree-selection', mine ? busesOfNode(this.grouping(session), selected) : []);
+          void session.focus.set('tree-selection', mine ? busesOfNode(this.grouping(session, threadOfNode(selected)), selected) : []);
         }
       }),
     );
   }
 
-  /** The session's buses grouped by class and origin (once per refresh). */
-  grouping(session: Session): BusGrouping {
-    let g = this.groupings.get(session.id);
+  /** The session's buses (of `thread`, when given) grouped by class and origin (once per refresh). */
+  grouping(session: Session, thread?: number): BusGrouping {
+    const key = thread === undefined ? session.id : `${session.id}\u0000${thread}`;
+    let g = this.groupings.get(key);
     if (g === undefined) {
       let classifier = this.classifiers.get(session.id);
       if (classifier === undefined) this.classifiers.set(session.id, (classifier = new LibraryClassifier()));
-      this.groupings.set(session.id, (g = groupBuses(session.model.buses.values(), classifier)));
+      const buses = thread === undefined ? session.model.buses.values() : (this.threadsOf(session)?.find((t) => t.id === thread)?.buses ?? []);
+      this.groupings.set(key, (g = groupBuses(buses, classifier)));
     }
     return g;
+  }
+
+  /** The session's threads with their buses, or null while it has one (once per refresh). */
+  threadsOf(session: Session): ThreadGroup[] | null {
+    let t = this.threads.get(session.id);
+    if (t === undefined) this.threads.set(session.id, (t = threadGroups(session.model)));
+    return t;
+  }
+
+  /** A libraries group opened (`buses`) or closed (undefined): the probe records the union of the open ones at full detail. */
+  private librariesOpen(session: Session, thread: number | undefined, buses: number[] | undefined): void {
+    let open = this.openLibraries.get(session.id);
+    if (open === undefined) this.openLibraries.set(session.id, (open = new Map()));
+    if (buses === undefined) open.delete(thread);
+    else open.set(thread, buses);
+    void session.focus.set('libraries-group', [...open.values()].flat());
   }
 
   /** A page of a bus's types and, when more follow, the node that opens them. */
@@ -136,18 +163,25 @@ export class SubscriptionsTree extends ThrottledTree {
         return debugChildren(session, node);
       case 'bus':
         return this.typeNodes(session, node.bus, 0);
+      case 'thread':
+        return busListNodes(session.id, this.grouping(session, node.thread), { kind: 'root', thread: node.thread });
       case 'libraries': {
         // Shown only while expanded (VS Code asks for the children of expanded nodes on every
         // refresh): its buses, new ones included, are recorded at full detail meanwhile.
-        const grouping = this.grouping(session);
-        void session.focus.set('libraries-group', busesOfNode(grouping, node));
-        return busListNodes(session.id, grouping, { kind: 'libraries' });
+        const grouping = this.grouping(session, node.thread);
+        this.librariesOpen(session, node.thread, busesOfNode(grouping, node));
+        return busListNodes(session.id, grouping, { kind: 'libraries', thread: node.thread });
       }
       case 'bus-class':
-        return busListNodes(session.id, this.grouping(session), { kind: 'class', className: node.className, library: node.library });
+        return busListNodes(session.id, this.grouping(session, node.thread), {
+          kind: 'class',
+          className: node.className,
+          library: node.library,
+          thread: node.thread,
+        });
       case 'more-buses': {
         const list = busListOf(node.parent);
-        return list === undefined ? [] : busListNodes(session.id, this.grouping(session), list, node.offset);
+        return list === undefined ? [] : busListNodes(session.id, this.grouping(session, list.thread), list, node.offset);
       }
       case 'more-types':
         return this.typeNodes(session, node.bus, node.offset);
@@ -164,6 +198,9 @@ export class SubscriptionsTree extends ThrottledTree {
   private busesOf(session: Session): BusscopeNode[] {
     // While the app is paused in the debugger, what it reported comes first.
     // Buses named `Class#n` group by class, library emitters into one group, a page at a time.
+    // With worker threads, the threads first (each groups its own buses the same way).
+    const threads = this.threadsOf(session);
+    if (threads !== null) return [...debugRootNodes(session), ...threads.map((t): BusscopeNode => ({ kind: 'thread', sessionId: session.id, thread: t.id }))];
     return [...debugRootNodes(session), ...busListNodes(session.id, this.grouping(session), { kind: 'root' })];
   }
 
@@ -207,8 +244,13 @@ export class SubscriptionsTree extends ThrottledTree {
         item.contextValue = 'busscope.bus';
         return item;
       }
+      case 'thread': {
+        const t = this.threadsOf(session)?.find((g) => g.id === node.thread);
+        if (t === undefined) return fallback();
+        return threadTreeItem(node, t, vscode.TreeItemCollapsibleState.Expanded);
+      }
       case 'libraries': {
-        const grouping = this.grouping(session);
+        const grouping = this.grouping(session, node.thread);
         const sum = aggregateBuses(
           busesOfNode(grouping, node).map((id) => model.buses.get(id)!),
           model.now,
@@ -222,7 +264,7 @@ export class SubscriptionsTree extends ThrottledTree {
         return item;
       }
       case 'bus-class': {
-        const c = this.grouping(session).classOf(node.className, node.library);
+        const c = this.grouping(session, node.thread).classOf(node.className, node.library);
         if (c === undefined) return fallback();
         const sum = aggregateBuses(c.buses, model.now);
         const item = new vscode.TreeItem(`${node.className} ×${formatCount(sum.buses)}`, vscode.TreeItemCollapsibleState.Collapsed);

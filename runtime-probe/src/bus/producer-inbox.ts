@@ -103,9 +103,16 @@ export class ProducerInbox implements ProducerStats {
         this.bus.acceptProduced(type, message[2], producer);
         return;
       }
-      case PRODUCER_HELLO:
+      case PRODUCER_HELLO: {
         producer.site = typeof message[1] === 'string' ? message[1].slice(0, 1024) : '';
+        const report = runtime.optional?.producerConnected;
+        try {
+          report?.(this.bus.busId, producer.site);
+        } catch {
+          // reporting must never break the app
+        }
         return;
+      }
       case PRODUCER_CLOSE:
         port.close();
         // Node reports the close as an event too; web ports may not: closed() is idempotent per port.

@@ -85,6 +85,8 @@ export interface OptionalParts {
   producerInbox?: (bus: ProducerConsumer) => ProducerInbox;
   /** Set by a running probe server (Node): told of events dropped at a producer queue's cap, one report per batch. */
   producerDrops?: (report: ProducerDropReport) => void;
+  /** Set by a running probe server (Node): a producer connected to bus `busId` from `site` (its stack line, or ''). */
+  producerConnected?: (busId: number, site: string) => void;
   /** Payload conditions and the current hit of event breakpoints (debug/event-breaks.ts). */
   eventBreakWanted?: (busId: number, bus: string, type: string, payload: unknown) => boolean;
   eventBreakDone?: () => void;

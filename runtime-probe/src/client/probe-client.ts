@@ -199,7 +199,7 @@ export class ProbeClient {
           protocolVersions: [...versions],
           clientName: options.clientName ?? 'busscope-client',
           // This client hands every message to `onMessage`, so it can take the optional ones too.
-          features: [CLIENT_FEATURES.emitterWarning, CLIENT_FEATURES.producerDrops],
+          features: [CLIENT_FEATURES.emitterWarning, CLIENT_FEATURES.producerDrops, CLIENT_FEATURES.producerConnected],
         };
         transport.write(encodeControlFrame(hello));
       });
@@ -380,6 +380,7 @@ export class ProbeClient {
       case 'emitter-warning':
       case 'thread':
       case 'producer-drops':
+      case 'producer-connected':
         return;
       default: {
         const never: never = message;

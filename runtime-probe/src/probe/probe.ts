@@ -11,6 +11,7 @@ import { setBusTracer, primaryBusTracer } from '../bus/tracer';
 import { onProcessExit, removeDiscoveryFile, writeDiscoveryFile } from '../discovery/index';
 import { PROTOCOL_VERSION, encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type WelcomeMessage } from '../protocol/index';
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../recorder/recorder';
+import { parseStackLine } from '../recorder/frames';
 import { buildSnapshot } from '../recorder/snapshot';
 import { ProbeServer, encodeSnapshotFrame } from '../server/probe-server';
 import { FileSink } from '../trace/file-sink';
@@ -257,11 +258,20 @@ export class Probe {
     const stopEmitterWarnings = listenForMaxListenersWarnings(recorder.timeOrigin, (m) => server.emitterWarning(m));
     // Drops at a producer queue's cap (bus/producer-inbox.ts), batched there, go to the clients that asked.
     const parts = (runtime.optional ??= {});
-    const reportDrops = (r: ProducerDropReport): void => server.producerDrops({ type: 'producer-drops', time: Date.now() - recorder.timeOrigin, ...r });
+    const reportDrops = (r: ProducerDropReport): void => server.producerMessage({ type: 'producer-drops', time: Date.now() - recorder.timeOrigin, ...r });
+    const reportConnected = (bus: number, line: string): void => {
+      const frame = parseStackLine(line);
+      // A worker script's top level shows as `Object.<anonymous>` (CommonJS): no function to name.
+      const functionName = frame?.functionName === undefined || frame.functionName === 'Object.<anonymous>' ? null : frame.functionName;
+      const site = frame === undefined ? null : { file: frame.file, line: frame.line, column: frame.column, functionName };
+      server.producerMessage({ type: 'producer-connected', time: Date.now() - recorder.timeOrigin, bus, site });
+    };
     parts.producerDrops = reportDrops;
+    parts.producerConnected = reportConnected;
     const stopWarnings = (): void => {
       stopEmitterWarnings();
       if (parts.producerDrops === reportDrops) parts.producerDrops = undefined;
+      if (parts.producerConnected === reportConnected) parts.producerConnected = undefined;
     };
     this.started = { info, server, removeExitHook, stopWarnings };
     // Under a debugger, track dispatches even without a client so a snapshot taken while paused

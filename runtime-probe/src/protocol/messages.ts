@@ -249,6 +249,8 @@ export const CLIENT_FEATURES = {
   emitterWarning: 'emitter-warning',
   /** `producer-drops` messages (version 5, optional). */
   producerDrops: 'producer-drops',
+  /** `producer-connected` messages (version 5, optional). */
+  producerConnected: 'producer-connected',
 } as const;
 export const MAX_CLIENT_FEATURES = 16;
 
@@ -312,6 +314,20 @@ export interface ProducerDropsMessage {
   readonly cap: number;
 }
 
+/**
+ * A producer thread connected to a bus (`connectProducer(port)` in a worker, on a port from
+ * `bus.openProducerPort()`): where, so warnings about the bus's queue can name the producer. Sent
+ * only to clients with the `producer-connected` feature; a client attaching later gets the latest ones.
+ */
+export interface ProducerConnectedMessage {
+  readonly type: 'producer-connected';
+  /** ms since the stream's time origin. */
+  readonly time: number;
+  readonly bus: number;
+  /** The `connectProducer` call (the worker's file as its stack shows it); null when unknown. */
+  readonly site: SiteInfo | null;
+}
+
 export type ProbeMessage =
   | WelcomeMessage
   | ErrorMessage
@@ -321,7 +337,8 @@ export type ProbeMessage =
   | PongMessage
   | EmitterWarningMessage
   | ThreadMessage
-  | ProducerDropsMessage;
+  | ProducerDropsMessage
+  | ProducerConnectedMessage;
 export type ProbeMessageType = ProbeMessage['type'];
 
 export type ControlMessage = ClientMessage | ProbeMessage;

@@ -214,6 +214,8 @@ export function parseProbeMessage(body: Uint8Array): ProbeMessage {
         message: str(o, t, 'message', 16_384),
       };
     }
+    case 'producer-connected':
+      return { type, time: num(o, t, 'time'), bus: int(o, t, 'bus'), site: site(o, t) };
     case 'producer-drops': {
       const policy = str(o, t, 'policy', 16);
       if (policy !== 'oldest' && policy !== 'newest') bad(t, 'policy', '"oldest" or "newest"');

@@ -35,7 +35,8 @@ export interface ConnectionHost {
   closed(conn: ClientConnection): void;
 }
 
-const CLOSE_GRACE_MS = 1000;
+/** How long a closing connection waits for its peer to take the `error` and hang up. */
+export const CLOSE_GRACE_MS = 1000;
 
 function errorCodeFor(code: ProtocolErrorCode): ErrorCode {
   switch (code) {
@@ -137,6 +138,21 @@ export class ClientConnection extends RecordSink {
       // the socket is gone already
     }
     this.destroySoon(CLOSE_GRACE_MS);
+  }
+
+  /**
+   * The probe is stopping: `error`, then close. Unlike a protocol failure, reading goes on (and
+   * discards), so a peer that already hung up or closes on the `error` is seen at once: a paused
+   * socket never reads the peer's FIN and would wait out the grace period.
+   */
+  stop(message: string): void {
+    this.fail('probe-stopping', message);
+    if (!this.socket.destroyed) this.socket.resume();
+  }
+
+  /** Ends the socket now (the probe stopped and its grace period is over). */
+  destroy(): void {
+    if (!this.socket.destroyed) this.socket.destroy();
   }
 
   private destroySoon(ms: number): void {

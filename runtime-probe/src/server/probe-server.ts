@@ -11,12 +11,13 @@ import {
   type ClientMessage,
   type EmitterWarningMessage,
   type ProducerDropsMessage,
+  type ProducerConnectedMessage,
   type ProbeSnapshot,
   type RecordingConfig,
   type WelcomeMessage,
 } from '../protocol/index';
 import type { Recorder } from '../recorder/recorder';
-import { ClientConnection, type ConnectionHost } from './client-connection';
+import { CLOSE_GRACE_MS, ClientConnection, type ConnectionHost } from './client-connection';
 import { DetailRequests } from './detail-requests';
 import { encodeSnapshotFrame } from './snapshot-frame';
 import { ignoreEmitter } from '../emitters/process-wide';
@@ -41,6 +42,23 @@ export function newToken(): string {
 
 export { encodeSnapshotFrame } from './snapshot-frame';
 
+/** Producer messages kept for clients that attach later (the latest per bus and site). */
+const MAX_PRODUCER_MESSAGES = 256;
+
+/** The `hello.features` entry a client lists to receive this message. */
+function producerFeature(m: ProducerConnectedMessage | ProducerDropsMessage): string {
+  switch (m.type) {
+    case 'producer-connected':
+      return CLIENT_FEATURES.producerConnected;
+    case 'producer-drops':
+      return CLIENT_FEATURES.producerDrops;
+    default: {
+      const never: never = m;
+      return never;
+    }
+  }
+}
+
 export class ProbeServer implements ConnectionHost {
   readonly token = newToken();
   private readonly connections = new Set<ClientConnection>();
@@ -49,6 +67,7 @@ export class ProbeServer implements ConnectionHost {
   private closing = false;
 
   private readonly emitterWarnings: EmitterWarningMessage[] = [];
+  private readonly producerMessages = new Map<string, ProducerConnectedMessage | ProducerDropsMessage>();
 
   private constructor(private readonly options: ProbeServerOptions) {}
 
@@ -83,13 +102,26 @@ export class ProbeServer implements ConnectionHost {
     return n;
   }
 
-  /** Tells every client the probe is stopping, then closes. */
+  /**
+   * Tells every client the probe is stopping, then closes: resolves once every socket has closed,
+   * within CLOSE_GRACE_MS. The sockets are unref'd (they never keep the app alive), so the grace
+   * period's timer is not: `await probe.stop()` must settle even when nothing else keeps the process
+   * running, or the code after it never runs.
+   */
   close(): Promise<void> {
     this.closing = true;
-    for (const c of [...this.connections]) c.fail('probe-stopping', 'the app stopped its Busscope probe');
+    for (const c of [...this.connections]) c.stop('the app stopped its Busscope probe');
     const server = this.server;
     if (server === undefined) return Promise.resolve();
-    return new Promise((resolve) => server.close(() => resolve()));
+    return new Promise((resolve) => {
+      const grace = setTimeout(() => {
+        for (const c of this.connections) c.destroy();
+      }, CLOSE_GRACE_MS);
+      server.close(() => {
+        clearTimeout(grace);
+        resolve();
+      });
+    });
   }
 
   /** Connections that have not proven the token (still in the handshake, or being refused). */
@@ -147,6 +179,7 @@ export class ProbeServer implements ConnectionHost {
     }
     // The latest emitter warnings, after the snapshot that names their buses.
     if (conn.features.has(CLIENT_FEATURES.emitterWarning)) for (const w of this.emitterWarnings) conn.send(w);
+    for (const m of this.producerMessages.values()) if (conn.features.has(producerFeature(m))) conn.send(m);
   }
 
   /**
@@ -163,10 +196,19 @@ export class ProbeServer implements ConnectionHost {
     }
   }
 
-  /** Tells the clients that asked for it about events a bus dropped at its producer queue's cap. */
-  producerDrops(message: ProducerDropsMessage): void {
+  /**
+   * Tells the clients that asked for it about a producer thread that connected to a bus, or events a
+   * bus dropped at its producer queue's cap; keeps the latest of each (per bus and site; per bus) for
+   * clients that attach later, at most MAX_PRODUCER_MESSAGES.
+   */
+  producerMessage(message: ProducerConnectedMessage | ProducerDropsMessage): void {
+    const feature = producerFeature(message);
+    const key = message.type === 'producer-drops' ? `d${message.bus}` : `c${message.bus}:${message.site?.file ?? ''}:${message.site?.line ?? 0}`;
+    this.producerMessages.delete(key);
+    this.producerMessages.set(key, message);
+    if (this.producerMessages.size > MAX_PRODUCER_MESSAGES) this.producerMessages.delete(this.producerMessages.keys().next().value as string);
     for (const c of this.connections) {
-      if (c.state !== 'open' || !c.features.has(CLIENT_FEATURES.producerDrops)) continue;
+      if (c.state !== 'open' || !c.features.has(feature)) continue;
       this.options.recorder.flushTo(c);
       c.send(message);
     }

@@ -1,9 +1,12 @@
 // The probe API in-process: option validation, idempotent start/stop, and the rule that the dispatch
 // tracer is installed only while something records (otherwise a dispatch pays one branch).
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { test } from 'node:test';
 import { EventBus, ProbeClient, probe } from '../../../runtime-probe/src/index';
 import { currentBusTracer, currentDispatchTracer } from '../../../runtime-probe/src/bus/tracer';
+import { withTimeout } from '../../support/wait';
 
 test('bad options are TypeErrors naming the option', () => {
   assert.throws(() => probe.start({ port: -1 }), /probe\.start: options\.port must be an integer in 0…65535 \(got -1\)/);
@@ -60,6 +63,39 @@ test('start is idempotent; the dispatch tracer is installed only while a client 
   assert.notEqual(again.token, info.token, 'a new token per start');
   await probe.stop();
   bus.dispose();
+});
+
+// In its own process, where nothing but the probe's (unref'd) sockets is left when the app awaits
+// stop(): the promise must settle, or the code after `await probe.stop()` silently never runs.
+// Peers: a client that hung up just before stop(), one still connected, and one that never says
+// hello nor reads (closed by the grace period).
+test('await probe.stop() settles when nothing else keeps the process alive, whatever its clients do', async () => {
+  const dist = path.resolve(__dirname, '../../../runtime-probe/dist/index.cjs');
+  const app = `
+    const net = require('node:net');
+    const { ProbeClient, probe } = require(${JSON.stringify(dist)});
+    (async () => {
+      const info = await probe.start({ discovery: false, name: 'stop-test' });
+      const connect = () => ProbeClient.connect({ port: info.port, token: info.token, timeoutMs: 5000, onMessage: () => undefined });
+      const hungUp = await connect();
+      await connect();
+      const silent = net.connect(info.port, '127.0.0.1');
+      await new Promise((resolve) => silent.once('connect', resolve));
+      silent.unref();
+      hungUp.close();
+      await probe.stop();
+      console.log('stopped');
+    })();`;
+  const out = await withTimeout(
+    new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['-e', app], { timeout: 20_000 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    ),
+    25_000,
+    'the app process',
+  );
+  assert.equal(out.trim(), 'stopped');
 });
 
 test('a port in use is reported, not thrown', async () => {

@@ -91,6 +91,7 @@ const probeMessages: { [K in ProbeMessageType]: Extract<ProbeMessage, { type: K 
     count: 11,
     message: 'Possible EventEmitter memory leak detected. 11 Symbol(tick) listeners added to [EventEmitter]. MaxListeners is 10.',
   },
+  'producer-connected': { type: 'producer-connected', time: 3.25, bus: 4, site: { file: '/app/worker.mjs', line: 9, column: 18, functionName: null } },
   'producer-drops': { type: 'producer-drops', time: 20.5, bus: 4, dropped: 117, totalDropped: 350, policy: 'oldest', cap: 100 },
   thread: {
     type: 'thread',

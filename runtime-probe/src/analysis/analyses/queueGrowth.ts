@@ -7,7 +7,7 @@
 //  - `dropping`: neither shape now, but events from producer threads were dropped at the producer
 //    queue's cap (`producer-drops` messages). Drops are evidence on this warning rather than a kind
 //    of their own: they are what a growing queue leads to, on the same bus, with the same fix.
-import { plural, round, typeRef, uniqueSites, type AnalysisContext } from './context';
+import { plural, round, siteText, typeRef, uniqueSites, type AnalysisContext } from './context';
 import type { WarningDraft } from './warning';
 
 export function analyzeQueueGrowth(ctx: AnalysisContext): WarningDraft[] {
@@ -27,14 +27,16 @@ export function analyzeQueueGrowth(ctx: AnalysisContext): WarningDraft[] {
     const types = [...b.types.values()].filter((t) => t.enqueued > 0).sort((x, y) => y.enqueued - x.enqueued);
     const top = types.slice(0, 5);
     const busName = b.name;
+    const producers = b.producerSites;
+    const from = producers.length === 0 ? '' : ` (producer${producers.length === 1 ? '' : 's'} at ${producers.slice(0, 2).map(siteText).join(', ')})`;
     const waiting = plural(b.queueLength, 'event');
     const drops = dropped === 0 ? '' : `; ${plural(dropped, 'event')} from producer threads dropped at the cap (${b.producerCap})`;
     const title =
       (stale
-        ? `${waiting} wait in the queue of bus "${busName}" and nothing flushes`
+        ? `${waiting} wait in the queue of bus "${busName}" and nothing flushes${from}`
         : outrun
-          ? `Producers outrun the consumer of bus "${busName}": each flush has more to do (${sizes.slice(-3).join(' → ')})`
-          : `The queue of bus "${busName}" reached its producer cap`) + drops;
+          ? `Producers${from} outrun the consumer of bus "${busName}": each flush has more to do (${sizes.slice(-3).join(' → ')})`
+          : `The queue of bus "${busName}" reached its producer cap${from}`) + drops;
     const dropText =
       dropped === 0
         ? ''
@@ -60,6 +62,7 @@ export function analyzeQueueGrowth(ctx: AnalysisContext): WarningDraft[] {
         dropped,
         dropPolicy: b.producerDropPolicy,
         cap: b.producerCap,
+        producerSites: producers.slice(0, 5),
         queueLength: b.queueLength,
         maxQueueLength: b.maxQueueLength,
         flushes: b.flushes,
@@ -68,8 +71,9 @@ export function analyzeQueueGrowth(ctx: AnalysisContext): WarningDraft[] {
         topTypes: top.map((t) => ({ type: t.name, enqueued: t.enqueued })),
       },
       subjects: { buses: [busId], types: top.map((t) => typeRef(model, t)), subscriptions: top.flatMap((t) => [...t.live].map((s) => s.id)).slice(0, 50) },
-      // Where the queued events are handled (the consumer side); sampled dispatch sites are where flush runs.
-      sites: uniqueSites([...top.flatMap((t) => [...t.live].map((s) => s.site)), ...top.flatMap((t) => t.dispatchSites)]),
+      // The producers that post into the queue first (the link to the one that outruns the consumer),
+      // then where the queued events are handled (the consumer side) and where flush runs.
+      sites: uniqueSites([...producers, ...top.flatMap((t) => [...t.live].map((s) => s.site)), ...top.flatMap((t) => t.dispatchSites)]),
     });
   }
   return out;

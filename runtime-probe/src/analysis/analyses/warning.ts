@@ -193,6 +193,8 @@ export interface QueueGrowthEvidence {
   /** Which end was dropped, and the cap (null / 0 when nothing was dropped). */
   readonly dropPolicy: 'oldest' | 'newest' | null;
   readonly cap: number;
+  /** Where the producer threads that post into this queue connected (`connectProducer`), as far as the inspector saw. */
+  readonly producerSites: readonly SiteInfo[];
   /** Events waiting to flush now, and the most ever seen waiting. */
   readonly queueLength: number;
   readonly maxQueueLength: number;

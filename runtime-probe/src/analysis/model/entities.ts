@@ -76,6 +76,8 @@ export class BusState {
   producerDropped = 0;
   producerDropPolicy: 'oldest' | 'newest' | null = null;
   producerCap = 0;
+  /** Where producer threads connected to this bus (`producer-connected` messages; distinct, at most 16). */
+  readonly producerSites: SiteInfo[] = [];
   readonly maxListenersWarnings = new Map<string, { readonly count: number; readonly time: number; readonly message: string }>();
   /**
    * Subscriptions just removed with reason `clear`. `dispose()` clears the bus and then reports it

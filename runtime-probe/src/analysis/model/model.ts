@@ -11,6 +11,7 @@ import {
   type DropReason,
   type EmitterWarningMessage,
   type ProducerDropsMessage,
+  type ProducerConnectedMessage,
   type ErrorMessage,
   type HandlerErrorRecord,
   type HandlerRecord,
@@ -289,6 +290,9 @@ export class Model {
         break;
       case 'producer-drops':
         this.applyProducerDrops(message);
+        break;
+      case 'producer-connected':
+        this.applyProducerConnected(message);
         break;
       default:
         assertNever(message, 'stream message');
@@ -1039,10 +1043,18 @@ export class Model {
   }
 
   /**
-   * Node's MaxListenersExceededWarning for a watched emitter: kept on its bus per event name, as
-   * evidence for the listener-growth warning. Warnings about emitters that are not watched (no
-   * bus) or not known have nothing to attach to.
+   * A producer thread connected to a bus: where (its `connectProducer` call), kept on the bus for the
+   * queue-growth warning to name and link. Distinct sites only, and a few: many workers run one file.
    */
+  private applyProducerConnected(m: ProducerConnectedMessage): void {
+    const bus = this.buses.get(m.bus);
+    const site = m.site;
+    if (bus === undefined || site === null || bus.producerSites.length >= 16) return;
+    if (bus.producerSites.some((s) => s.file === site.file && s.line === site.line && s.column === site.column)) return;
+    bus.producerSites.push(site);
+    this.version++;
+  }
+
   private applyProducerDrops(m: ProducerDropsMessage): void {
     const bus = this.buses.get(m.bus);
     if (bus === undefined) return;
@@ -1053,6 +1065,11 @@ export class Model {
     this.version++;
   }
 
+  /**
+   * Node's MaxListenersExceededWarning for a watched emitter: kept on its bus per event name, as
+   * evidence for the listener-growth warning. Warnings about emitters that are not watched (no
+   * bus) or not known have nothing to attach to.
+   */
   private applyEmitterWarning(m: EmitterWarningMessage): void {
     if (m.bus === null) return;
     const bus = this.buses.get(m.bus);
