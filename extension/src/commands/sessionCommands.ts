@@ -187,7 +187,7 @@ async function detach(services: Services, arg: unknown): Promise<number> {
     if (live.length === 1) targets = [live[0]];
     else {
       const picked = await vscode.window.showQuickPick(
-        live.map((s) => ({ label: s.title, description: `pid ${s.app?.pid ?? '?'}`, picked: false, session: s })),
+        live.map((s) => ({ label: s.title, description: s.where ?? '', picked: false, session: s })),
         { title: 'Busscope: Detach', placeHolder: 'Apps to detach from', canPickMany: true },
       );
       if (picked === undefined) return 0;

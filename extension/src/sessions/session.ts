@@ -156,11 +156,17 @@ export class Session {
     }
   }
 
+  /** Where the app runs: `pid 123`, a page's origin, or undefined (a trace). */
+  get where(): string | undefined {
+    if (this.source.kind === 'browser') return this.source.origin;
+    const pid = this.app?.pid ?? (this.source.kind === 'app' ? this.source.app.pid : undefined);
+    return pid === undefined ? undefined : `pid ${pid}`;
+  }
+
   /** `name (pid 123)` (a page: `name (http://localhost:5173)`), for messages. */
   get description(): string {
-    if (this.source.kind === 'browser') return `${this.title} (${this.source.origin})`;
-    const pid = this.app?.pid ?? (this.source.kind === 'app' ? this.source.app.pid : undefined);
-    return pid === undefined ? this.title : `${this.title} (pid ${pid})`;
+    const where = this.where;
+    return where === undefined ? this.title : `${this.title} (${where})`;
   }
 
   /** True while connected to a running app. */

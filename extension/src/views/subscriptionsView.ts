@@ -220,7 +220,7 @@ export class SubscriptionsTree extends ThrottledTree {
         const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.Expanded);
         item.id = nodeId(node);
         item.description = session.isLive
-          ? `pid ${session.app?.pid ?? '?'}${session.debug?.paused !== undefined ? ' · paused' : ''}`
+          ? `${session.where ?? '?'}${session.debug?.paused !== undefined ? ' · paused' : ''}`
           : session.kind === 'trace'
             ? 'trace'
             : 'ended';

@@ -78,6 +78,31 @@ describe('views derived from sessions', () => {
     }
   });
 
+  it('says where an app runs: a pid for a process, the origin for a page (whose welcome has pid 0), nothing for a trace', () => {
+    const app = new Session({ id: 'app', source: { kind: 'address', host: '127.0.0.1', port: 1, token: 't' } });
+    const page = new Session({ id: 'page', source: { kind: 'browser', name: 'Corner Shop', origin: 'http://localhost:5173', tabId: 'tab-1', reloads: 0 } });
+    const trace = new Session({ id: 'trace', source: { kind: 'trace', file: '/t/run.bustrace' } });
+    try {
+      feed(app, 'game');
+      feed(page, 'Corner Shop');
+      page.ingest({
+        type: 'welcome',
+        protocolVersion: 1,
+        probeVersion: '0.1.0',
+        app: { pid: 0, name: 'Corner Shop', cwd: '', startTime: ORIGIN, runtime: 'chromium' },
+        timeOrigin: ORIGIN,
+        config: { detail: 'dispatch', captureStacks: true, capturePayloads: false, payloadSizeCap: 1024, dispatchSiteEvery: 0 },
+      });
+      assert.deepEqual([app.where, page.where, trace.where], ['pid 100', 'http://localhost:5173', undefined]);
+      assert.equal(page.description, 'Corner Shop (http://localhost:5173)');
+      assert.equal(app.description, 'game (pid 100)');
+    } finally {
+      app.dispose();
+      page.dispose();
+      trace.dispose();
+    }
+  });
+
   it('offers live sessions first to the inspector, with their phase and why', () => {
     const live = new Session({ id: 'live', source: { kind: 'address', host: '127.0.0.1', port: 1, token: 't' } });
     const trace = new Session({ id: 'trace', source: { kind: 'trace', file: '/t/run.bustrace' } });
