@@ -11,6 +11,7 @@ import {
   lifecycleCandidates,
   makeHandlers,
   PAYLOAD,
+  syncCounts,
   takeAccumulator,
   type Handler,
   type LifecycleCandidate,
@@ -32,6 +33,7 @@ export type DispatchChildResult =
 
 /** Throws unless each of the `n` handlers ran exactly `iterations` times and the accumulator agrees. */
 function checkCalls(name: string, n: number, counts: Float64Array, iterations: number): void {
+  syncCounts();
   for (let i = 0; i < n; i++) {
     if (counts[i] !== iterations) throw new Error(`${name}: handler ${i} of ${n} ran ${counts[i]} times, expected ${iterations}`);
   }
@@ -75,6 +77,7 @@ function measurePairs(c: LifecycleCandidate, ms: number): number {
   const check = (): void => {
     // Every pair really unsubscribed: one dispatch reaches the resident listener only.
     s.dispatch();
+    syncCounts();
     if (counts[0] !== 1 || counts[1] !== 0)
       throw new Error(`${c.name}: after subscribe+dispose pairs a dispatch called resident ${counts[0]}×, churn ${counts[1]}×`);
     counts.fill(0);
