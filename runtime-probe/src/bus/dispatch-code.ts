@@ -65,22 +65,12 @@ function generate(n: number): RunHandlers {
   }
 }
 
-/**
- * Index = handler count. Each entry starts as a stub that generates the body on first use (so an
- * app never compiles code for counts it does not dispatch, and a CSP page tries at most once).
- */
-const bodies: RunHandlers[] = [];
-for (let n = 0; n <= MAX_UNROLLED; n++) {
-  bodies.push((handlers, payload, snap, sink) => {
-    const run = generate(n);
-    bodies[n] = run;
-    return run(handlers, payload, snap, sink);
-  });
-}
+/** Index = handler count; filled on first use, so an app never generates code for counts it does not have (0: nothing to unroll). */
+const bodies: RunHandlers[] = [runLoop];
 
-/** @internal The body for `n` handlers. */
+/** @internal The body for `n` handlers (generated when a snapshot first has `n` handlers; see `Snapshot.run`). */
 export function runHandlersFor(n: number): RunHandlers {
-  return n < bodies.length ? bodies[n] : runLoop;
+  return n > MAX_UNROLLED ? runLoop : (bodies[n] ??= generate(n));
 }
 
 /** @internal For tests: whether generated bodies are in use (false after generation failed once). */

@@ -5,14 +5,13 @@
 // the engine to inline it into the caller (uncommon cases live in dispatchGeneral).
 import { describeValue, disposeSymbol } from '../delegates/disposable';
 import { contextAt, contexts, makeConsumedResult, notConsumedResult } from './dispatch-context';
-import { runHandlersFor } from './dispatch-code';
 import { runsBefore } from './priority';
 import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import type { ProducerDropPolicy, ProducerStats, TransferablePort } from './cross-thread';
 import type { ConnectedProducer, ProducerInbox } from './producer-inbox';
 import { warnOwnerCollected } from './owner-warning';
-import { runtime, takeBusId } from './runtime';
+import { runtime, takeBusId, takeSubscriptionId } from './runtime';
 import {
   defaultIsOwnerAlive,
   describeOwner,
@@ -21,7 +20,6 @@ import {
   OwnerGroup,
   PLAIN,
   SubscriptionRecord,
-  takeSubscriptionId,
   type Snapshot,
   type StoredHandler,
 } from './subscription';
@@ -135,7 +133,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
    * Depths up to this one take the small loop in `dispatch` (within maxDepth and the preallocated
    * contexts); -1 while there are '*' subscribers.
    */
-  private fastDepth: number;
+  private fastDepth!: number;
   /** One-entry cache of the last dispatched type's list (a Map lookup costs more than the rest of a dispatch). */
   private lastType: string | typeof NO_TYPE = NO_TYPE;
   private lastList: ListenerList = NO_SUBSCRIBERS;
@@ -207,7 +205,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     this.name = name;
     this.createdAt = Date.now();
     this.maxDepth = maxDepth;
-    this.fastDepth = Math.min(maxDepth, contexts.length - 1);
+    this.updateFastDepth();
     this.onError = onError;
     this.isOwnerAlive = isOwnerAlive;
     this.warnOnCollectedOwner = warnOnCollectedOwner;
@@ -332,26 +330,23 @@ export class EventBus<E extends EventMap> implements TracedBus {
     const snap = typed.snap;
     const handlers = snap.handlers;
     const n = handlers.length;
-    if (n === 0) return notConsumedResult(0);
     // The snapshot is the handlers' ctx. Call counts are not incremented per handler: `runs` counts
     // this dispatch for every subscription of the list, and `settle` takes back what was not called.
+    // (No handlers: the body returns 0 and the result says so.)
     snap.depth = depth;
     snap.consumed = false;
     typed.runs++;
     dispatchDepth = depth + 1;
-    let stop: number;
+    let stop = -1;
     try {
       // Unrolled generated code for short lists, else (or under a CSP) a loop: see dispatch-code.ts.
-      stop = runHandlersFor(n)(handlers, payload, snap, this);
-    } catch (error) {
-      // A stack overflow on its way out (see `overflowed`): it stopped at the handler that threw.
+      stop = snap.run(handlers, payload, snap, this);
+    } finally {
       dispatchDepth = depth;
       typed.runs++;
-      typed.settle(snap, snap.index, n);
-      throw error;
+      // A stack overflow on its way out (see `overflowed`): it stopped at the handler that threw.
+      if (stop < 0) typed.settle(snap, snap.index, n);
     }
-    dispatchDepth = depth;
-    typed.runs++;
     // Every handler ran and the list did not change under the loop: the common case.
     if (stop === n && typed.running === null) return snap.result;
     // Consumed, or someone was unsubscribed before their turn.
@@ -930,16 +925,14 @@ export class EventBus<E extends EventMap> implements TracedBus {
     }
   }
 
+  /** The list of a subscribed type (created on the first subscription; '*' has its own). */
   private listFor(type: string): ListenerList {
     // The one-entry type cache first (it serves dispatch too): no Map lookup for the same type again.
-    if (type === this.lastType && this.lastList !== NO_SUBSCRIBERS) return this.lastList;
-    let list = this.byType.get(type);
-    if (list === undefined) {
-      list = new ListenerList(this, type);
-      this.byType.set(type, list);
+    let list = type === this.lastType ? this.lastList : this.lookup(type);
+    if (list === NO_SUBSCRIBERS) {
+      // `lookup` left the type in the cache: point it at the new list.
+      this.byType.set(type, (list = this.lastList = new ListenerList(this, type)));
     }
-    this.lastType = type;
-    this.lastList = list;
     return list;
   }
 

@@ -2,6 +2,7 @@
 // tracer reads are the same object, which keeps memory per subscription low.
 import { disposeSymbol } from '../delegates/disposable';
 import { notConsumedResult } from './dispatch-context';
+import { runHandlersFor, type RunHandlers } from './dispatch-code';
 import { runsBefore } from './priority';
 import { runtime } from './runtime';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
@@ -55,11 +56,6 @@ export function ownerIdOf(owner: object | undefined): number {
     ownerIds.set(owner, id);
   }
   return id;
-}
-
-/** @internal Process-wide (every copy of the package), positive, never reused. */
-export function takeSubscriptionId(): number {
-  return runtime.nextSubscriptionId++;
 }
 
 const released: StoredHandler = () => undefined;
@@ -165,9 +161,9 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
     return extras;
   }
 
-  private get extras(): SubscriptionExtras | null {
+  private get extras(): SubscriptionExtras | undefined {
     const meta = this.meta;
-    return meta.own ? (meta as SubscriptionExtras) : null;
+    return meta.own ? (meta as SubscriptionExtras) : undefined;
   }
 
   /** The list it is in; null once inactive. */
@@ -197,29 +193,25 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
   }
 
   get label(): string | undefined {
-    const extras = this.extras;
-    return extras === null ? undefined : extras.label;
+    return this.extras?.label;
   }
 
   /** The owner's group, when it has an owner. */
   get group(): OwnerGroup | null {
-    const extras = this.extras;
-    return extras === null ? null : extras.group;
+    return this.extras?.group ?? null;
   }
 
   /** Set by the tracer at subscribe time. */
   get site(): SourceSite | undefined {
-    const extras = this.extras;
-    return extras === null ? undefined : extras.site;
+    return this.extras?.site;
   }
   set site(site: SourceSite | undefined) {
-    if (site !== undefined || this.extras !== null) this.more().site = site;
+    if (site !== undefined || this.extras) this.more().site = site;
   }
 
   /** The last consumed result this subscription produced (reused while `delivered` matches). */
   get consumedResult(): DispatchResult | null {
-    const extras = this.extras;
-    return extras === null ? null : extras.consumedResult;
+    return this.extras?.consumedResult ?? null;
   }
   set consumedResult(result: DispatchResult | null) {
     this.more().consumedResult = result;
@@ -294,7 +286,7 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
     // Drop the handler so a handle kept by the user does not keep the handler's closure alive.
     this.handler = released;
     const extras = this.extras;
-    if (extras !== null && extras.signal !== null) {
+    if (extras !== undefined && extras.signal !== null) {
       const signal = extras.signal;
       extras.signal = null;
       signal.removeEventListener('abort', this);
@@ -314,18 +306,26 @@ export class Snapshot {
   depth = 0;
   /** Set by `consume()`; reset at the start of each dispatch and by a throwing handler. */
   consumed = false;
-  /** Whose turn it is in the fast loop running over this snapshot. */
+  /** Whose turn it is in the fast loop running over this snapshot (0 between dispatches, see RunHandlers). */
   index = 0;
   /** Indexes of handlers swapped for `skippedHandler` while this snapshot ran (rare; null when none). */
   skipped: number[] | null = null;
   /** What a dispatch that called every handler returns (kept in step with the handler count). */
-  result: DispatchResult;
+  result!: DispatchResult;
+  /** The fast loop's body for this many handlers (kept in step too: no table lookup per dispatch). */
+  run!: RunHandlers;
   constructor(
     readonly type: string,
     public handlers: StoredHandler[],
     public subs: SubscriptionRecord[],
   ) {
-    this.result = notConsumedResult(handlers.length);
+    this.resized();
+  }
+  /** After the handler count changed (in place, while no dispatch runs over it). */
+  resized(): void {
+    const n = this.handlers.length;
+    this.result = notConsumedResult(n);
+    this.run = runHandlersFor(n);
   }
   get subscriptionId(): number {
     return this.subs[this.index].id;
@@ -404,7 +404,7 @@ export class ListenerList {
         subs.splice(i, 0, sub);
         handlers.splice(i, 0, sub.handler);
       }
-      snap.result = notConsumedResult(subs.length);
+      snap.resized();
     } else {
       const nextSubs = subs.slice(0, i);
       nextSubs.push(sub);
@@ -436,11 +436,11 @@ export class ListenerList {
       // the common subscribe-then-dispose case
       subs.pop();
       snap.handlers.pop();
-      snap.result = notConsumedResult(subs.length);
+      snap.resized();
     } else {
       subs.splice(i, 1);
       snap.handlers.splice(i, 1);
-      snap.result = notConsumedResult(subs.length);
+      snap.resized();
     }
     return true;
   }

@@ -12,8 +12,7 @@ import { describeValue } from '../delegates/disposable';
 import type { BusKind } from '../protocol/records';
 import type { SiteOrigin } from '../protocol/site-origin';
 import { eventBreakWanted } from '../debug/event-breaks';
-import { runtime, takeBusId } from '../bus/runtime';
-import { takeSubscriptionId } from '../bus/subscription';
+import { runtime, takeBusId, takeSubscriptionId } from '../bus/runtime';
 import { callInScope } from '../bus/scoped-call';
 import {
   allBuses,

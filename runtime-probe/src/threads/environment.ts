@@ -5,7 +5,7 @@
 // starts forwarding (worker-forwarder.ts). Once per thread, by the first copy of the package loaded.
 
 import { getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
-import { runtime, SHARED_BUS_ID, SHARED_OWNER_ID, SHARED_SUBSCRIPTION_ID } from '../bus/runtime';
+import { ID_BLOCK, runtime, SHARED_BUS_ID, SHARED_OWNER_ID, SHARED_SUBSCRIPTION_ID } from '../bus/runtime';
 import { reportProbeFailure } from '../probe/report';
 import { THREADS_ENVIRONMENT_KEY, type ThreadsEnvironment } from './channel';
 import { ThreadHub, setMainThreadHub } from './thread-hub';
@@ -14,23 +14,27 @@ import { WorkerForwarder } from './worker-forwarder';
 type IdCounter = 'nextBusId' | 'nextSubscriptionId' | 'nextOwnerId';
 
 /**
- * Makes `runtime[key]++` take the next id from shared memory: the getter takes it atomically and the
- * postfix increment's write-back is ignored. Unsigned 32-bit, as ids travel in u32 fields of
- * dispatch blocks; Atomics.add wraps where a plain counter would have outgrown those fields anyway.
+ * Makes a read of `runtime[key]` take `count` ids from shared memory atomically (one bus or owner
+ * id, or a block of subscription ids, see `takeSubscriptionId` in bus/runtime.ts); writes are ignored.
+ * Unsigned 32-bit, as ids travel in u32 fields of dispatch blocks: a block that would run past 2^32
+ * is skipped, and the counter wraps where a plain one would have outgrown those fields anyway.
  */
-function shareCounter(ids: Uint32Array, index: number, key: IdCounter): void {
+function shareCounter(ids: Uint32Array, index: number, key: IdCounter, count: number): void {
   Object.defineProperty(runtime, key, {
     configurable: true,
     enumerable: true,
-    get: () => Atomics.add(ids, index, 1),
+    get: () => {
+      const first = Atomics.add(ids, index, count);
+      return first > 2 ** 32 - count ? Atomics.add(ids, index, count) : first;
+    },
     set: () => undefined,
   });
 }
 
 function shareCounters(ids: Uint32Array): void {
-  shareCounter(ids, SHARED_BUS_ID, 'nextBusId');
-  shareCounter(ids, SHARED_SUBSCRIPTION_ID, 'nextSubscriptionId');
-  shareCounter(ids, SHARED_OWNER_ID, 'nextOwnerId');
+  shareCounter(ids, SHARED_BUS_ID, 'nextBusId', 1);
+  shareCounter(ids, SHARED_SUBSCRIPTION_ID, 'nextSubscriptionId', ID_BLOCK);
+  shareCounter(ids, SHARED_OWNER_ID, 'nextOwnerId', 1);
   runtime.sharedIds = ids;
 }
 
