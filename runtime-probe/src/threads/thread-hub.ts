@@ -73,6 +73,16 @@ export class ThreadHub {
     this.send({ t: 'config', config });
   }
 
+  /** The types clients break on (the main recorder's set), which the workers' recorders follow (sent again to each worker that says hello). */
+  private breakOn: readonly string[] = [];
+
+  setBreakOn(types: ReadonlySet<string>): void {
+    const next = [...types].sort();
+    if (next.length === this.breakOn.length && next.every((t, i) => t === this.breakOn[i])) return;
+    this.breakOn = next;
+    this.send({ t: 'break-on', types: next });
+  }
+
   /** A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it. */
   attachStream(sink: RecordSink): void {
     if (this.keys.has(sink)) return;
@@ -113,6 +123,7 @@ export class ThreadHub {
         if (!(m.credit instanceof SharedArrayBuffer)) return;
         this.threads.set(m.thread, { id: m.thread, name: m.name, startedAt: m.startedAt, exitedAt: null, credit: new Int32Array(m.credit) });
         if (this.config !== undefined) this.send({ t: 'config', config: this.config });
+        if (this.breakOn.length > 0) this.send({ t: 'break-on', types: this.breakOn });
         // Streams already open want this worker too.
         for (const key of this.streams.keys()) this.send({ t: 'attach', key, thread: m.thread });
         return;

@@ -102,6 +102,9 @@ export class WorkerForwarder {
     try {
       if (data.t === 'config') {
         this.recorder.configure(data.config);
+      } else if (data.t === 'break-on') {
+        // The bus breaks where the recorder says so (and the inspector gate lets it: debug/inspector-gate.ts).
+        this.recorder.setBreakOn(new Set(data.types.filter((t): t is string => typeof t === 'string')));
       } else if (data.t === 'attach') {
         if (data.thread !== 0 && data.thread !== threadId) return;
         if (this.sinks.has(data.key)) return;
