@@ -34,7 +34,13 @@ export type MainToWorker =
   /** The main thread's recording settings (a client's `configure`): every worker records the same way. */
   | { readonly t: 'config'; readonly config: import('../protocol/messages').RecordingConfig }
   /** The types every client asked to break on (the union, as the main thread's recorder has it): workers' buses break on them too. */
-  | { readonly t: 'break-on'; readonly types: readonly string[] };
+  | { readonly t: 'break-on'; readonly types: readonly string[] }
+  /**
+   * The payload conditions a debugger installed in the main thread ([type, source]) and the types it
+   * muted: each worker compiles the same conditions into its own hook (debug/event-breaks.ts). Code that
+   * is already in this process, passed between its threads; never over the probe's socket.
+   */
+  | { readonly t: 'conditions'; readonly conditions: readonly (readonly [string, string])[]; readonly muted: readonly string[] };
 
 /** Worker → main. Times are epoch ms. */
 export type WorkerToMain =
@@ -65,6 +71,7 @@ export function isMainMessage(value: unknown): value is MainToWorker {
     t === 'attach' ||
     t === 'detach' ||
     (t === 'config' && typeof (value as { config?: unknown }).config === 'object') ||
-    (t === 'break-on' && Array.isArray((value as { types?: unknown }).types))
+    (t === 'break-on' && Array.isArray((value as { types?: unknown }).types)) ||
+    (t === 'conditions' && Array.isArray((value as { conditions?: unknown }).conditions) && Array.isArray((value as { muted?: unknown }).muted))
   );
 }

@@ -33,6 +33,8 @@ interface WorkerStop {
   readonly reason: string;
   /** `hook.current` of the worker's event-break hook (bus, type, payload), read on the top frame. */
   readonly hit: { bus: string; type: string; payload: unknown } | null;
+  /** The worker hook's `errors()`: type → why its condition threw. */
+  readonly conditionErrors: Record<string, string>;
   /** The frame the extension focuses (dispatchingFrame.ts over these frames). */
   readonly dispatching: DapStackFrame | undefined;
 }
@@ -90,25 +92,15 @@ class WorkerDebugger {
     return answer;
   }
 
-  /** Evaluates in every worker attached so far (installing break conditions, as the extension does per debug session). */
-  async evaluateInWorkers(expression: string): Promise<unknown[]> {
-    const out: unknown[] = [];
-    for (const id of this.workers.keys()) {
-      const r = (await this.send(id, 'Runtime.evaluate', { expression, returnByValue: true })) as { result: { value?: unknown } };
-      out.push(r.result.value);
-    }
-    return out;
-  }
-
   private async paused(sessionId: string, p: { reason: string; callFrames: CdpCallFrame[] }): Promise<void> {
     try {
       const top = p.callFrames[0];
       const r = (await this.send(sessionId, 'Debugger.evaluateOnCallFrame', {
         callFrameId: top.callFrameId,
         expression:
-          "(() => { const h = globalThis[Symbol.for('busscope.eventBreaks')].current; return h && { bus: h.bus, type: h.type, payload: h.payload }; })()",
+          "(() => { const k = globalThis[Symbol.for('busscope.eventBreaks')]; const h = k.current; return { hit: h && { bus: h.bus, type: h.type, payload: h.payload }, errors: k.errors() }; })()",
         returnByValue: true,
-      })) as { result: { value?: WorkerStop['hit'] } };
+      })) as { result: { value?: { hit: WorkerStop['hit']; errors: Record<string, string> } } };
       const scripts = this.scripts.get(sessionId);
       const frames: DapStackFrame[] = p.callFrames.map((f, i) => {
         const url = scripts?.get(f.location.scriptId) ?? '';
@@ -120,7 +112,13 @@ class WorkerDebugger {
           source: { path: url.startsWith('file://') ? new URL(url).pathname : url },
         };
       });
-      this.stops.push({ workerUrl: this.workers.get(sessionId) ?? '', reason: p.reason, hit: r.result.value ?? null, dispatching: dispatchingFrame(frames) });
+      this.stops.push({
+        workerUrl: this.workers.get(sessionId) ?? '',
+        reason: p.reason,
+        hit: r.result.value?.hit ?? null,
+        conditionErrors: r.result.value?.errors ?? {},
+        dispatching: dispatchingFrame(frames),
+      });
     } finally {
       await this.send(sessionId, 'Debugger.resume');
     }
@@ -146,10 +144,15 @@ function dispatch(worker: Worker, type: string, payloads: unknown[]): Promise<un
   return answer;
 }
 
+/** What the debugger does in the main thread: evaluate an expression there (indirect eval: global scope). */
+function evaluateInMainThread(expression: string): unknown {
+  return (0, eval)(expression);
+}
+
 /** The probe's channel to the workers is not ordered with the test's parentPort messages: let it deliver. */
 const settle = (ms = 300): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-test("breakOn set through the probe's socket stops a debugged worker's bus on that type only, at the worker's dispatch line — in workers created before and after it was set", async () => {
+test("breakOn set through the probe's socket stops a debugged worker's bus on that type only, at the worker's dispatch line, in workers created before and after it was set; payload conditions and mutes the debugger installs in the main thread hold in every worker", async () => {
   inspector.open(0, '127.0.0.1', false);
   const early = spawn('early');
   await early.ready;
@@ -157,6 +160,7 @@ test("breakOn set through the probe's socket stops a debugged worker's bus on th
   const client = await ProbeClient.connect({ port: info.port, token: info.token, timeoutMs: 5000 });
   const debug = new WorkerDebugger();
   let late: ReturnType<typeof spawn> | undefined;
+  let third: ReturnType<typeof spawn> | undefined;
   try {
     await debug.start();
     assert.deepEqual(await client.breakOn(['job.hit']), ['job.hit']);
@@ -184,28 +188,55 @@ test("breakOn set through the probe's socket stops a debugged worker's bus on th
       assert.equal(stop.dispatching?.name, 'dispatchAll');
     }
 
-    // Payload conditions, installed by the debugger in each worker as the extension does per debug session.
-    assert.deepEqual(await debug.evaluateInWorkers(installConditionsExpression([{ type: 'job.hit', condition: 'payload.n > 2' }])), ['set:1', 'set:1']);
+    // Payload conditions, installed by the debugger in the main thread as the extension does (evaluate of
+    // the same expression): they hold in the workers too, also in one created afterwards.
+    assert.equal(evaluateInMainThread(installConditionsExpression([{ type: 'job.hit', condition: 'payload.n > 2' }])), 'set:1');
+    third = spawn('third');
+    await third.ready;
+    await settle();
     debug.stops.length = 0;
     await dispatch(early.worker, 'job.hit', [{ n: 1 }, { n: 3 }, { n: 2 }, { n: 4 }]);
+    await dispatch(third.worker, 'job.hit', [{ n: 0 }, { n: 5 }]);
     assert.deepEqual(
-      debug.stops.map((s) => s.hit?.payload),
-      [{ n: 3 }, { n: 4 }],
+      debug.stops.map((s) => [s.hit?.bus, s.hit?.payload]),
+      [
+        ['break-early', { n: 3 }],
+        ['break-early', { n: 4 }],
+        ['break-third', { n: 5 }],
+      ],
     );
+    // A condition that throws stops, and the worker's hook says why (what the paused view shows).
+    evaluateInMainThread(installConditionsExpression([{ type: 'job.hit', condition: 'payload.missing.n > 2' }]));
+    await settle();
+    debug.stops.length = 0;
+    await dispatch(late.worker, 'job.hit', [{ n: 1 }]);
+    assert.equal(debug.stops.length, 1);
+    assert.match(String(debug.stops[0].conditionErrors['job.hit']), /TypeError/);
+
+    // Muted by the debugger (a breakpoint removed while paused): no worker stops, though breakOn still names it.
+    evaluateInMainThread(installConditionsExpression([], ['job.hit']));
+    await settle();
+    debug.stops.length = 0;
+    for (const w of [early, late, third]) await dispatch(w.worker, 'job.hit', [{ n: 9 }]);
+    assert.equal(debug.stops.length, 0);
+    evaluateInMainThread(installConditionsExpression([], []));
+    await settle();
 
     // The breakpoint removed: it reaches the workers, nothing stops.
-    await debug.evaluateInWorkers(installConditionsExpression([]));
     assert.deepEqual(await client.breakOn([]), []);
     await settle();
     debug.stops.length = 0;
     await dispatch(early.worker, 'job.hit', [{ n: 9 }]);
     await dispatch(late.worker, 'job.hit', [{ n: 9 }]);
+    await dispatch(third.worker, 'job.hit', [{ n: 9 }]);
     assert.equal(debug.stops.length, 0);
   } finally {
     debug.close();
     client.close();
     await early.worker.terminate();
     await late?.worker.terminate();
+    await third?.worker.terminate();
+    evaluateInMainThread(installConditionsExpression([], []));
     await probe.stop();
     inspector.close();
   }
