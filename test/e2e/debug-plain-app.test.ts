@@ -654,7 +654,7 @@ setInterval(() => packOrder(1), 100);
 `;
 
 test(
-  "an event breakpoint on a type a worker_thread's bus dispatches stops the debugger in the worker, and the editor lands on the worker's dispatch line",
+  "an event breakpoint on a type a worker_thread's bus dispatches stops the debugger in the worker, the editor lands on the worker's dispatch line, and Busscope shows the app paused at that event break",
   vscodeServerTestOptions(420_000),
   async () => {
     const discoveryDir = mkdtempSync(path.join(os.tmpdir(), 'busscope-e2e-debug-worker-discovery-'));
@@ -766,6 +766,20 @@ test(
             `no frame at ${WORKER_FILE}.js:${dispatchLine} in ${JSON.stringify(rows.slice(0, 8))}`,
           );
           await workbench.screenshot('stopped-in-worker');
+
+          // Busscope shows the app as paused at that event break (read through the worker's debug session).
+          await workbench.runCommandWhenListed('View: Show Busscope', 15_000);
+          let sidebarRows: string[] = [];
+          await waitUntil(`the Subscriptions view to show the pause at ${WORKER_EVENT}`, 30_000, async () => {
+            sidebarRows = await page
+              .locator('.part.sidebar .monaco-list-row')
+              .evaluateAll((els) => els.map((r) => r.getAttribute('aria-label') ?? r.textContent ?? ''));
+            return sidebarRows.some((r) => r.includes(`Event breakpoint: ${WORKER_EVENT}`) && r.includes('packing'));
+          }).catch((e: unknown) => {
+            throw new Error(`${e instanceof Error ? e.message : String(e)}; sidebar: ${JSON.stringify(sidebarRows.slice(0, 20))}`);
+          });
+          run.log(`sidebar: ${sidebarRows.filter((r) => /Paused|Event breakpoint/.test(r)).join(' | ')}`);
+          await workbench.screenshot('paused-in-worker', '.part.sidebar');
 
           await clickAt(workbench, '.codicon-debug-stop:visible, .codicon-debug-disconnect:visible');
           await waitUntil(`the app (pid ${appPid}) to exit`, 20_000, () => {
