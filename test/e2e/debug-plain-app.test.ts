@@ -619,3 +619,188 @@ test(
     }
   },
 );
+
+const THREADS_APP = 'threads-app';
+const WORKER_FILE = 'packer-worker';
+const WORKER_EVENT = 'order.packed';
+
+/** The main thread of an app with a worker: its own bus, and a worker_thread started from the file below. */
+const THREADS_APP_SOURCE = `'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { Worker } = require('node:worker_threads');
+const { EventBus } = require('busscope-probe');
+
+const front = new EventBus({ name: 'front' });
+front.subscribe('order.received', () => undefined, { label: 'Intake' });
+const worker = new Worker(path.join(__dirname, '${WORKER_FILE}.js'));
+fs.writeFileSync(path.join(__dirname, 'evidence.json'), JSON.stringify({ pid: process.pid, worker: worker.threadId }));
+setInterval(() => front.dispatch('order.received', { id: 1 }), 100);
+`;
+
+/** The worker: a bus of its own from the same package, dispatching a type only it has, ten times a second. */
+const WORKER_SOURCE = `'use strict';
+const { EventBus } = require('busscope-probe');
+
+const packing = new EventBus({ name: 'packing' });
+let packed = 0;
+packing.subscribe('${WORKER_EVENT}', (order) => { packed += order.qty; }, { label: 'Packer' });
+
+function packOrder(qty) {
+  packing.dispatch('${WORKER_EVENT}', { qty, packed }); // DISPATCH
+}
+
+setInterval(() => packOrder(1), 100);
+`;
+
+test(
+  "an event breakpoint on a type a worker_thread's bus dispatches stops the debugger in the worker, the editor lands on the worker's dispatch line, and Busscope shows the app paused at that event break",
+  vscodeServerTestOptions(420_000),
+  async () => {
+    const discoveryDir = mkdtempSync(path.join(os.tmpdir(), 'busscope-e2e-debug-worker-discovery-'));
+    let appPid = 0;
+    try {
+      await withVscodeSession(
+        'debug-worker-app',
+        {
+          harness: false,
+          settings: {
+            'busscope.discoveryDirectory': discoveryDir,
+            'busscope.debug.instrumentEmitters': false,
+            'typescript.disableAutomaticTypeAcquisition': true,
+          },
+          prepareWorkspace: (dir) => {
+            mkdirSync(path.join(dir, '.vscode'), { recursive: true });
+            writeFileSync(path.join(dir, `${THREADS_APP}.js`), THREADS_APP_SOURCE);
+            writeFileSync(path.join(dir, `${WORKER_FILE}.js`), WORKER_SOURCE);
+            installPackedProbe(dir, path.join(path.dirname(dir), 'pack'));
+            writeFileSync(
+              path.join(dir, '.vscode', 'launch.json'),
+              JSON.stringify(
+                {
+                  version: '0.2.0',
+                  configurations: [
+                    {
+                      type: 'node',
+                      request: 'launch',
+                      name: 'Launch threads app',
+                      program: '${workspaceFolder}/' + `${THREADS_APP}.js`,
+                      console: 'internalConsole',
+                    },
+                  ],
+                },
+                null,
+                2,
+              ),
+            );
+          },
+        },
+        async ({ workbench, run, workspace }) => {
+          const page = workbench.page;
+          const dispatchLine = lineOf(WORKER_SOURCE, '// DISPATCH');
+
+          await workbench.runCommandWhenListed('Debug: Start Debugging', 60_000);
+          const pickerRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Launch threads app' }).first();
+          if (
+            await pickerRow.waitFor({ state: 'visible', timeout: 3000 }).then(
+              () => true,
+              () => false,
+            )
+          )
+            await page.keyboard.press('Enter');
+          const evidenceFile = path.join(workspace, 'evidence.json');
+          await waitUntil('the app to start (evidence.json)', 60_000, () => {
+            try {
+              JSON.parse(readFileSync(evidenceFile, 'utf8'));
+              return true;
+            } catch {
+              return false;
+            }
+          });
+          const evidence = JSON.parse(readFileSync(evidenceFile, 'utf8')) as { pid: number; worker: number };
+          appPid = evidence.pid;
+          run.log(`app pid ${appPid}, worker thread ${evidence.worker}`);
+
+          await waitUntil("the app's discovery file", 30_000, () => readdirSync(discoveryDir).some((f) => f.startsWith(`${appPid}-`)));
+          await workbench.runCommandWhenListed('View: Show Busscope', 15_000);
+          await page.locator('.part.sidebar').locator(`.monaco-list-row[aria-label*="${THREADS_APP}"]`).first().waitFor({ timeout: 30_000 });
+
+          // The event breakpoint on the worker's type, from the picker (the worker's bus is in the app's session).
+          await clickAt(workbench, '.activitybar .action-item a[aria-label^="Run and Debug"], .activitybar .action-item [aria-label^="Run and Debug"]');
+          await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
+          await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+          await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 10_000 });
+          await page.keyboard.insertText(WORKER_EVENT);
+          const row = page.locator('.quick-input-list .monaco-list-row', { hasText: WORKER_EVENT }).first();
+          await row.waitFor({ timeout: 30_000 });
+          run.log(`row ${WORKER_EVENT}: ${(await row.getAttribute('aria-label')) ?? ''}`);
+          const box = await row.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
+          assert.ok(box, 'the event type row has a checkbox');
+          await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+          await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
+          await page
+            .locator('.quick-input-widget', { hasText: `Condition for ${WORKER_EVENT}` })
+            .first()
+            .waitFor({ state: 'visible', timeout: 60_000 });
+          await page.waitForTimeout(300);
+          await page.keyboard.press('Enter');
+          const pickedAt = Date.now();
+          await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
+          run.log(`paused after ${Date.now() - pickedAt} ms`);
+
+          // Nothing clicked: the editor shows the worker's own dispatch line.
+          let editor = { tab: '', line: NaN };
+          await waitUntil(`the editor to show ${WORKER_FILE}.js at line ${dispatchLine}`, 30_000, async () => {
+            editor = await activeEditor(workbench);
+            return editor.tab.startsWith(`${WORKER_FILE}.js`) && editor.line === dispatchLine;
+          }).catch(async (e: unknown) => {
+            throw new Error(
+              `${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}; call stack: ${JSON.stringify((await callStackRows(workbench).catch(() => [])).slice(0, 8))}`,
+            );
+          });
+          const rows = await callStackRows(workbench);
+          run.log(`call stack: ${rows.slice(0, 8).join(' | ')}`);
+          // The stop is the worker's: its frame of packOrder is in the call stack (the main thread runs on).
+          assert.ok(
+            rows.some((r) => r.startsWith('Stack Frame') && r.includes(`line ${dispatchLine}, ${WORKER_FILE}.js`)),
+            `no frame at ${WORKER_FILE}.js:${dispatchLine} in ${JSON.stringify(rows.slice(0, 8))}`,
+          );
+          await workbench.screenshot('stopped-in-worker');
+
+          // Busscope shows the app as paused at that event break (read through the worker's debug session).
+          await workbench.runCommandWhenListed('View: Show Busscope', 15_000);
+          let sidebarRows: string[] = [];
+          await waitUntil(`the Subscriptions view to show the pause at ${WORKER_EVENT}`, 30_000, async () => {
+            sidebarRows = await page
+              .locator('.part.sidebar .monaco-list-row')
+              .evaluateAll((els) => els.map((r) => r.getAttribute('aria-label') ?? r.textContent ?? ''));
+            return sidebarRows.some((r) => r.includes(`Event breakpoint: ${WORKER_EVENT}`) && r.includes('packing'));
+          }).catch((e: unknown) => {
+            throw new Error(`${e instanceof Error ? e.message : String(e)}; sidebar: ${JSON.stringify(sidebarRows.slice(0, 20))}`);
+          });
+          run.log(`sidebar: ${sidebarRows.filter((r) => /Paused|Event breakpoint/.test(r)).join(' | ')}`);
+          await workbench.screenshot('paused-in-worker', '.part.sidebar');
+
+          await clickAt(workbench, '.codicon-debug-stop:visible, .codicon-debug-disconnect:visible');
+          await waitUntil(`the app (pid ${appPid}) to exit`, 20_000, () => {
+            try {
+              process.kill(appPid, 0);
+              return false;
+            } catch {
+              return true;
+            }
+          });
+        },
+      );
+    } finally {
+      if (appPid) {
+        try {
+          process.kill(appPid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      rmSync(discoveryDir, { recursive: true, force: true });
+    }
+  },
+);

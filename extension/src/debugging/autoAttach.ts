@@ -93,10 +93,19 @@ export class DebugLinker implements vscode.Disposable {
     this.reconcile();
   }
 
-  /** Live sessions linked to this debug session (the process's own session or its launcher). */
+  /**
+   * Live sessions linked to this debug session: the process's own session, its launcher, or a session
+   * of one of its worker threads (the same process under the same launch: debugTargets.ts `threadsOf`).
+   */
   sessionsOf(debugSession: vscode.DebugSession): Session[] {
     const out: Session[] = [];
-    for (const [s, l] of this.links) if (s.isLive && (l.target.session.id === debugSession.id || l.target.root.id === debugSession.id)) out.push(s);
+    const debugged = this.targets.find(debugSession.id);
+    for (const [s, l] of this.links) {
+      if (!s.isLive) continue;
+      const t = l.target;
+      const sameProcess = debugged !== undefined && debugged.pid !== undefined && debugged.pid === t.pid && debugged.root.id === t.root.id;
+      if (t.session.id === debugSession.id || t.root.id === debugSession.id || sameProcess) out.push(s);
+    }
     return out;
   }
 

@@ -81,6 +81,16 @@ export class DebugTargets implements vscode.Disposable {
     return this.targets.get(debugSessionId);
   }
 
+  /**
+   * The other sessions that debug the process `target` debugs: its worker threads (js-debug gives each
+   * worker_thread a session of its own, `[worker 1]`, whose `process.pid` is the process's). Empty
+   * while the pid is unknown.
+   */
+  threadsOf(target: DebugTarget): DebugTarget[] {
+    if (target.pid === undefined) return [];
+    return this.all.filter((t) => t !== target && t.pid === target.pid && t.root.id === target.root.id);
+  }
+
   /** Records a pid learnt elsewhere (the paused state names its process). */
   notePid(debugSessionId: string, pid: number): void {
     const t = this.targets.get(debugSessionId);

@@ -12,7 +12,7 @@ import type { SessionManager } from '../sessions/sessionManager';
 import type { DebugLinker } from './autoAttach';
 import type { EventBreakpointStore } from './breakpoints';
 import { installConditionsExpression, parseInstallResult } from './conditions';
-import { isNodeDebugType, type DebugTargets } from './debugTargets';
+import { isNodeDebugType, type DebugTarget, type DebugTargets } from './debugTargets';
 import { focusDispatchingFrame } from './focusDispatch';
 import { readPausedState, type PausedState } from './pausedState';
 
@@ -233,9 +233,13 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
     const conditions = this.store.conditions;
     for (const t of this.store.types) this.everSet.add(t);
     const muted = [...this.everSet].filter((t) => !this.store.has(t));
+    const expression = installConditionsExpression(conditions, muted);
+    // Worker threads get them from the probe's main thread (threads channel), once they run; a paused
+    // worker hears of a removal only from its own debug session, at once, as the main thread does.
+    for (const worker of this.targets.threadsOf(target)) void this.installInThread(worker, expression, session);
     try {
       const r = (await withTimeout(
-        target.session.customRequest('evaluate', { expression: installConditionsExpression(conditions, muted), context: 'repl' }),
+        target.session.customRequest('evaluate', { expression, context: 'repl' }),
         READ_TIMEOUT_MS,
         'installing break conditions',
       )) as { result?: unknown };
@@ -246,6 +250,25 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
         this.log(`break conditions installed in ${session.description}: ${conditions.map((c) => `${c.type} if ${c.condition}`).join('; ')}`);
     } catch (error) {
       this.log(`could not install break conditions in ${session.description}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** The same installation in a worker thread's debug session (a worker without the package yet answers no-hook: it gets them when it loads it). */
+  private async installInThread(worker: DebugTarget, expression: string, session: Session): Promise<void> {
+    try {
+      const r = (await withTimeout(
+        worker.session.customRequest('evaluate', { expression, context: 'repl' }),
+        READ_TIMEOUT_MS,
+        'installing break conditions',
+      )) as {
+        result?: unknown;
+      };
+      if (parseInstallResult(typeof r?.result === 'string' ? r.result : '') === undefined)
+        this.log(`installing break conditions in "${worker.session.name}" of ${session.description} answered ${String(r?.result)}`);
+    } catch (error) {
+      this.log(
+        `could not install break conditions in "${worker.session.name}" of ${session.description}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

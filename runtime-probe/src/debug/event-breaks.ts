@@ -60,6 +60,16 @@ class EventBreaks implements EventBreaksHook {
   private muteSet: ReadonlySet<string> = new Set();
   /** False when no debugger can be listening (Node without an open inspector): breaks are skipped. */
   debuggerPossible = true;
+  /** Told after conditions or mutes change (the main thread passes them on to its workers: threads/thread-hub.ts). */
+  onChange: (() => void) | undefined = undefined;
+
+  private changed(): void {
+    try {
+      this.onChange?.();
+    } catch {
+      // passing conditions on must never fail the debugger's call
+    }
+  }
 
   setConditions(entries: readonly (readonly [string, string, BreakConditionTest])[]): number {
     if (!Array.isArray(entries)) throw new TypeError('setConditions: expected an array of [type, source, test]');
@@ -74,17 +84,20 @@ class EventBreaks implements EventBreaksHook {
     this.byType.clear();
     for (const [type, c] of next) this.byType.set(type, c);
     this.failures.clear();
+    this.changed();
     return next.size;
   }
 
   clearConditions(): void {
     this.byType.clear();
     this.failures.clear();
+    this.changed();
   }
 
   mute(types: readonly string[]): void {
     if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) throw new TypeError('mute: expected an array of type names');
     this.muteSet = new Set(types);
+    this.changed();
   }
 
   muted(): string[] {
@@ -168,6 +181,15 @@ export function eventBreakDone(): void {
 /** @internal The Node probe says whether a debugger can be listening (debug/inspector-gate.ts). */
 export function setDebuggerPossible(possible: boolean): void {
   shared.debuggerPossible = possible;
+}
+
+/**
+ * @internal The main thread's probe passes conditions and mutes on to its workers, whose globals are
+ * their own: `listener` is told after every change (one listener; undefined removes it). A hook made
+ * by an older copy of the package never calls it.
+ */
+export function onEventBreaksChange(listener: (() => void) | undefined): void {
+  shared.onChange = listener;
 }
 
 /** The process's hook (tests and in-process tools; a debugger uses the global). */

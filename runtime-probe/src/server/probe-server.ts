@@ -285,5 +285,7 @@ export class ProbeServer implements ConnectionHost {
     const all = new Set<string>();
     for (const c of this.connections) if (c.state === 'open') for (const t of c.breakOn) all.add(t);
     this.options.recorder.setBreakOn(all);
+    // Buses in worker threads break on the same types (after the main recorder's gate check, which the workers' gates read).
+    mainThreadHub()?.setBreakOn(all);
   }
 }

@@ -16,6 +16,12 @@ export interface ThreadsEnvironment {
   readonly channel: string;
   /** The main thread's `performance.timeOrigin`: workers record on its clock. */
   readonly timeOrigin: number;
+  /**
+   * Int32 [1 while the main thread's inspector is open]: a debugger attached there reaches every
+   * worker (js-debug attaches to workers through it), while `inspector.url()` in a worker says nothing
+   * of it. Written by the main thread's inspector gate, read by the workers' (debug/inspector-gate.ts).
+   */
+  readonly inspector?: SharedArrayBuffer;
 }
 
 /** Bytes a worker may have posted that the main thread has not taken yet; beyond, batches are dropped and counted. */
@@ -26,7 +32,15 @@ export type MainToWorker =
   | { readonly t: 'attach'; readonly key: number; readonly thread: number }
   | { readonly t: 'detach'; readonly key: number }
   /** The main thread's recording settings (a client's `configure`): every worker records the same way. */
-  | { readonly t: 'config'; readonly config: import('../protocol/messages').RecordingConfig };
+  | { readonly t: 'config'; readonly config: import('../protocol/messages').RecordingConfig }
+  /** The types every client asked to break on (the union, as the main thread's recorder has it): workers' buses break on them too. */
+  | { readonly t: 'break-on'; readonly types: readonly string[] }
+  /**
+   * The payload conditions a debugger installed in the main thread ([type, source]) and the types it
+   * muted: each worker compiles the same conditions into its own hook (debug/event-breaks.ts). Code that
+   * is already in this process, passed between its threads; never over the probe's socket.
+   */
+  | { readonly t: 'conditions'; readonly conditions: readonly (readonly [string, string])[]; readonly muted: readonly string[] };
 
 /** Worker → main. Times are epoch ms. */
 export type WorkerToMain =
@@ -53,5 +67,11 @@ export function isWorkerMessage(value: unknown): value is WorkerToMain {
 
 export function isMainMessage(value: unknown): value is MainToWorker {
   const t = typeof value === 'object' && value !== null ? (value as { t?: unknown }).t : undefined;
-  return t === 'attach' || t === 'detach' || (t === 'config' && typeof (value as { config?: unknown }).config === 'object');
+  return (
+    t === 'attach' ||
+    t === 'detach' ||
+    (t === 'config' && typeof (value as { config?: unknown }).config === 'object') ||
+    (t === 'break-on' && Array.isArray((value as { types?: unknown }).types)) ||
+    (t === 'conditions' && Array.isArray((value as { conditions?: unknown }).conditions) && Array.isArray((value as { muted?: unknown }).muted))
+  );
 }

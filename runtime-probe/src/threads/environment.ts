@@ -5,6 +5,7 @@
 // starts forwarding (worker-forwarder.ts). Once per thread, by the first copy of the package loaded.
 
 import { getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
+import { shareInspectorState } from '../debug/inspector-gate';
 import { ID_BLOCK, runtime, SHARED_BUS_ID, SHARED_OWNER_ID, SHARED_SUBSCRIPTION_ID } from '../bus/runtime';
 import { reportProbeFailure } from '../probe/report';
 import { THREADS_ENVIRONMENT_KEY, type ThreadsEnvironment } from './channel';
@@ -59,7 +60,14 @@ export function installThreads(): void {
       ids[SHARED_SUBSCRIPTION_ID] = runtime.nextSubscriptionId;
       ids[SHARED_OWNER_ID] = runtime.nextOwnerId;
       shareCounters(ids);
-      const env: ThreadsEnvironment = { ids: ids.buffer as SharedArrayBuffer, channel: `busscope.threads.${process.pid}`, timeOrigin: performance.timeOrigin };
+      const inspectorFlag = new Int32Array(new SharedArrayBuffer(4));
+      shareInspectorState(inspectorFlag, 'main');
+      const env: ThreadsEnvironment = {
+        ids: ids.buffer as SharedArrayBuffer,
+        channel: `busscope.threads.${process.pid}`,
+        timeOrigin: performance.timeOrigin,
+        inspector: inspectorFlag.buffer as SharedArrayBuffer,
+      };
       setEnvironmentData(THREADS_ENVIRONMENT_KEY, env);
       setMainThreadHub(new ThreadHub(env.channel, env.timeOrigin));
       return;
@@ -68,6 +76,7 @@ export function installThreads(): void {
     // A worker of a main thread that never loaded the package: on its own, as before.
     if (!isThreadsEnvironment(env)) return;
     shareCounters(new Uint32Array(env.ids));
+    if (env.inspector instanceof SharedArrayBuffer && env.inspector.byteLength >= 4) shareInspectorState(new Int32Array(env.inspector), 'worker');
     new WorkerForwarder(env);
   } catch (error) {
     reportProbeFailure('joining the worker threads', error);

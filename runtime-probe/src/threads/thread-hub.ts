@@ -11,6 +11,7 @@ import { ByteWriter } from '../protocol/bytes';
 import { encodeFrame, FrameKind } from '../protocol/framing';
 import { encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type ThreadMessage } from '../protocol/messages';
 import { RecordCode } from '../protocol/records';
+import { eventBreaks, onEventBreaksChange } from '../debug/event-breaks';
 import { reportProbeFailure } from '../probe/report';
 import type { RecordSink } from '../recorder/sink';
 import { isWorkerMessage, type MainToWorker, type WorkerToMain } from './channel';
@@ -52,6 +53,8 @@ export class ThreadHub {
     this.channel.onmessage = (event: unknown) => this.onMessage((event as { data: unknown }).data);
     // Never keeps the app alive (after `onmessage`: setting it refs the channel).
     (this.channel as { unref?: () => void }).unref?.();
+    // Conditions and mutes a debugger sets in this thread hold in the workers too (their globals are their own).
+    onEventBreaksChange(() => this.conditionsChanged());
     // Exits the worker could not report itself (terminate(), an uncaught error, process.exit in it).
     process.on('worker', (worker: Worker) => {
       const id = worker.threadId;
@@ -73,6 +76,16 @@ export class ThreadHub {
     this.send({ t: 'config', config });
   }
 
+  /** The types clients break on (the main recorder's set), which the workers' recorders follow (sent again to each worker that says hello). */
+  private breakOn: readonly string[] = [];
+
+  setBreakOn(types: ReadonlySet<string>): void {
+    const next = [...types].sort();
+    if (next.length === this.breakOn.length && next.every((t, i) => t === this.breakOn[i])) return;
+    this.breakOn = next;
+    this.send({ t: 'break-on', types: next });
+  }
+
   /** A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it. */
   attachStream(sink: RecordSink): void {
     if (this.keys.has(sink)) return;
@@ -88,6 +101,15 @@ export class ThreadHub {
     this.keys.delete(sink);
     this.streams.delete(key);
     this.send({ t: 'detach', key });
+  }
+
+  /** The main thread's conditions and mutes, as last sent (undefined: none ever set). */
+  private conditions: Extract<MainToWorker, { t: 'conditions' }> | undefined;
+
+  private conditionsChanged(): void {
+    const hook = eventBreaks();
+    this.conditions = { t: 'conditions', conditions: Object.entries(hook.conditions()), muted: hook.muted() };
+    this.send(this.conditions);
   }
 
   private send(message: MainToWorker): void {
@@ -113,6 +135,8 @@ export class ThreadHub {
         if (!(m.credit instanceof SharedArrayBuffer)) return;
         this.threads.set(m.thread, { id: m.thread, name: m.name, startedAt: m.startedAt, exitedAt: null, credit: new Int32Array(m.credit) });
         if (this.config !== undefined) this.send({ t: 'config', config: this.config });
+        if (this.breakOn.length > 0) this.send({ t: 'break-on', types: this.breakOn });
+        if (this.conditions !== undefined) this.send(this.conditions);
         // Streams already open want this worker too.
         for (const key of this.streams.keys()) this.send({ t: 'attach', key, thread: m.thread });
         return;
