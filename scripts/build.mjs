@@ -83,6 +83,16 @@ const builds = [
     format: 'esm',
     target: ['chrome110', 'firefox110', 'safari16'],
   },
+  {
+    // A page's Web Workers as threads of its session (`busscope-probe/browser/worker`): the worker side
+    // and the page's `addWorker`, apart from `busscope-probe/browser` so a page without workers does not pay for them.
+    ...common,
+    entryPoints: [at('runtime-probe/src/browser/worker.ts')],
+    outfile: at('runtime-probe/dist/browser-worker.mjs'),
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome110', 'firefox110', 'safari16'],
+  },
   // The Vite plugin (`busscope-probe/vite`): runs in Vite's Node process.
   ...['esm', 'cjs'].map((format) => ({
     ...common,

@@ -445,6 +445,7 @@ test('busscope-probe/analysis runs the analyses over a trace file, from ESM and 
 const ESM_ONLY: Readonly<Record<string, string>> = {
   './bus': 'the browser entry: bundlers and pages import it',
   './browser': 'the page-side auto-connect entry (the Vite plugin injects its import)',
+  './browser/worker': "a page's Web Workers as threads of its session: pages and workers import it",
 };
 /** Subpaths without a `types` condition, and why. */
 const UNTYPED: Readonly<Record<string, string>> = {

@@ -1,0 +1,255 @@
+// A page's Web Workers in real Chromium: a page with a bus connects (`busscope-probe/browser`, the
+// BUILT entry) and hands its dedicated module worker to `addWorker` (`busscope-probe/browser/worker`,
+// the BUILT entry: a second bundle, as a package's two subpaths are); the worker, with a bus of its
+// own, calls `connectToPage()`. The extension-side server, session manager and model run for real
+// (as in browser-app.test.ts): one session, two threads, the worker's bus under the worker's thread,
+// its dispatches counted exactly, the inspector feed's snapshot groups the buses by thread and the
+// built inspector shows them so; a terminated worker's thread ends; a worker that buries the page in
+// records while the page is busy loses some, counted exactly.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { BrowserAppServer } from '../../extension/src/browserApps/browserAppServer';
+import { InspectorFeed } from '../../extension/src/inspector/feed';
+import type { Session } from '../../extension/src/sessions/session';
+import { SessionManager } from '../../extension/src/sessions/sessionManager';
+import type { SessionView } from '../../runtime-probe/src/analysis/inspector-messages';
+import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, openInspector, servePage, type PageServer } from './support/chromium';
+import { waitFor } from '../support/wait';
+
+const skip = chromiumUnavailable();
+const BROWSER_ENTRY = path.join(ROOT, 'runtime-probe/dist/browser.mjs');
+const WORKER_ENTRY = path.join(ROOT, 'runtime-probe/dist/browser-worker.mjs');
+
+/** The page: a bus of its own, one worker handed to addWorker before the connection is open. */
+const APP_JS = `
+import { connect, EventBus } from '/busscope-browser.mjs';
+import { addWorker } from '/busscope-browser-worker.mjs';
+const q = new URLSearchParams(location.search);
+const state = (window.__busscope = { state: 'starting', fromWorker: [] });
+const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'chromium-workers', retryMs: 0 });
+const ui = new EventBus({ name: 'page-ui' });
+ui.subscribe('click', function onClick() {});
+const worker = new Worker('/worker.js', { type: 'module', name: 'cruncher' });
+addWorker(worker);
+// The app's own channel to its worker: the probe's port must never show up here.
+worker.onmessage = (e) => state.fromWorker.push(e.data);
+window.__app = { worker, ui };
+c.ready.then(() => {
+  state.state = 'open';
+  for (let i = 0; i < 30; i++) ui.dispatch('click', { i });
+}, (e) => { state.state = c.state; state.refusal = String(e && e.message); });
+`;
+
+/** The worker: imports the worker entry first, then makes its bus; dispatches when the page says so. */
+const WORKER_JS = `
+import { connectToPage, EventBus } from '/busscope-browser-worker.mjs';
+const seen = [];
+const jobs = new EventBus({ name: 'worker-jobs' });
+jobs.subscribe('job.done', function onJobDone() {});
+const link = connectToPage();
+link.ready.then(() => postMessage({ t: 'joined', state: link.state }), (e) => postMessage({ t: 'refused', reason: String(e.message) }));
+self.onmessage = (e) => {
+  seen.push(JSON.stringify(e.data));
+  const m = e.data;
+  if (m.t === 'go') {
+    for (let i = 0; i < m.n; i++) jobs.dispatch('job.done', { i });
+    postMessage({ t: 'done', n: m.n, seen, busId: jobs.busId });
+  } else if (m.t === 'flood') {
+    // Chunks on timers, so the worker's recorder drains and posts while the page is too busy to take them.
+    let left = m.n;
+    const chunk = () => {
+      const k = Math.min(left, m.chunk);
+      for (let i = 0; i < k; i++) jobs.dispatch('job.done', { i });
+      left -= k;
+      if (left > 0) setTimeout(chunk, 0);
+      else postMessage({ t: 'flooded', n: m.n });
+    };
+    chunk();
+  }
+};
+`;
+
+interface StaticServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+async function serveApp(): Promise<StaticServer> {
+  const browserEntry = readFileSync(BROWSER_ENTRY);
+  const workerEntry = readFileSync(WORKER_ENTRY);
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const send = (type: string, body: string | Buffer): void => {
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (url.pathname === '/')
+      return send(
+        'text/html; charset=utf-8',
+        '<!DOCTYPE html><html><head><title>workers</title><script type="module" src="/app.js"></script></head><body>workers</body></html>',
+      );
+    if (url.pathname === '/app.js') return send('text/javascript', APP_JS);
+    if (url.pathname === '/worker.js') return send('text/javascript', WORKER_JS);
+    if (url.pathname === '/busscope-browser.mjs') return send('text/javascript', browserEntry);
+    if (url.pathname === '/busscope-browser-worker.mjs') return send('text/javascript', workerEntry);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+interface AppWindow {
+  __busscope?: { state: string; refusal?: string; fromWorker: { t: string; [k: string]: unknown }[] };
+  __app: { worker: Worker };
+}
+
+async function fromWorker(page: Page, t: string, ms: number): Promise<Record<string, unknown>> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const got = await page.evaluate((want) => (window as unknown as AppWindow).__busscope?.fromWorker.find((m) => m.t === want) ?? null, t);
+    if (got !== null) return got;
+    if (Date.now() > end) throw new Error(`the worker never said ${t}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, timeout: 180_000 }, () => {
+  let browser: Browser;
+  let app: StaticServer;
+  let inspector: PageServer;
+  let server: BrowserAppServer;
+  let manager: SessionManager;
+
+  before(async () => {
+    for (const f of [BROWSER_ENTRY, WORKER_ENTRY]) assert.ok(existsSync(f), `${f} is missing: run \`npm run build\` first`);
+    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+    app = await serveApp();
+    inspector = await servePage();
+    manager = new SessionManager({ updateIntervalMs: 100 });
+    server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined), onRefused: () => undefined });
+  });
+  after(async () => {
+    manager?.dispose();
+    await server?.close();
+    await app?.close();
+    await inspector?.close();
+    await browser?.close();
+  });
+
+  const openApp = async (): Promise<{ page: Page; session: Session; errors: string[] }> => {
+    const before = new Set(manager.sessions);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`http://127.0.0.1:${app.port}/?${new URLSearchParams({ ws: server.url, token: server.token }).toString()}`);
+    assert.equal((await fromWorker(page, 'joined', 15_000)).state, 'open');
+    await waitFor(() => manager.sessions.some((s) => !before.has(s) && s.isLive), 10_000, "the page's session");
+    return { page, session: manager.sessions.find((s) => !before.has(s))!, errors };
+  };
+
+  const busNamed = (session: Session, name: string) => [...session.model.buses.values()].find((b) => b.name === name);
+
+  test('one session, two threads: the worker bus under the worker thread, its dispatches counted exactly, grouped by thread in the inspector', async () => {
+    const { page, session, errors } = await openApp();
+    assert.equal(manager.sessions.filter((s) => s.isLive).length, 1, 'the worker is not an app of its own');
+    await waitFor(() => busNamed(session, 'page-ui') !== undefined && busNamed(session, 'worker-jobs') !== undefined, 10_000, 'both buses');
+    const ui = busNamed(session, 'page-ui')!;
+    const jobs = busNamed(session, 'worker-jobs')!;
+    assert.equal(ui.thread, 0);
+    assert.ok(jobs.thread >= 1, `the worker bus is on a worker thread (got ${jobs.thread})`);
+    // Ids unique across the page and its worker: the worker's come from its own block.
+    assert.ok(jobs.id > 2 ** 32 && ui.id < 2 ** 32, `bus ids ${ui.id} and ${jobs.id}`);
+    const threads = session.model.threadViews();
+    assert.deepEqual(
+      threads?.map((t) => [t.id, t.name, t.exitedAt]),
+      [
+        [0, 'main', null],
+        [jobs.thread, 'cruncher', null],
+      ],
+    );
+
+    const N = 2500;
+    await page.evaluate((n) => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n }), N);
+    const done = await fromWorker(page, 'done', 10_000);
+    assert.equal(done.busId, jobs.id, "the model's id is the worker's own");
+    await waitFor(() => jobs.dispatches >= N, 10_000, "the worker's dispatches");
+    // A ping round trip: everything the page had queued has arrived; nothing more comes.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(jobs.dispatches, N);
+    assert.equal(session.model.drops.records, 0);
+    await waitFor(() => ui.dispatches === 30, 5000, "the page's own dispatches");
+    // The probe's port never reached the app's own listeners, on either side.
+    assert.ok(!(done.seen as string[]).some((s) => s.includes('busscope')), (done.seen as string[]).join(', '));
+    const fromApp = await page.evaluate(() => (window as unknown as AppWindow).__busscope!.fromWorker.map((m) => m.t));
+    assert.deepEqual(fromApp, ['joined', 'done']);
+
+    // The inspector feed: the page's buses and the worker's, each with its thread.
+    const view: SessionView = {
+      phase: 'attached',
+      sessionId: 'workers-1',
+      label: 'chromium-workers',
+      detail: '',
+      droppedRecords: 0,
+      offline: false,
+      sessions: [{ id: 'workers-1', label: 'chromium-workers', phase: 'attached' }],
+      threads: threads!,
+    };
+    const snapshot = new InspectorFeed(session.model).snapshot(view, []);
+    const byName = new Map(snapshot.buses.map((b) => [b.name, b.thread ?? 0]));
+    assert.equal(byName.get('page-ui'), 0);
+    assert.equal(byName.get('worker-jobs'), jobs.thread);
+    const shown = await openInspector(browser, inspector, { scenario: 'empty', theme: 'dark' });
+    await shown.page.evaluate((s) => window.postMessage({ type: 'snapshot', snapshot: s }, '*'), snapshot);
+    await shown.page.waitForSelector('[data-testid=node-list] [data-kind=thread]');
+    const rows = await shown.page
+      .locator('[data-testid=node-list] [data-kind=thread], [data-testid=node-list] [data-kind=bus]')
+      .evaluateAll((els) =>
+        els
+          .sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')))
+          .map((e) =>
+            e.getAttribute('data-kind') === 'thread'
+              ? `# ${e.getAttribute('data-thread')}`
+              : `${e.getAttribute('data-bus')} @ ${e.getAttribute('data-thread')}`,
+          ),
+      );
+    assert.deepEqual(rows, ['# main thread', 'page-ui @ main thread', '# worker cruncher', 'worker-jobs @ worker cruncher']);
+    assert.deepEqual(shown.errors, []);
+    await shown.page.close();
+
+    // terminate() ends the worker's thread in the session; the page's session goes on.
+    await page.evaluate(() => (window as unknown as AppWindow).__app.worker.terminate());
+    await waitFor(() => session.model.threads.get(jobs.thread)?.exitedAt != null, 10_000, "the worker thread's end");
+    assert.ok(session.isLive);
+    assert.deepEqual(errors, []);
+    await page.close();
+    await waitFor(() => !session.isLive, 10_000, 'the session to end with the page');
+  });
+
+  test('a worker that outruns a busy page loses records, counted exactly: recorded + dropped = dispatched', async () => {
+    const { page, session, errors } = await openApp();
+    await waitFor(() => busNamed(session, 'worker-jobs') !== undefined, 10_000, 'the worker bus');
+    const jobs = busNamed(session, 'worker-jobs')!;
+    const N = 400_000;
+    // The page's main thread is busy for 3 s while the worker dispatches: its frames pile up unread
+    // until the worker's in-flight cap (4 MiB) makes it drop batches, and count them.
+    await page.evaluate((n) => {
+      (window as unknown as AppWindow).__app.worker.postMessage({ t: 'flood', n, chunk: 2000 });
+      const end = Date.now() + 3000;
+      while (Date.now() < end);
+    }, N);
+    await fromWorker(page, 'flooded', 60_000);
+    await waitFor(() => jobs.dispatches + session.model.drops.dispatches >= N, 30_000, 'every dispatch recorded or counted as dropped');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(jobs.dispatches + session.model.drops.dispatches, N);
+    assert.ok(session.model.drops.dispatches > 0, 'some were dropped');
+    assert.ok(jobs.dispatches > 0, 'some were recorded');
+    console.log(`flood: ${jobs.dispatches} recorded, ${session.model.drops.dispatches} dropped (${JSON.stringify(session.model.drops.byReason)})`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
