@@ -31,7 +31,7 @@ import { connect, EventBus } from '/busscope-browser.mjs';
 import { addWorker } from '/busscope-browser-worker.mjs';
 const q = new URLSearchParams(location.search);
 const state = (window.__busscope = { state: 'starting', fromWorker: [] });
-const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'chromium-workers', retryMs: 0 });
+const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'chromium-workers', retryMs: Number(q.get('retry') ?? 0) });
 const ui = new EventBus({ name: 'page-ui' });
 ui.subscribe('click', function onClick() {});
 const worker = new Worker('/worker.js', { type: 'module', name: 'cruncher' });
@@ -74,6 +74,36 @@ self.onmessage = (e) => {
 };
 `;
 
+/**
+ * A page with two workers that are not threads of it: 'loner' (never handed to addWorker) and
+ * 'early' (handed over, but it made a bus before importing the worker entry: its ids could collide).
+ */
+const EXTRA_JS = `
+import { connect, EventBus } from '/busscope-browser.mjs';
+import { addWorker } from '/busscope-browser-worker.mjs';
+const q = new URLSearchParams(location.search);
+const state = (window.__busscope = { state: 'starting', fromWorker: [] });
+const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'chromium-extra', retryMs: 0 });
+new EventBus({ name: 'extra-ui' });
+const loner = new Worker('/worker.js', { type: 'module', name: 'loner' });
+const early = new Worker('/early-worker.js', { type: 'module', name: 'early' });
+addWorker(early);
+loner.onmessage = (e) => state.fromWorker.push({ ...e.data, from: 'loner' });
+early.onmessage = (e) => state.fromWorker.push({ ...e.data, from: 'early' });
+window.__app = { worker: loner, early };
+c.ready.then(() => { state.state = 'open'; });
+`;
+
+const EARLY_WORKER_JS = `
+import { EventBus } from '/busscope-browser.mjs';
+const first = new EventBus({ name: 'early-bus' });
+const { connectToPage } = await import('/busscope-browser-worker.mjs');
+const link = connectToPage();
+first.subscribe('tick', () => undefined);
+first.dispatch('tick', {});
+postMessage({ t: 'early', state: link.state, refusal: link.refusal, dispatched: true });
+`;
+
 interface StaticServer {
   readonly port: number;
   close(): Promise<void>;
@@ -93,7 +123,14 @@ async function serveApp(): Promise<StaticServer> {
         'text/html; charset=utf-8',
         '<!DOCTYPE html><html><head><title>workers</title><script type="module" src="/app.js"></script></head><body>workers</body></html>',
       );
+    if (url.pathname === '/extra')
+      return send(
+        'text/html; charset=utf-8',
+        '<!DOCTYPE html><html><head><title>extra</title><script type="module" src="/extra.js"></script></head><body>extra</body></html>',
+      );
     if (url.pathname === '/app.js') return send('text/javascript', APP_JS);
+    if (url.pathname === '/extra.js') return send('text/javascript', EXTRA_JS);
+    if (url.pathname === '/early-worker.js') return send('text/javascript', EARLY_WORKER_JS);
     if (url.pathname === '/worker.js') return send('text/javascript', WORKER_JS);
     if (url.pathname === '/busscope-browser.mjs') return send('text/javascript', browserEntry);
     if (url.pathname === '/busscope-browser-worker.mjs') return send('text/javascript', workerEntry);
@@ -141,12 +178,12 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     await browser?.close();
   });
 
-  const openApp = async (): Promise<{ page: Page; session: Session; errors: string[] }> => {
+  const openApp = async (retry = 0): Promise<{ page: Page; session: Session; errors: string[] }> => {
     const before = new Set(manager.sessions);
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${app.port}/?${new URLSearchParams({ ws: server.url, token: server.token }).toString()}`);
+    await page.goto(`http://127.0.0.1:${app.port}/?${new URLSearchParams({ ws: server.url, token: server.token, retry: String(retry) }).toString()}`);
     assert.equal((await fromWorker(page, 'joined', 15_000)).state, 'open');
     await waitFor(() => manager.sessions.some((s) => !before.has(s) && s.isLive), 10_000, "the page's session");
     return { page, session: manager.sessions.find((s) => !before.has(s))!, errors };
@@ -249,6 +286,54 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     assert.ok(session.model.drops.dispatches > 0, 'some were dropped');
     assert.ok(jobs.dispatches > 0, 'some were recorded');
     console.log(`flood: ${jobs.dispatches} recorded, ${session.model.drops.dispatches} dropped (${JSON.stringify(session.model.drops.byReason)})`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("after the page's link drops and it reconnects, its worker joins the new session and counts from there", async () => {
+    const { page, session } = await openApp(200);
+    await waitFor(() => busNamed(session, 'worker-jobs') !== undefined, 10_000, 'the worker bus');
+    await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n: 100 }));
+    await waitFor(() => busNamed(session, 'worker-jobs')!.dispatches === 100, 10_000, 'the first dispatches');
+    const before = new Set(manager.sessions);
+    manager.detach(session);
+    await waitFor(() => manager.sessions.some((s) => !before.has(s) && s.isLive), 15_000, 'the reconnected session');
+    const again = manager.sessions.find((s) => !before.has(s))!;
+    await waitFor(() => busNamed(again, 'worker-jobs') !== undefined, 10_000, 'the worker bus in the new session');
+    const jobs = busNamed(again, 'worker-jobs')!;
+    assert.equal(again.model.threadViews()?.[1]?.name, 'cruncher');
+    assert.equal(jobs.thread, again.model.threadViews()?.[1]?.id);
+    await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n: 250 }));
+    await waitFor(() => jobs.dispatches >= 250, 10_000, 'the dispatches after the reconnect');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(jobs.dispatches, 250);
+    assert.equal(again.model.drops.records, 0);
+    await page.close();
+  });
+
+  test('a worker the page never added works on its own; one that made a bus before importing the worker entry is refused, and works on', async () => {
+    const before = new Set(manager.sessions);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`http://127.0.0.1:${app.port}/extra?${new URLSearchParams({ ws: server.url, token: server.token }).toString()}`);
+    const early = await fromWorker(page, 'early', 15_000);
+    assert.equal(early.state, 'refused');
+    assert.match(String(early.refusal), /before it imported busscope-probe\/browser\/worker: import it first/);
+    assert.equal(early.dispatched, true);
+    // The loner's connectToPage() waits for a port that never comes; its bus works regardless.
+    await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n: 10 }));
+    const done = await fromWorker(page, 'done', 10_000);
+    assert.equal(done.n, 10);
+    await waitFor(() => manager.sessions.some((s) => !before.has(s) && s.isLive), 10_000, "the page's session");
+    const session = manager.sessions.find((s) => !before.has(s))!;
+    await waitFor(() => busNamed(session, 'extra-ui') !== undefined, 10_000, "the page's bus");
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(
+      [...session.model.buses.values()].map((b) => b.name),
+      ['extra-ui'],
+    );
+    assert.equal(session.model.threadViews(), undefined);
     assert.deepEqual(errors, []);
     await page.close();
   });

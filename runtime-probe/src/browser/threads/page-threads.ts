@@ -51,7 +51,12 @@ class WorkerThread {
     if (this.exitedAt !== null) return;
     // A worker that speaks garbage loses only its own port.
     if (!isWorkerToPage(data)) return this.hub.exited(this, true);
-    this.hub.handle(this, data);
+    try {
+      this.hub.handle(this, data);
+    } catch {
+      // What the page cannot encode for the link (a snapshot that does not serialise) ends this thread only.
+      this.hub.exited(this, true);
+    }
   }
 }
 
@@ -61,6 +66,7 @@ class PageThreads {
   /** The link the workers follow, and its key (a new one per link: frames for an older link are stale). */
   private link: PageLink | undefined;
   private key = 0;
+  private lastKey = 0;
   private config: RecordingConfig | undefined;
   /** Records of workers that the link could not take (its socket over the limit). */
   droppedRecords = 0;
@@ -90,7 +96,8 @@ class PageThreads {
     if (link !== this.link) {
       const old = this.key;
       this.link = link;
-      this.key = link === undefined ? 0 : old + 1;
+      // Never reused: frames a worker posted for an older link may still be on their way.
+      this.key = link === undefined ? 0 : ++this.lastKey;
       for (const t of this.threads) {
         t.joinedKey = 0;
         if (t.id === 0) continue;
@@ -174,7 +181,7 @@ class PageThreads {
     t.port.close();
     if (malformed) {
       try {
-        console.warn('[busscope] a worker sent the page a malformed message; its thread is no longer recorded');
+        console.warn('[busscope] the page could not use a message from a worker; its thread is no longer recorded');
       } catch {
         // no console
       }
