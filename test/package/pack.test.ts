@@ -445,7 +445,7 @@ test('busscope-probe/analysis runs the analyses over a trace file, from ESM and 
 const ESM_ONLY: Readonly<Record<string, string>> = {
   './bus': 'the browser entry: bundlers and pages import it',
   './browser': 'the page-side auto-connect entry (the Vite plugin injects its import)',
-  './browser/worker': "a page's Web Workers as threads of its session: pages and workers import it",
+  './browser/worker': "the browser entry for a page's Web Worker (it re-exports ./browser): workers import it",
 };
 /** Subpaths without a `types` condition, and why. */
 const UNTYPED: Readonly<Record<string, string>> = {
@@ -757,8 +757,8 @@ test('types: every TypeScript sample in the shipped README compiles (strict) aga
 });
 
 /** A page handing a DOM Worker to `addWorker`, and the worker's side, as a browser consumer writes them. */
-const WORKERS_USAGE = `import { connect } from 'busscope-probe/browser';
-import { addWorker, connectToPage, EventBus, type WorkerConnection } from 'busscope-probe/browser/worker';
+const WORKERS_USAGE = `import { addWorker, connect } from 'busscope-probe/browser';
+import { connectToPage, EventBus, type WorkerConnection } from 'busscope-probe/browser/worker';
 
 connect({ url: 'ws://127.0.0.1:41234/', token: 't' });
 addWorker(new Worker(new URL('./pricing.worker.js', import.meta.url), { type: 'module', name: 'pricing' }));

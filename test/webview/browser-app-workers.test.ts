@@ -1,7 +1,7 @@
-// A page's Web Workers in real Chromium: a page with a bus connects (`busscope-probe/browser`, the
-// BUILT entry) and hands its dedicated module worker to `addWorker` (`busscope-probe/browser/worker`,
-// the BUILT entry: a second bundle, as a package's two subpaths are); the worker, with a bus of its
-// own, calls `connectToPage()`. The extension-side server, session manager and model run for real
+// A page's Web Workers in real Chromium: a page with a bus connects and hands its dedicated module
+// worker to `addWorker` (`busscope-probe/browser`, the BUILT entry); the worker loads
+// `busscope-probe/browser/worker` (BUILT, over dist/browser.mjs as the package ships it) first, makes
+// a bus of its own and calls `connectToPage()`. The extension-side server, session manager and model run for real
 // (as in browser-app.test.ts): one session, two threads, the worker's bus under the worker's thread,
 // its dispatches counted exactly, the inspector feed's snapshot groups the buses by thread and the
 // built inspector shows them so; a terminated worker's thread ends; a worker that buries the page in
@@ -27,8 +27,7 @@ const WORKER_ENTRY = path.join(ROOT, 'runtime-probe/dist/browser-worker.mjs');
 
 /** The page: a bus of its own, one worker handed to addWorker before the connection is open. */
 const APP_JS = `
-import { connect, EventBus } from '/busscope-browser.mjs';
-import { addWorker } from '/busscope-browser-worker.mjs';
+import { addWorker, connect, EventBus } from '/dist/browser.mjs';
 const q = new URLSearchParams(location.search);
 const state = (window.__busscope = { state: 'starting', fromWorker: [] });
 const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'chromium-workers', retryMs: Number(q.get('retry') ?? 0) });
@@ -47,7 +46,7 @@ c.ready.then(() => {
 
 /** The worker: imports the worker entry first, then makes its bus; dispatches when the page says so. */
 const WORKER_JS = `
-import { connectToPage, EventBus } from '/busscope-browser-worker.mjs';
+import { connectToPage, EventBus } from '/dist/browser-worker.mjs';
 const seen = [];
 const jobs = new EventBus({ name: 'worker-jobs' });
 jobs.subscribe('job.done', function onJobDone() {});
@@ -79,8 +78,7 @@ self.onmessage = (e) => {
  * 'early' (handed over, but it made a bus before importing the worker entry: its ids could collide).
  */
 const EXTRA_JS = `
-import { connect, EventBus } from '/busscope-browser.mjs';
-import { addWorker } from '/busscope-browser-worker.mjs';
+import { addWorker, connect, EventBus } from '/dist/browser.mjs';
 const q = new URLSearchParams(location.search);
 const state = (window.__busscope = { state: 'starting', fromWorker: [] });
 const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'chromium-extra', retryMs: 0 });
@@ -95,9 +93,9 @@ c.ready.then(() => { state.state = 'open'; });
 `;
 
 const EARLY_WORKER_JS = `
-import { EventBus } from '/busscope-browser.mjs';
+import { EventBus } from '/dist/browser.mjs';
 const first = new EventBus({ name: 'early-bus' });
-const { connectToPage } = await import('/busscope-browser-worker.mjs');
+const { connectToPage } = await import('/dist/browser-worker.mjs');
 const link = connectToPage();
 first.subscribe('tick', () => undefined);
 first.dispatch('tick', {});
@@ -132,8 +130,9 @@ async function serveApp(): Promise<StaticServer> {
     if (url.pathname === '/extra.js') return send('text/javascript', EXTRA_JS);
     if (url.pathname === '/early-worker.js') return send('text/javascript', EARLY_WORKER_JS);
     if (url.pathname === '/worker.js') return send('text/javascript', WORKER_JS);
-    if (url.pathname === '/busscope-browser.mjs') return send('text/javascript', browserEntry);
-    if (url.pathname === '/busscope-browser-worker.mjs') return send('text/javascript', workerEntry);
+    // As the package ships them: the worker entry imports ./browser.mjs.
+    if (url.pathname === '/dist/browser.mjs') return send('text/javascript', browserEntry);
+    if (url.pathname === '/dist/browser-worker.mjs') return send('text/javascript', workerEntry);
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -335,6 +334,25 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     );
     assert.equal(session.model.threadViews(), undefined);
     assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("the extension's recording settings reach the worker: at detail 'dispatch' its handler calls are no longer recorded", async () => {
+    const { page, session } = await openApp();
+    await waitFor(() => busNamed(session, 'worker-jobs') !== undefined, 10_000, 'the worker bus');
+    const jobs = busNamed(session, 'worker-jobs')!;
+    await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n: 50 }));
+    await waitFor(() => jobs.dispatches === 50 && session.model.totalHandlerCalls >= 50, 10_000, 'dispatches with their handler calls');
+    const calls = session.model.totalHandlerCalls;
+    const config = await session.probeClient!.configure({ detail: 'dispatch' });
+    assert.equal(config.detail, 'dispatch');
+    // The page passes the settings on to its worker over their port (another channel than the app's 'go').
+    await new Promise((r) => setTimeout(r, 300));
+    await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n: 80 }));
+    await waitFor(() => jobs.dispatches >= 130, 10_000, 'the dispatches at the new detail');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(jobs.dispatches, 130);
+    assert.equal(session.model.totalHandlerCalls, calls, 'no handler calls recorded at detail dispatch');
     await page.close();
   });
 });

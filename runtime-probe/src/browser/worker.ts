@@ -1,14 +1,11 @@
-// `busscope-probe/browser/worker`: a page's Web Workers as threads of the page's Busscope session.
-// In the page, `addWorker(worker)` (after or before `connect`); in the worker, import this entry
-// first and call `connectToPage()`. Everything `busscope-probe/browser` exports is here too, so a
-// worker imports its bus from one place. Separate from `busscope-probe/browser` so that a page
-// without workers does not pay for it (test/unit/browser/size.test.ts). No Node built-ins here.
-import { joinPageWhenAsked } from './threads/worker-side';
+// `busscope-probe/browser/worker`: `busscope-probe/browser` for a page's dedicated Web Worker, as its
+// first import. Loading it reserves the worker's id block before the app's modules create buses and
+// takes the port the page hands over (`addWorker`), so that `connectToPage()` can make the worker a
+// thread of the page's session. Built as a re-export of dist/browser.mjs (scripts/build.mjs): one
+// copy of the code whichever of the two entries a page or worker imports. No Node built-ins here.
+import { joinPageWhenAsked } from './index';
 
 export * from './index';
-export { addWorker, type PageWorker } from './threads/page-threads';
-export { connectToPage, type ConnectToPageOptions, type WorkerConnection, type WorkerConnectionState } from './threads/worker-side';
 
-// In a dedicated worker: reserve this worker's id block before the app's modules create buses, and
-// take the port the page hands over. Elsewhere (the page, Node) nothing happens.
+// In a dedicated worker only; elsewhere (a page, Node) nothing happens.
 joinPageWhenAsked();

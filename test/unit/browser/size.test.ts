@@ -69,7 +69,7 @@ test('bus + recorder + transport (connect, EventBus): minified and gzipped withi
   assert.deepEqual(adapters, []);
   // Parts a page cannot use come with `busscope-probe` / `busscope-probe/bus` (bus/optional-parts.ts),
   // the tracer multiplexers with hooking, the protocol's reader not at all.
-  // So are the Web Workers' parts (`busscope-probe/browser/worker`): the page pays only their slot.
+  // So are the Web Workers' parts (`addWorker`, `connectToPage`) when unused: the page pays only their slot.
   for (const part of [
     'bus/producer-inbox.ts',
     'debug/event-breaks.ts',
@@ -99,14 +99,17 @@ test('watch adds the EventTarget, mitt and nanoevents adapters, and still no Nod
   console.log(`busscope-probe/browser (connect, watch, EventBus): ${b.minified} B minified, ${b.gzipped} B gzipped`);
 });
 
-test('busscope-probe/browser/worker (addWorker, connectToPage): the page and worker sides, no Node built-ins', async () => {
-  const b = await bundle('connect, addWorker, connectToPage, EventBus', './runtime-probe/src/browser/worker.ts');
+test("a page's Web Workers (addWorker, connectToPage) add their parts only when imported, and still no Node built-in", async () => {
+  const b = await bundle('connect, addWorker, connectToPage, EventBus');
   assert.deepEqual(b.nodeImports, []);
-  for (const part of ['browser/threads/page-threads.ts', 'browser/threads/worker-side.ts', 'recorder/recorder-core.ts']) {
+  for (const part of ['browser/threads/page-threads.ts', 'browser/threads/worker-side.ts']) {
     assert.ok(
       b.inputs.some((f) => f.endsWith(part)),
       `${part} in the bundle`,
     );
   }
-  console.log(`busscope-probe/browser/worker (connect, addWorker, connectToPage, EventBus): ${b.minified} B minified, ${b.gzipped} B gzipped`);
+  console.log(`busscope-probe/browser (connect, addWorker, connectToPage, EventBus): ${b.minified} B minified, ${b.gzipped} B gzipped`);
+  // The worker entry (busscope-probe/browser/worker) is the same code plus the call that joins at load.
+  const w = await bundle('connectToPage, EventBus', './runtime-probe/src/browser/worker.ts');
+  assert.deepEqual(w.nodeImports, []);
 });

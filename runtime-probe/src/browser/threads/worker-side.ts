@@ -59,7 +59,7 @@ let pagePort: ProbePort | undefined;
 let active: PageThreadLink | undefined;
 
 /**
- * Runs when the worker entry loads: reserves this worker's id block before the app's modules create
+ * What `busscope-probe/browser/worker` runs as it loads (apps need not call it): reserves this worker's id block before the app's modules create
  * buses, and catches the page's port (stopping the marked message there, so the app never sees it).
  */
 export function joinPageWhenAsked(): void {
@@ -95,8 +95,9 @@ export function connectToPage(options: ConnectToPageOptions = {}): WorkerConnect
   const { name } = options;
   if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 256))
     throw new TypeError('connectToPage: name must be a non-empty string of at most 256 characters');
-  if (!inDedicatedWorker() || block === 0)
-    throw new TypeError('connectToPage: call it in a dedicated Web Worker (new Worker(…)); a page connects with connect()');
+  if (!inDedicatedWorker()) throw new TypeError('connectToPage: call it in a dedicated Web Worker (new Worker(…)); a page connects with connect()');
+  if (block === 0)
+    throw new TypeError("connectToPage: this worker did not load busscope-probe/browser/worker (import it first: it reserves the worker's ids as it loads)");
   if (active !== undefined && active.state !== 'closed' && active.state !== 'refused') {
     throw new TypeError('connectToPage: this worker is connected to its page already; close() that connection first');
   }
