@@ -58,6 +58,9 @@ self.onmessage = (e) => {
   if (m.t === 'go') {
     for (let i = 0; i < m.n; i++) jobs.dispatch('job.done', { i });
     postMessage({ t: 'done', n: m.n, seen, busId: jobs.busId });
+  } else if (m.t === 'close') {
+    link.close();
+    postMessage({ t: 'closed', state: link.state });
   } else if (m.t === 'flood') {
     // Chunks on timers, so the worker's recorder drains and posts while the page is too busy to take them.
     let left = m.n;
@@ -337,7 +340,7 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     await page.close();
   });
 
-  test("the extension's recording settings reach the worker: at detail 'dispatch' its handler calls are no longer recorded", async () => {
+  test("the extension's recording settings reach the worker (at detail 'dispatch' its handler calls are no longer recorded); close() in the worker ends its thread", async () => {
     const { page, session } = await openApp();
     await waitFor(() => busNamed(session, 'worker-jobs') !== undefined, 10_000, 'the worker bus');
     const jobs = busNamed(session, 'worker-jobs')!;
@@ -353,6 +356,14 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(jobs.dispatches, 130);
     assert.equal(session.model.totalHandlerCalls, calls, 'no handler calls recorded at detail dispatch');
+
+    // close() in the worker: what it recorded arrives, then its thread ends; the page's session goes on.
+    await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n: 7 }));
+    await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'close' }));
+    assert.equal((await fromWorker(page, 'closed', 10_000)).state, 'closed');
+    await waitFor(() => session.model.threads.get(jobs.thread)?.exitedAt != null, 10_000, "the worker thread's end");
+    assert.equal(jobs.dispatches, 137);
+    assert.ok(session.isLive);
     await page.close();
   });
 });
