@@ -60,7 +60,13 @@ self.onmessage = (e) => {
     postMessage({ t: 'done', n: m.n, seen, busId: jobs.busId });
   } else if (m.t === 'close') {
     link.close();
-    postMessage({ t: 'closed', state: link.state });
+    let again = null;
+    try {
+      connectToPage();
+    } catch (e) {
+      again = e.name + ': ' + e.message;
+    }
+    postMessage({ t: 'closed', state: link.state, again });
   } else if (m.t === 'flood') {
     // Chunks on timers, so the worker's recorder drains and posts while the page is too busy to take them.
     let left = m.n;
@@ -369,7 +375,9 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     // close() in the worker: what it recorded arrives, then its thread ends; the page's session goes on.
     await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n: 7 }));
     await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'close' }));
-    assert.equal((await fromWorker(page, 'closed', 10_000)).state, 'closed');
+    const closed = await fromWorker(page, 'closed', 10_000);
+    assert.equal(closed.state, 'closed');
+    assert.equal(closed.again, 'TypeError: connectToPage: this worker called it already (that connection is closed)');
     await waitFor(() => session.model.threads.get(jobs.thread)?.exitedAt != null, 10_000, "the worker thread's end");
     assert.equal(jobs.dispatches, 137);
     assert.ok(session.isLive);

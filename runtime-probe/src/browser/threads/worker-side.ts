@@ -87,8 +87,8 @@ export function joinPageWhenAsked(): void {
 /**
  * Makes this worker's buses a thread of its page's Busscope session: call it in a dedicated Web
  * Worker that the page passed to `addWorker`. The worker keeps working the same whether or not the
- * page takes it in. One connection per worker.
- * @throws TypeError outside a dedicated worker, on bad options, or when connected already.
+ * page takes it in. Once per worker (a closed thread does not come back).
+ * @throws TypeError outside a dedicated worker, on bad options, or when called before in this worker.
  */
 export function connectToPage(options: ConnectToPageOptions = {}): WorkerConnection {
   if (typeof options !== 'object' || options === null) throw new TypeError('connectToPage: options must be an object { name? }');
@@ -98,9 +98,8 @@ export function connectToPage(options: ConnectToPageOptions = {}): WorkerConnect
   if (!inDedicatedWorker()) throw new TypeError('connectToPage: call it in a dedicated Web Worker (new Worker(…)); a page connects with connect()');
   if (block === 0)
     throw new TypeError("connectToPage: this worker did not load busscope-probe/browser/worker (import it first: it reserves the worker's ids as it loads)");
-  if (active !== undefined && active.state !== 'closed' && active.state !== 'refused') {
-    throw new TypeError('connectToPage: this worker is connected to its page already; close() that connection first');
-  }
+  // Once per worker: the page ends the thread (and its port) when the worker closes it.
+  if (active !== undefined) throw new TypeError(`connectToPage: this worker called it already (that connection is ${active.state})`);
   active = new PageThreadLink(name ?? defaultName());
   if (pagePort !== undefined) active.begin(pagePort);
   return active;
