@@ -83,6 +83,25 @@ const builds = [
     format: 'esm',
     target: ['chrome110', 'firefox110', 'safari16'],
   },
+  {
+    // A page's Web Workers (`busscope-probe/browser/worker`): the browser entry, loaded by a worker as
+    // its first import. A few lines over dist/browser.mjs, never a second copy of it (its state — the
+    // worker's id block, the page's port — must be the one `connectToPage` reads).
+    ...common,
+    entryPoints: [at('runtime-probe/src/browser/worker.ts')],
+    outfile: at('runtime-probe/dist/browser-worker.mjs'),
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome110', 'firefox110', 'safari16'],
+    plugins: [
+      {
+        name: 'browser-entry-external',
+        setup(b) {
+          b.onResolve({ filter: /^\.\/index$/ }, () => ({ path: './browser.mjs', external: true }));
+        },
+      },
+    ],
+  },
   // The Vite plugin (`busscope-probe/vite`): runs in Vite's Node process.
   ...['esm', 'cjs'].map((format) => ({
     ...common,

@@ -445,6 +445,7 @@ test('busscope-probe/analysis runs the analyses over a trace file, from ESM and 
 const ESM_ONLY: Readonly<Record<string, string>> = {
   './bus': 'the browser entry: bundlers and pages import it',
   './browser': 'the page-side auto-connect entry (the Vite plugin injects its import)',
+  './browser/worker': "the browser entry for a page's Web Worker (it re-exports ./browser): workers import it",
 };
 /** Subpaths without a `types` condition, and why. */
 const UNTYPED: Readonly<Record<string, string>> = {
@@ -755,11 +756,26 @@ test('types: every TypeScript sample in the shipped README compiles (strict) aga
   if (problems.length > 0) assert.fail(`README samples do not compile:\n${problems.join('\n')}`);
 });
 
+/** A page handing a DOM Worker to `addWorker`, and the worker's side, as a browser consumer writes them. */
+const WORKERS_USAGE = `import { addWorker, connect } from 'busscope-probe/browser';
+import { connectToPage, EventBus, type WorkerConnection } from 'busscope-probe/browser/worker';
+
+connect({ url: 'ws://127.0.0.1:41234/', token: 't' });
+addWorker(new Worker(new URL('./pricing.worker.js', import.meta.url), { type: 'module', name: 'pricing' }));
+// @ts-expect-error not a Worker
+addWorker({});
+const c: WorkerConnection = connectToPage({ name: 'pricing' });
+const state: 'connecting' | 'open' | 'refused' | 'closed' = c.state;
+const ready: Promise<void> = c.ready;
+new EventBus<{ price: number }>({ name: 'prices' }).dispatch('price', 1);
+void [state, ready];
+`;
+
 let browserRun: TscRun | undefined;
 function browserConsumerRun(): TscRun {
   browserRun ??= tscProject(
     'browser',
-    { 'usage.ts': usage('busscope-probe/bus') },
+    { 'usage.ts': usage('busscope-probe/bus'), 'workers.ts': WORKERS_USAGE },
     {
       module: 'esnext',
       moduleResolution: 'bundler',
@@ -773,6 +789,11 @@ function browserConsumerRun(): TscRun {
 test('types: a browser consumer (bundler resolution, DOM lib, no Node types) type-checks busscope-probe/bus', () => {
   const problems = problemsFor(browserConsumerRun(), 'usage.ts');
   if (problems.length > 0) assert.fail(`tsc errors for a browser consumer:\n${problems.join('\n')}`);
+});
+
+test('types: a browser consumer type-checks busscope-probe/browser/worker: a DOM Worker is what addWorker takes', () => {
+  const problems = problemsFor(browserConsumerRun(), 'workers.ts');
+  if (problems.length > 0) assert.fail(`tsc errors for a browser consumer of busscope-probe/browser/worker:\n${problems.join('\n')}`);
 });
 
 test("types: the shipped .d.ts files themselves type-check (skipLibCheck: false, tsc's default)", () => {

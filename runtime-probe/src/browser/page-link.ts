@@ -8,6 +8,7 @@
 
 // The protocol's modules by name, not its index: the page's bundle must not keep the reader's module state.
 import { ProtocolError } from '../protocol/errors';
+import { parseJsonObject } from '../protocol/fields';
 import { FrameDecoder, FrameKind } from '../protocol/framing';
 import { MAX_CLIENT_FRAME_BYTES } from '../protocol/limits';
 import {
@@ -21,6 +22,7 @@ import {
 } from '../protocol/messages';
 import { PROBE_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../protocol/version';
 import { PROBE_VERSION } from '../probe/version';
+import { runtime } from '../bus/runtime';
 import type { RecorderCore } from '../recorder/recorder-core';
 import { RecordSink } from '../recorder/sink';
 import { buildSnapshot } from '../recorder/snapshot';
@@ -49,6 +51,13 @@ export interface PageSocket {
 
 const OPEN = 1;
 
+/**
+ * The page's open link, for its Web Workers' hub (`addWorker`, browser/threads/page-threads.ts), which
+ * `changed` tells when the link opens, closes or the recording settings change. A page without
+ * workers pays only for the slot.
+ */
+const threads = (runtime.pageThreads ??= {});
+
 export interface PageLinkOptions {
   readonly token: string;
   readonly app: AppInfo;
@@ -63,7 +72,7 @@ export class PageLink extends RecordSink {
 
   constructor(
     private readonly socket: PageSocket,
-    private readonly recorder: RecorderCore,
+    readonly recorder: RecorderCore,
     private readonly options: PageLinkOptions,
     private readonly events: LinkEvents,
   ) {
@@ -129,10 +138,12 @@ export class PageLink extends RecordSink {
         if (this.isClosed()) return;
         if (f.kind !== FrameKind.Control) throw new ProtocolError('unknown-kind', 'the extension may only send control frames');
         const body = f.body;
-        // The extension's refusal (bad token, version) arrives as a probe-side error message, and so
-        // does a detach (code `detached`) once the stream is live: either way the page does not dial again.
-        if (isErrorFrame(body)) {
-          this.refused = readRefusal(body);
+        // The extension's refusal (bad token, version) arrives as a probe-side `error` message, and so
+        // does a detach (code `detached`) once the stream is live: either way the page does not dial
+        // again. Read without the full probe-side parser (page bundle size).
+        const o = parseJsonObject(body);
+        if (o.type === 'error') {
+          this.refused = { code: typeof o.code === 'string' ? o.code : 'refused', message: typeof o.message === 'string' ? o.message : 'refused' };
           this.close();
           return;
         }
@@ -161,6 +172,8 @@ export class PageLink extends RecordSink {
         config: r.config,
       };
       r.attach(this, [encodeControlFrame(welcome)], () => encodeSnapshotFrame(buildSnapshot(r), null));
+      threads.link = this;
+      threads.changed?.();
       this.events.opened();
       return;
     }
@@ -173,6 +186,7 @@ export class PageLink extends RecordSink {
         return;
       case 'configure': {
         const config = r.configure(message.config);
+        threads.changed?.();
         this.send({ type: 'configured', requestId: message.requestId, config });
         return;
       }
@@ -205,25 +219,11 @@ export class PageLink extends RecordSink {
     const wasOpen = this.state === 'open';
     this.state = 'closed';
     this.decoder.release();
-    if (wasOpen) this.recorder.detach(this, false);
+    if (wasOpen) {
+      this.recorder.detach(this, false);
+      if (threads.link === this) threads.link = undefined;
+      threads.changed?.();
+    }
     this.events.closed(this.refused);
-  }
-}
-
-/** A refusal is an `error` message (the shape the Node probe sends), read without the full probe-side parser. */
-function isErrorFrame(body: Uint8Array): boolean {
-  // `{"type":"error"` as JSON.stringify writes it.
-  const prefix = '{"type":"error"';
-  if (body.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (body[i] !== prefix.charCodeAt(i)) return false;
-  return true;
-}
-
-function readRefusal(body: Uint8Array): { code: string; message: string } {
-  try {
-    const o = JSON.parse(new TextDecoder().decode(body)) as { code?: unknown; message?: unknown };
-    return { code: typeof o.code === 'string' ? o.code : 'refused', message: typeof o.message === 'string' ? o.message : 'refused' };
-  } catch {
-    return { code: 'refused', message: 'the extension refused the page' };
   }
 }

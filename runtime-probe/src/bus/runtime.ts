@@ -82,6 +82,22 @@ export interface SharedRuntime {
    * Optional: a runtime created by an earlier copy of this runtime version has none until one registers.
    */
   optional?: OptionalParts;
+  /**
+   * A page's one open Busscope link (`busscope-probe/browser`) and the hub of its Web Workers, which
+   * follows it (browser/threads/page-threads.ts). Here, not in a module, because the page may load the
+   * browser entry and the worker entry as two bundles. Optional, as above.
+   */
+  pageThreads?: PageThreadsSlot;
+}
+
+/** @internal See `SharedRuntime.pageThreads`. */
+export interface PageThreadsSlot {
+  /** The page's link while Busscope receives its records (a PageLink). */
+  link?: object;
+  /** Called when the link opens, closes, or the extension reconfigures recording. */
+  changed?: () => void;
+  /** The workers' hub, made by the page's first `addWorker`. */
+  hub?: object;
 }
 
 /** @internal See `SharedRuntime.optional`. */

@@ -12,7 +12,10 @@ import { build, type Plugin } from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BUDGET_BYTES = 25 * 1024;
 
-async function bundle(names: string): Promise<{ inputs: string[]; gzipped: number; minified: number; nodeImports: string[] }> {
+async function bundle(
+  names: string,
+  entry = './runtime-probe/src/browser/index.ts',
+): Promise<{ inputs: string[]; gzipped: number; minified: number; nodeImports: string[] }> {
   const nodeImports: string[] = [];
   const spy: Plugin = {
     name: 'node-builtins',
@@ -29,7 +32,7 @@ async function bundle(names: string): Promise<{ inputs: string[]; gzipped: numbe
   // What an app's bundler does with it: the page imports connect, watch and the bus.
   const result = await build({
     stdin: {
-      contents: `import { ${names} } from './runtime-probe/src/browser/index.ts'; globalThis.x = { ${names} };`,
+      contents: `import { ${names} } from '${entry}'; globalThis.x = { ${names} };`,
       resolveDir: root,
       loader: 'ts',
     },
@@ -66,7 +69,15 @@ test('bus + recorder + transport (connect, EventBus): minified and gzipped withi
   assert.deepEqual(adapters, []);
   // Parts a page cannot use come with `busscope-probe` / `busscope-probe/bus` (bus/optional-parts.ts),
   // the tracer multiplexers with hooking, the protocol's reader not at all.
-  for (const part of ['bus/producer-inbox.ts', 'debug/event-breaks.ts', 'bus/tracer-mux.ts', 'protocol/record-decoder.ts']) {
+  // So are the Web Workers' parts (`addWorker`, `connectToPage`) when unused: the page pays only their slot.
+  for (const part of [
+    'bus/producer-inbox.ts',
+    'debug/event-breaks.ts',
+    'bus/tracer-mux.ts',
+    'protocol/record-decoder.ts',
+    'threads/page-threads.ts',
+    'threads/worker-side.ts',
+  ]) {
     assert.ok(!b.inputs.some((f) => f.endsWith(part)), `${part} left out`);
   }
   console.log(`busscope-probe/browser (connect, EventBus): ${b.minified} B minified, ${b.gzipped} B gzipped (budget ${BUDGET_BYTES} B)`);
@@ -86,4 +97,19 @@ test('watch adds the EventTarget, mitt and nanoevents adapters, and still no Nod
   }
   assert.ok(!b.inputs.some((f) => f.endsWith('emitters/node-emitter.ts') || f.endsWith('emitters/event-target.ts')), 'Node-only adapters left out');
   console.log(`busscope-probe/browser (connect, watch, EventBus): ${b.minified} B minified, ${b.gzipped} B gzipped`);
+});
+
+test("a page's Web Workers (addWorker, connectToPage) add their parts only when imported, and still no Node built-in", async () => {
+  const b = await bundle('connect, addWorker, connectToPage, EventBus');
+  assert.deepEqual(b.nodeImports, []);
+  for (const part of ['browser/threads/page-threads.ts', 'browser/threads/worker-side.ts']) {
+    assert.ok(
+      b.inputs.some((f) => f.endsWith(part)),
+      `${part} in the bundle`,
+    );
+  }
+  console.log(`busscope-probe/browser (connect, addWorker, connectToPage, EventBus): ${b.minified} B minified, ${b.gzipped} B gzipped`);
+  // The worker entry (busscope-probe/browser/worker) is the same code plus the call that joins at load.
+  const w = await bundle('connectToPage, EventBus', './runtime-probe/src/browser/worker.ts');
+  assert.deepEqual(w.nodeImports, []);
 });
