@@ -10,9 +10,9 @@ import { runsBefore } from './priority';
 import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import type { ProducerDropPolicy, ProducerStats, TransferablePort } from './cross-thread';
-import type { ConnectedProducer, ProducerInbox } from './producer-inbox';
+import type { ProducerInbox } from './producer-inbox';
 import { warnOwnerCollected } from './owner-warning';
-import { runtime, takeBusId } from './runtime';
+import { runtime, takeBusId, type ProducedOrigin } from './runtime';
 import {
   defaultIsOwnerAlive,
   describeOwner,
@@ -148,19 +148,27 @@ export class EventBus<E extends EventMap> implements TracedBus {
   /** Created with the first owned subscription. */
   private owners: WeakMap<object, OwnerGroup> | null = null;
   private registry: FinalizationRegistry<OwnerGroup> | null = null;
-  private readonly queueTypes: string[] = [];
-  private readonly queuePayloads: unknown[] = [];
-  /** Per queued event, the ambient context its `enqueue` ran in (undefined without a context carrier). */
-  private readonly queueContexts: unknown[] = [];
-  private queueHead = 0;
+  // The queue (@internal: a producer port's cap drops from it, producer-inbox.ts).
+  /** @internal */
+  readonly queueTypes: string[] = [];
+  /** @internal */
+  readonly queuePayloads: unknown[] = [];
+  /**
+   * @internal Per queued event, the ambient context its `enqueue` ran in (undefined without a context
+   * carrier), or, for an event from a producer port, its origin (an array).
+   */
+  readonly queueContexts: unknown[] = [];
+  /** @internal */
+  queueHead = 0;
   private flushing = false;
   private flushScheduled = false;
   private readonly scheduledFlush: (() => void) | null;
   private closed = false;
   private readonly registration: WeakRef<TracedBus>;
-  /** Events waiting to flush beyond which events from producer ports are dropped. */
-  private readonly producerCap: number;
-  private readonly producerDrop: ProducerDropPolicy;
+  /** @internal Events waiting to flush beyond which events from producer ports are dropped. */
+  readonly producerCap: number;
+  /** @internal */
+  readonly producerDrop: ProducerDropPolicy;
   /** Created by the first `openProducerPort()`. */
   private inbox: ProducerInbox | null = null;
 
@@ -694,37 +702,18 @@ export class EventBus<E extends EventMap> implements TracedBus {
     return this.inbox === null ? Promise.resolve() : this.inbox.whenClosed();
   }
 
-  /** @internal An event from a producer port (producer-inbox.ts): queued, or dropped at the cap. */
-  acceptProduced(type: string, payload: unknown, producer: ConnectedProducer): void {
-    const inbox = this.inbox as ProducerInbox;
-    if (this.closed) {
-      inbox.discarded++;
-      return;
-    }
-    if (this.queueTypes.length - this.queueHead >= this.producerCap) {
-      inbox.noteDropped(this.producerCap, this.producerDrop, producer);
-      if (this.producerDrop === 'newest') return;
-      // Arrivals are tasks, never inside a flush: the head can move here.
-      const head = this.queueHead;
-      this.queuePayloads[head] = undefined;
-      this.queueHead = head + 1;
-      if (head >= 1024 && head * 2 >= this.queueTypes.length) {
-        // A consumer that never flushes must not grow the arrays with dropped slots.
-        this.queueTypes.splice(0, head + 1);
-        this.queuePayloads.splice(0, head + 1);
-        this.queueHead = 0;
-      }
-    }
-    this.pushQueued(type, payload);
-  }
-
-  private pushQueued(type: string, payload: unknown): void {
+  /**
+   * @internal Queues an event: from `enqueue`, or from a producer port (producer-inbox.ts, which
+   * applies the cap first and gives the event's origin).
+   */
+  pushQueued(type: string, payload: unknown, origin?: ProducedOrigin): void {
     const wasEmpty = this.queueHead === this.queueTypes.length;
     this.queueTypes.push(type);
     this.queuePayloads.push(payload);
-    // The context this event was enqueued in, so its dispatch (whenever flushed) is its descendant.
+    // The context this event was enqueued in, so its dispatch (whenever flushed) is its descendant;
+    // an event from another thread has no context here, its slot holds its origin instead.
     const carrier = currentContextCarrier();
-    this.queueContexts.push(carrier === undefined ? undefined : captureContext(carrier));
+    this.queueContexts.push(origin ?? (carrier === undefined ? undefined : captureContext(carrier)));
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
       try {
@@ -757,7 +746,10 @@ export class EventBus<E extends EventMap> implements TracedBus {
         const i = this.queueHead;
         // A DispatchDepthError (or a stack overflow unwinding to the outermost dispatch) leaves this event at the head.
         const context = captured[i];
-        const carrier = context === undefined ? undefined : currentContextCarrier();
+        let carrier: ContextCarrier | undefined;
+        // A producer port's event: the recorder takes its origin at this dispatch's start.
+        if (Array.isArray(context)) runtime.produced = context as unknown as ProducedOrigin;
+        else if (context !== undefined) carrier = currentContextCarrier();
         if (carrier === undefined) self.dispatch(types[i], payloads[i]);
         else carrier.run(context, self.dispatch, self, types[i], payloads[i]);
         dispatched++;
@@ -773,6 +765,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
       captured.splice(0, this.queueHead);
       this.queueHead = 0;
       this.flushing = false;
+      // Not taken when no recorder is installed, or when the dispatch was refused at maxDepth.
+      runtime.produced = undefined;
       if (dispatched > 0) {
         const tracer = currentBusTracer();
         if (tracer !== undefined) {

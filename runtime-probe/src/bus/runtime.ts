@@ -77,7 +77,22 @@ export interface SharedRuntime {
    * Optional: a runtime created by an earlier copy of this runtime version has none until one registers.
    */
   optional?: OptionalParts;
+  /**
+   * The producer port's event `flush()` dispatches now (the bus sets it, the recorder takes it at
+   * that dispatch's start): where it came from. Optional as above.
+   */
+  produced?: ProducedOrigin;
+  /** This thread's `worker_threads.threadId`, set by the Node entry (0 or absent on a main thread and in pages). */
+  threadId?: number;
 }
+
+/**
+ * @internal An event from a producer port: [the producer's thread id, when it enqueued (epoch ms,
+ * `performance.timeOrigin + performance.now()` in its thread)]. Plain data, as every copy of the
+ * package reads it; it rides in the event's context slot of the bus's queue (a context carrier's
+ * contexts are never arrays).
+ */
+export type ProducedOrigin = readonly [thread: number, enqueuedAt: number];
 
 /** @internal See `SharedRuntime.optional`. */
 export interface OptionalParts {

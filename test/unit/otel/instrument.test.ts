@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
-import { EventBus } from '../../../runtime-probe/src/bus/index';
+import { connectProducer, EventBus } from '../../../runtime-probe/src/bus/index';
 import { probe } from '../../../runtime-probe/src/index';
 import { currentDispatchTracer } from '../../../runtime-probe/src/bus/tracer';
 import { readTraceFileMessages } from '../../../runtime-probe/src/client/index';
@@ -241,6 +241,36 @@ test('autoFlush microtask keeps causality too', async () => {
   request.end();
   await new Promise((r) => setImmediate(r));
   assert.equal(parentOf(sdk.only('send orders')), request.spanContext().spanId);
+  bus.dispose();
+  await sdk.shutdown();
+});
+
+test("oldest-first drops at a producer queue's cap keep every queued event's context with it: a local enqueue still flushes under its caller's span", async () => {
+  const sdk = makeSdk();
+  active = instrumentOpenTelemetry({ tracerProvider: sdk.provider });
+  const appTracer = sdk.provider.getTracer('app');
+  const bus = new EventBus<Events>({ name: 'orders', producerQueue: { cap: 10, drop: 'oldest' } });
+  bus.subscribe('order.placed', () => undefined);
+  bus.subscribe('order.shipped', () => undefined);
+  // A producer port (same thread: the port is real either way) outruns a bus that never flushes:
+  // 3,000 arrivals at a cap of 10 move the queue's head past where the queue compacts (1,024).
+  const producer = connectProducer<Events>(bus.openProducerPort());
+  const warn = console.warn;
+  console.warn = () => undefined; // the cap's warning, said once
+  try {
+    for (let i = 0; i < 3000; i++) producer.enqueue('order.shipped', { id: i });
+    producer.close();
+    await bus.producersClosed();
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal(bus.producerStats.dropped, 2990);
+  const request = appTracer.startSpan('request');
+  context.with(trace.setSpan(context.active(), request), () => bus.enqueue('order.placed', { id: 1 }));
+  request.end();
+  assert.equal(bus.flush(), 11);
+  const placed = sdk.only('send orders', (s) => s.attributes['messaging.destination.name'] === 'order.placed');
+  assert.equal(parentOf(placed), request.spanContext().spanId);
   bus.dispose();
   await sdk.shutdown();
 });
