@@ -687,10 +687,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /** Counts of the cross-thread queues into this bus (all zero before `openProducerPort()`). */
   get producerStats(): ProducerStats {
-    const inbox = this.inbox;
-    return inbox === null
-      ? { openPorts: 0, received: 0, dropped: 0, discarded: 0 }
-      : { openPorts: inbox.openPorts, received: inbox.received, dropped: inbox.dropped, discarded: inbox.discarded };
+    return this.inbox?.stats() ?? { openPorts: 0, received: 0, dropped: 0, discarded: 0 };
   }
 
   /**
@@ -699,7 +696,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
    * before its last events do; await this, then `flush()`.
    */
   producersClosed(): Promise<void> {
-    return this.inbox === null ? Promise.resolve() : this.inbox.whenClosed();
+    return this.inbox?.whenClosed() ?? Promise.resolve();
   }
 
   /**

@@ -173,6 +173,11 @@ export class ProducerInbox implements ProducerStats {
     }
   }
 
+  /** The counts, as `bus.producerStats` gives them (a copy). */
+  stats(): ProducerStats {
+    return { openPorts: this.openPorts, received: this.received, dropped: this.dropped, discarded: this.discarded };
+  }
+
   /** Resolves once every port opened so far has closed (everything posted on them has been received). */
   whenClosed(): Promise<void> {
     if (this.openPorts === 0) return Promise.resolve();
