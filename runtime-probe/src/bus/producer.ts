@@ -62,9 +62,13 @@ function ownThreadId(): number {
   }
 }
 
+/** This thread's `performance.timeOrigin`, read once (a getter into the runtime on every read in Node). */
+let timeOrigin = NaN;
+
 /** Now on the epoch-aligned clock every thread's recorder shares (the consumer's recorder subtracts its time origin). */
 function epochNow(): number {
-  return performance.timeOrigin + performance.now();
+  if (timeOrigin !== timeOrigin) timeOrigin = performance.timeOrigin;
+  return timeOrigin + performance.now();
 }
 
 function isDataCloneError(error: unknown): boolean {
