@@ -155,7 +155,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
   readonly queuePayloads: unknown[] = [];
   /**
    * @internal Per queued event, the ambient context its `enqueue` ran in (undefined without a context
-   * carrier), or, for an event from a producer port, its origin (an array).
+   * carrier), or, for an event from a producer port, its origin (an array that holds that context).
    */
   readonly queueContexts: unknown[] = [];
   /** @internal */
@@ -701,14 +701,14 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /**
    * @internal Queues an event: from `enqueue`, or from a producer port (producer-inbox.ts, which
-   * applies the cap first and gives the event's origin).
+   * applies the cap first and gives the event's origin, which holds the context it arrived in).
    */
   pushQueued(type: string, payload: unknown, origin?: ProducedOrigin): void {
     const wasEmpty = this.queueHead === this.queueTypes.length;
     this.queueTypes.push(type);
     this.queuePayloads.push(payload);
     // The context this event was enqueued in, so its dispatch (whenever flushed) is its descendant;
-    // an event from another thread has no context here, its slot holds its origin instead.
+    // for an event from another thread, its origin (holding the context it arrived in).
     const carrier = currentContextCarrier();
     this.queueContexts.push(origin ?? (carrier === undefined ? undefined : captureContext(carrier)));
     const tracer = currentBusTracer();
@@ -742,11 +742,13 @@ export class EventBus<E extends EventMap> implements TracedBus {
       while (this.queueHead < types.length) {
         const i = this.queueHead;
         // A DispatchDepthError (or a stack overflow unwinding to the outermost dispatch) leaves this event at the head.
-        const context = captured[i];
-        let carrier: ContextCarrier | undefined;
-        // A producer port's event: the recorder takes its origin at this dispatch's start.
-        if (Array.isArray(context)) runtime.produced = context as unknown as ProducedOrigin;
-        else if (context !== undefined) carrier = currentContextCarrier();
+        let context = captured[i];
+        if (Array.isArray(context)) {
+          // A producer port's event: the recorder takes its origin at this dispatch's start.
+          runtime.produced = context as unknown as ProducedOrigin;
+          context = context[2];
+        }
+        const carrier = context === undefined ? undefined : currentContextCarrier();
         if (carrier === undefined) self.dispatch(types[i], payloads[i]);
         else carrier.run(context, self.dispatch, self, types[i], payloads[i]);
         dispatched++;

@@ -9,6 +9,32 @@
 // optional part (optional-parts.ts), so a page that cannot open producer ports does not carry it.
 import { PRODUCER_CLOSE, PRODUCER_EVENT, PRODUCER_HELLO, type ProducerDropPolicy, type ProducerStats } from './cross-thread';
 import { runtime, type ProducedOrigin } from './runtime';
+import { currentContextCarrier } from './tracer';
+
+let carrierFailureReported = false;
+
+/**
+ * The ambient context an event from another thread arrives in (as `enqueue` captures it for a local
+ * one), so its dispatch runs in it whenever flushed. A carrier must never break the event: on a
+ * failure it has none (reported once).
+ */
+function arrivalContext(): unknown {
+  const carrier = currentContextCarrier();
+  if (carrier === undefined) return undefined;
+  try {
+    return carrier.capture();
+  } catch (error) {
+    if (!carrierFailureReported) {
+      carrierFailureReported = true;
+      try {
+        console.error("[busscope] the context carrier threw on a producer port's event; further errors are ignored:", error);
+      } catch {
+        // nothing left to report to
+      }
+    }
+    return undefined;
+  }
+}
 
 /** A batch of drops at a bus's cap, for a running probe (`runtime.optional.producerDrops`). */
 export interface ProducerDropReport {
@@ -26,7 +52,7 @@ export interface ProducerConsumer {
   readonly busId: number;
   readonly producerCap: number;
   readonly producerDrop: ProducerDropPolicy;
-  /** The queue: parallel arrays from `queueHead` on (types, payloads, contexts or producer origins). */
+  /** The queue: parallel arrays from `queueHead` on (types, payloads, contexts or producer origins holding them). */
   readonly queueTypes: string[];
   readonly queuePayloads: unknown[];
   readonly queueContexts: unknown[];
@@ -115,7 +141,7 @@ export class ProducerInbox implements ProducerStats {
         this.received++;
         // Where it came from, for the inspector's flow from the producer's enqueue to this dispatch.
         const at = message[3];
-        this.accept(type, message[2], producer, producer.thread !== 0 && typeof at === 'number' && Number.isFinite(at) ? [producer.thread, at] : undefined);
+        this.accept(type, message[2], producer, typeof at === 'number' && Number.isFinite(at) ? at : NaN);
         return;
       }
       case PRODUCER_HELLO: {
@@ -135,7 +161,7 @@ export class ProducerInbox implements ProducerStats {
   }
 
   /** Queues one event that arrived from a producer, or drops at the cap (the newest: this one; the oldest: the queue's head). */
-  private accept(type: string, payload: unknown, producer: ConnectedProducer, origin: ProducedOrigin | undefined): void {
+  private accept(type: string, payload: unknown, producer: ConnectedProducer, enqueuedAt: number): void {
     if (this.disposed) {
       this.discarded++;
       return;
@@ -160,7 +186,9 @@ export class ProducerInbox implements ProducerStats {
         bus.queueHead = 0;
       }
     }
-    bus.pushQueued(type, payload, origin);
+    // No origin without both (a producer on a main thread or in a web worker has no thread id).
+    if (producer.thread === 0 || enqueuedAt !== enqueuedAt) bus.pushQueued(type, payload);
+    else bus.pushQueued(type, payload, [producer.thread, enqueuedAt, arrivalContext()]);
   }
 
   private closed(port: ConsumerPort): void {

@@ -88,11 +88,11 @@ export interface SharedRuntime {
 
 /**
  * @internal An event from a producer port: [the producer's thread id, when it enqueued (epoch ms,
- * `performance.timeOrigin + performance.now()` in its thread)]. Plain data, as every copy of the
- * package reads it; it rides in the event's context slot of the bus's queue (a context carrier's
- * contexts are never arrays).
+ * `performance.timeOrigin + performance.now()` in its thread), the ambient context captured when it
+ * arrived (as for any queued event)]. Plain data, as every copy of the package reads it; it rides in
+ * the event's context slot of the bus's queue (a context carrier's contexts are never arrays).
  */
-export type ProducedOrigin = readonly [thread: number, enqueuedAt: number];
+export type ProducedOrigin = readonly [thread: number, enqueuedAt: number, context: unknown];
 
 /** @internal See `SharedRuntime.optional`. */
 export interface OptionalParts {
