@@ -676,7 +676,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (this.closed) throw new TypeError(`EventBus.openProducerPort: bus "${this.name}" is disposed`);
     let inbox = this.inbox;
     if (inbox === null) {
-      const open = runtime.optional?.producerInbox;
+      const open = runtime.optional?.producerQueue;
       if (open === undefined) {
         throw new Error("EventBus.openProducerPort: add import 'busscope-probe/bus' (producer ports are not in 'busscope-probe/browser')");
       }

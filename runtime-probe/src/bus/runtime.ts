@@ -96,8 +96,12 @@ export type ProducedOrigin = readonly [thread: number, enqueuedAt: number, conte
 
 /** @internal See `SharedRuntime.optional`. */
 export interface OptionalParts {
-  /** Opens the cross-thread inbox of a bus (`EventBus.openProducerPort`). */
-  producerInbox?: (bus: ProducerConsumer) => ProducerInbox;
+  /**
+   * Opens the cross-thread inbox of a bus (`EventBus.openProducerPort`), which applies the cap to
+   * the bus's queue itself. (Earlier copies registered `producerInbox`, whose inbox called the bus's
+   * `acceptProduced`: a new name, so a bus never gets an inbox that speaks the other contract.)
+   */
+  producerQueue?: (bus: ProducerConsumer) => ProducerInbox;
   /** Set by a running probe server (Node): told of events dropped at a producer queue's cap, one report per batch. */
   producerDrops?: (report: ProducerDropReport) => void;
   /** Payload conditions and the current hit of event breakpoints (debug/event-breaks.ts). */
