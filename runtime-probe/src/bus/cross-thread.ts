@@ -10,8 +10,12 @@ import type { EventMap } from './types';
 export type TransferablePort = InstanceType<typeof MessagePort>;
 
 /** Message tags. Every message is an array whose first element is one of these. */
+/** `[PRODUCER_EVENT, type, payload, enqueuedAt]` (enqueuedAt: epoch ms, `performance.timeOrigin + performance.now()` in the producer's thread). */
 export const PRODUCER_EVENT = 0;
-/** `[PRODUCER_HELLO, site]`: sent once by `connectProducer` (site: the connecting call's stack line or ''). */
+/**
+ * `[PRODUCER_HELLO, site, threadId]`: sent once by `connectProducer` (site: the connecting call's
+ * stack line or ''; threadId: the producer's `worker_threads.threadId`, 0 when it cannot say).
+ */
 export const PRODUCER_HELLO = 1;
 /** `[PRODUCER_CLOSE]`: `producer.close()`; the consumer closes its end. */
 export const PRODUCER_CLOSE = 2;

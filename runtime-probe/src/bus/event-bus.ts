@@ -9,9 +9,9 @@ import { runsBefore } from './priority';
 import { callInScope } from './scoped-call';
 import { DispatchDepthError, DispatchStackOverflowError } from './errors';
 import type { ProducerDropPolicy, ProducerStats, TransferablePort } from './cross-thread';
-import type { ConnectedProducer, ProducerInbox } from './producer-inbox';
+import type { ProducerInbox } from './producer-inbox';
 import { warnOwnerCollected } from './owner-warning';
-import { runtime, takeBusId, takeSubscriptionId } from './runtime';
+import { runtime, takeBusId, takeSubscriptionId, type ProducedOrigin } from './runtime';
 import {
   defaultIsOwnerAlive,
   describeOwner,
@@ -146,19 +146,27 @@ export class EventBus<E extends EventMap> implements TracedBus {
   /** Created with the first owned subscription. */
   private owners: WeakMap<object, OwnerGroup> | null = null;
   private registry: FinalizationRegistry<OwnerGroup> | null = null;
-  private readonly queueTypes: string[] = [];
-  private readonly queuePayloads: unknown[] = [];
-  /** Per queued event, the ambient context its `enqueue` ran in (undefined without a context carrier). */
-  private readonly queueContexts: unknown[] = [];
-  private queueHead = 0;
+  // The queue (@internal: a producer port's cap drops from it, producer-inbox.ts).
+  /** @internal */
+  readonly queueTypes: string[] = [];
+  /** @internal */
+  readonly queuePayloads: unknown[] = [];
+  /**
+   * @internal Per queued event, the ambient context its `enqueue` ran in (undefined without a context
+   * carrier), or, for an event from a producer port, its origin (an array that holds that context).
+   */
+  readonly queueContexts: unknown[] = [];
+  /** @internal */
+  queueHead = 0;
   private flushing = false;
   private flushScheduled = false;
   private readonly scheduledFlush: (() => void) | null;
   private closed = false;
   private readonly registration: WeakRef<TracedBus>;
-  /** Events waiting to flush beyond which events from producer ports are dropped. */
-  private readonly producerCap: number;
-  private readonly producerDrop: ProducerDropPolicy;
+  /** @internal Events waiting to flush beyond which events from producer ports are dropped. */
+  readonly producerCap: number;
+  /** @internal */
+  readonly producerDrop: ProducerDropPolicy;
   /** Created by the first `openProducerPort()`. */
   private inbox: ProducerInbox | null = null;
 
@@ -663,7 +671,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (this.closed) throw new TypeError(`EventBus.openProducerPort: bus "${this.name}" is disposed`);
     let inbox = this.inbox;
     if (inbox === null) {
-      const open = runtime.optional?.producerInbox;
+      const open = runtime.optional?.producerQueue;
       if (open === undefined) {
         throw new Error("EventBus.openProducerPort: add import 'busscope-probe/bus' (producer ports are not in 'busscope-probe/browser')");
       }
@@ -674,10 +682,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /** Counts of the cross-thread queues into this bus (all zero before `openProducerPort()`). */
   get producerStats(): ProducerStats {
-    const inbox = this.inbox;
-    return inbox === null
-      ? { openPorts: 0, received: 0, dropped: 0, discarded: 0 }
-      : { openPorts: inbox.openPorts, received: inbox.received, dropped: inbox.dropped, discarded: inbox.discarded };
+    return this.inbox?.stats() ?? { openPorts: 0, received: 0, dropped: 0, discarded: 0 };
   }
 
   /**
@@ -686,40 +691,21 @@ export class EventBus<E extends EventMap> implements TracedBus {
    * before its last events do; await this, then `flush()`.
    */
   producersClosed(): Promise<void> {
-    return this.inbox === null ? Promise.resolve() : this.inbox.whenClosed();
+    return this.inbox?.whenClosed() ?? Promise.resolve();
   }
 
-  /** @internal An event from a producer port (producer-inbox.ts): queued, or dropped at the cap. */
-  acceptProduced(type: string, payload: unknown, producer: ConnectedProducer): void {
-    const inbox = this.inbox as ProducerInbox;
-    if (this.closed) {
-      inbox.discarded++;
-      return;
-    }
-    if (this.queueTypes.length - this.queueHead >= this.producerCap) {
-      inbox.noteDropped(this.producerCap, this.producerDrop, producer);
-      if (this.producerDrop === 'newest') return;
-      // Arrivals are tasks, never inside a flush: the head can move here.
-      const head = this.queueHead;
-      this.queuePayloads[head] = undefined;
-      this.queueHead = head + 1;
-      if (head >= 1024 && head * 2 >= this.queueTypes.length) {
-        // A consumer that never flushes must not grow the arrays with dropped slots.
-        this.queueTypes.splice(0, head + 1);
-        this.queuePayloads.splice(0, head + 1);
-        this.queueHead = 0;
-      }
-    }
-    this.pushQueued(type, payload);
-  }
-
-  private pushQueued(type: string, payload: unknown): void {
+  /**
+   * @internal Queues an event: from `enqueue`, or from a producer port (producer-inbox.ts, which
+   * applies the cap first and gives the event's origin, which holds the context it arrived in).
+   */
+  pushQueued(type: string, payload: unknown, origin?: ProducedOrigin): void {
     const wasEmpty = this.queueHead === this.queueTypes.length;
     this.queueTypes.push(type);
     this.queuePayloads.push(payload);
-    // The context this event was enqueued in, so its dispatch (whenever flushed) is its descendant.
+    // The context this event was enqueued in, so its dispatch (whenever flushed) is its descendant;
+    // for an event from another thread, its origin (holding the context it arrived in).
     const carrier = currentContextCarrier();
-    this.queueContexts.push(carrier === undefined ? undefined : captureContext(carrier));
+    this.queueContexts.push(origin ?? (carrier === undefined ? undefined : captureContext(carrier)));
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
       try {
@@ -751,7 +737,12 @@ export class EventBus<E extends EventMap> implements TracedBus {
       while (this.queueHead < types.length) {
         const i = this.queueHead;
         // A DispatchDepthError (or a stack overflow unwinding to the outermost dispatch) leaves this event at the head.
-        const context = captured[i];
+        let context = captured[i];
+        if (Array.isArray(context)) {
+          // A producer port's event: the recorder takes its origin at this dispatch's start.
+          runtime.produced = context as unknown as ProducedOrigin;
+          context = context[2];
+        }
         const carrier = context === undefined ? undefined : currentContextCarrier();
         if (carrier === undefined) self.dispatch(types[i], payloads[i]);
         else carrier.run(context, self.dispatch, self, types[i], payloads[i]);
@@ -768,6 +759,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
       captured.splice(0, this.queueHead);
       this.queueHead = 0;
       this.flushing = false;
+      // Not taken when no recorder is installed, or when the dispatch was refused at maxDepth.
+      runtime.produced = undefined;
       if (dispatched > 0) {
         const tracer = currentBusTracer();
         if (tracer !== undefined) {

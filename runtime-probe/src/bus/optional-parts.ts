@@ -9,6 +9,6 @@ import { ProducerInbox } from './producer-inbox';
 import { runtime } from './runtime';
 
 const parts = (runtime.optional ??= {});
-parts.producerInbox = (bus) => new ProducerInbox(bus);
+parts.producerQueue = (bus) => new ProducerInbox(bus);
 parts.eventBreakWanted = eventBreakWanted;
 parts.eventBreakDone = eventBreakDone;

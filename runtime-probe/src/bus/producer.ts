@@ -7,9 +7,12 @@
 // cannot be cloned throws there, in the worker, naming the event. MessagePort delivery is FIFO and
 // a posted message is already in the consumer's port queue when postMessage returns, so nothing the
 // worker posted is lost when it exits, throws or is terminated afterwards.
+// Each event carries its enqueue time and the hello the producer's thread id: the consumer's
+// recorder writes both into the event's dispatch record, which the inspector draws a flow from.
 import { describeValue } from '../delegates/disposable';
 import { PRODUCER_CLOSE, PRODUCER_EVENT, PRODUCER_HELLO, type CloneableEvents, type CloneablePayload, type ProducerPortEnd } from './cross-thread';
 import type { EventMap, EventName, PayloadArgs } from './types';
+import { runtime } from './runtime';
 
 /** The typed producer end of `bus.openProducerPort()`. */
 export interface Producer<E extends EventMap> {
@@ -44,6 +47,30 @@ function callerLine(): string {
   return lines.length > 3 ? lines[3].trim() : '';
 }
 
+/**
+ * This thread's `worker_threads.threadId` (0 on the main thread and in web workers): from the Node
+ * entry when it is loaded here, else read without importing a Node built-in (this file runs in
+ * browsers too; `process.getBuiltinModule` is Node ≥ 20.16).
+ */
+function ownThreadId(): number {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const id = runtime.threadId ?? (proc?.getBuiltinModule?.('node:worker_threads') as { threadId?: unknown } | undefined)?.threadId;
+    return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** This thread's `performance.timeOrigin`, read once (a getter into the runtime on every read in Node). */
+let timeOrigin = NaN;
+
+/** Now on the epoch-aligned clock every thread's recorder shares (the consumer's recorder subtracts its time origin). */
+function epochNow(): number {
+  if (timeOrigin !== timeOrigin) timeOrigin = performance.timeOrigin;
+  return timeOrigin + performance.now();
+}
+
 function isDataCloneError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'DataCloneError';
 }
@@ -64,7 +91,7 @@ class PortProducer<E extends EventMap> implements Producer<E> {
     const port = this.port;
     if (port === null) throw new TypeError(`Producer.enqueue("${type}"): the producer is closed`);
     try {
-      port.postMessage([PRODUCER_EVENT, type, payload]);
+      port.postMessage([PRODUCER_EVENT, type, payload, epochNow()]);
     } catch (error) {
       if (!isDataCloneError(error)) throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -99,6 +126,6 @@ export function connectProducer<E extends EventMap & CloneableEvents<E>>(port: P
   if (!isPortEnd(port)) {
     throw new TypeError(`connectProducer: port must be the MessagePort returned by bus.openProducerPort() (got ${describeValue(port)})`);
   }
-  port.postMessage([PRODUCER_HELLO, callerLine()]);
+  port.postMessage([PRODUCER_HELLO, callerLine(), ownThreadId()]);
   return new PortProducer<E>(port);
 }

@@ -83,6 +83,13 @@ export interface SharedRuntime {
    */
   optional?: OptionalParts;
   /**
+   * The producer port's event `flush()` dispatches now (the bus sets it, the recorder takes it at
+   * that dispatch's start): where it came from. Optional as above.
+   */
+  produced?: ProducedOrigin;
+  /** This thread's `worker_threads.threadId`, set by the Node entry (0 or absent on a main thread and in pages). */
+  threadId?: number;
+  /**
    * A page's one open Busscope link (`busscope-probe/browser`) and the hub of its Web Workers, which
    * follows it (browser/threads/page-threads.ts). Here, not in a module, because the page may load the
    * browser entry and the worker entry as two bundles. Optional, as above.
@@ -100,10 +107,22 @@ export interface PageThreadsSlot {
   hub?: object;
 }
 
+/**
+ * @internal An event from a producer port: [the producer's thread id, when it enqueued (epoch ms,
+ * `performance.timeOrigin + performance.now()` in its thread), the ambient context captured when it
+ * arrived (as for any queued event)]. Plain data, as every copy of the package reads it; it rides in
+ * the event's context slot of the bus's queue (a context carrier's contexts are never arrays).
+ */
+export type ProducedOrigin = readonly [thread: number, enqueuedAt: number, context: unknown];
+
 /** @internal See `SharedRuntime.optional`. */
 export interface OptionalParts {
-  /** Opens the cross-thread inbox of a bus (`EventBus.openProducerPort`). */
-  producerInbox?: (bus: ProducerConsumer) => ProducerInbox;
+  /**
+   * Opens the cross-thread inbox of a bus (`EventBus.openProducerPort`), which applies the cap to
+   * the bus's queue itself. (Earlier copies registered `producerInbox`, whose inbox called the bus's
+   * `acceptProduced`: a new name, so a bus never gets an inbox that speaks the other contract.)
+   */
+  producerQueue?: (bus: ProducerConsumer) => ProducerInbox;
   /** Set by a running probe server (Node): told of events dropped at a producer queue's cap, one report per batch. */
   producerDrops?: (report: ProducerDropReport) => void;
   /** Set by a running probe server (Node): a producer connected to bus `busId` from `site` (its stack line, or ''). */

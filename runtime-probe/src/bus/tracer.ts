@@ -119,7 +119,7 @@ export type HandlerCall = (this: unknown, a: never, b: never) => unknown;
  * latest hooked): an ambient context is process-wide, so two carriers would carry the same thing.
  */
 export interface ContextCarrier {
-  /** The context active now; undefined when there is none worth keeping. */
+  /** The context active now; undefined when there is none worth keeping. Never an array (the queue keeps a producer port's origin in the same slot). */
   capture(): unknown;
   /** Calls `fn.call(thisArg, a, b)` inside `captured` and returns its result. */
   run<T, A, B, R>(captured: unknown, fn: (this: T, a: A, b: B) => R, thisArg: T, a: A, b: B): R;

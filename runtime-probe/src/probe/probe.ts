@@ -5,6 +5,7 @@
 
 import inspector from 'node:inspector';
 import path from 'node:path';
+import { isMainThread, threadId } from 'node:worker_threads';
 import { runtime } from '../bus/runtime';
 import type { ProducerDropReport } from '../bus/producer-inbox';
 import { setBusTracer, primaryBusTracer } from '../bus/tracer';
@@ -62,10 +63,21 @@ export class Probe {
   /**
    * Starts the probe server (idempotent: later calls return the first call's result until `stop()`).
    * Resolves once listening; never rejects — on failure it reports once and resolves with port 0.
+   * In a worker thread that joined the main thread's probe (threads/environment.ts) it does not
+   * listen: it warns once and resolves with port 0 (that thread's buses are in the main thread's session).
    * @throws TypeError on bad options.
    */
   start(options?: ProbeStartOptions): Promise<ProbeInfo> {
     const o = resolveStartOptions('probe.start', options);
+    if (!isMainThread && runtime.sharedIds !== undefined) {
+      // One socket and discovery file per process, the main thread's: a second (same pid) would
+      // also take this thread's buses away from the session they are forwarded to.
+      reportProbeWarning(
+        `probe.start() in worker thread ${threadId} does not listen: only the main thread opens a socket and a discovery file, ` +
+          "and this thread's buses are recorded by the main thread's probe (start it there)",
+      );
+      return Promise.resolve(Object.freeze({ host: o.host, port: 0, token: '', discoveryFile: null }));
+    }
     if (this.starting !== undefined) {
       // Started already (by busscope-probe/register or BUSSCOPE=1, before the app's own start): the
       // app's name still counts while nobody named it (read when the discovery file is written).

@@ -30,6 +30,7 @@ import { UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records
 import { BUS_KINDS } from '../protocol/records';
 import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';
+import { runtime, type ProducedOrigin } from '../bus/runtime';
 import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
 import type { RecorderClock, RecorderCoreOptions } from './recorder-host';
 import { SinkDelivery } from './sink-delivery';
@@ -144,7 +145,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private ring: Float64Array | null = null;
   /** Strings that do not fit a slot (owner descriptions, error texts, payload JSON), by slot. */
   private sideA: (string | null)[] = [];
-  private sideB: (string | null)[] = [];
+  /** Side strings; a dispatch's `sideB` is its producer-port origin (not a string). */
+  private sideB: (string | ProducedOrigin | null)[] = [];
   private readPos = 0;
   private size = 0;
   private fullDropped = 0;
@@ -156,6 +158,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private stackCap = 64;
   private top = -1;
   private stack = new Float64Array(this.stackCap * ST);
+  /** Per stack entry, the producer-port origin of its event (`runtime.produced` at its start). */
+  private readonly origins: (ProducedOrigin | undefined)[] = [];
   private lastSeq = 0;
   /**
    * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
@@ -326,7 +330,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.highWater = highWaterOf(this.capacity);
     this.ring = new Float64Array(this.capacity * W);
     this.sideA = new Array<string | null>(this.capacity).fill(null);
-    this.sideB = new Array<string | null>(this.capacity).fill(null);
+    this.sideB = new Array<string | ProducedOrigin | null>(this.capacity).fill(null);
     this.readPos = 0;
     this.size = 0;
     this.fullDropped = 0;
@@ -414,6 +418,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const typeId = type === this.lastType ? this.lastTypeId : this.typeIdOf(type);
     const top = ++this.top;
     if (top >= this.stackCap) this.growStack();
+    // A producer port's event (set by flush): taken, so the dispatches its handlers make are not from that producer.
+    const origin = runtime.produced;
+    if (origin !== undefined) runtime.produced = undefined;
+    this.origins[top] = origin;
     const st = this.stack;
     const b = top * ST;
     if (parentSeq === 0 && top > 0) {
@@ -586,6 +594,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     // The OpenTelemetry span's trace id, while one is open for this dispatch (a string the SDK holds).
     const traceIdOf = currentTraceIdSource();
     this.sideA[r / W] = traceIdOf === undefined ? null : readTraceId(traceIdOf);
+    this.sideB[r / W] = this.origins[top] ?? null;
     // Drained after the write, not before (as `alloc` does): this record's ticks must be resolved
     // by the drain that trims the clock reads they need.
     if (this.size >= this.highWater && !this.draining) this.drain();
@@ -893,7 +902,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     if (ring === null) return;
     const w = this.writer;
     const cap = this.capacity;
-    const side: SideStrings = { sideA: this.sideA, sideB: this.sideB };
+    const side: SideStrings = { sideA: this.sideA, sideB: this.sideB, timeOrigin: this.timeOrigin };
     const busAt = DISPATCH.at.bus;
     const typeAt = DISPATCH.at.type;
     const dispatchCode = DISPATCH.code;
@@ -915,7 +924,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             countsBus = busId;
           }
           // Runs of dispatch records (the bulk) go as dispatch blocks; what cannot start one, alone.
-          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA);
+          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB);
           if (n === 0) {
             counts[typeId]++;
             encodeSlot(ring, b, pos, side, w, clock);

@@ -2,6 +2,7 @@
 // layouts (layouts.ts) the hot path wrote it with. Off the hot path; no Node built-ins.
 
 import { putSvarint, putUvarint } from '../protocol/bytes';
+import type { ProducedOrigin } from '../bus/runtime';
 import { BLOCK_AT, BLOCK_ENTRY_BYTES, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
 import { toNs, type RecordWriter } from '../protocol/record-writer';
 import { RecordCode } from '../protocol/records';
@@ -49,7 +50,8 @@ function swapBytes(bytes: Uint8Array, length: number): void {
  * (protocol/dispatch-block.ts) — per record a few loads and u32 stores, the ticks shipped as they are
  * with the clock reads around them (the reader interpolates). The run ends at the first slot that
  * is not a dispatch of bus `countsBus` with a type below `counts.length`, carries a trace id (in
- * `traceIds`, the dispatch layout's side string: blocks have no room for it), has a time already known
+ * `traceIds`, the dispatch layout's side string: blocks have no room for it) or a producer-port
+ * origin (in `origins`, likewise), has a time already known
  * (a start resolved at an earlier drain, handler-detail exact times), a tick outside the kept reads
  * or a field beyond u32; or once the batch would pass `stopBytes`. Adds each record to `counts`.
  * Returns the slots written; 0 when the slot at `pos` cannot start a block (the caller encodes it
@@ -66,6 +68,7 @@ export function encodeDispatchBlock(
   countsBus: number,
   counts: Float64Array,
   traceIds: readonly (string | null)[],
+  origins: readonly (string | ProducedOrigin | null)[],
 ): number {
   const W = SLOT_STRIDE;
   const code = DISPATCH.code;
@@ -99,7 +102,7 @@ export function encodeDispatchBlock(
   let maxTick = 0;
   while (n < max) {
     const b = p * W;
-    if (ring[b] !== code || ring[b + oBus] !== countsBus || traceIds[p] !== null) break;
+    if (ring[b] !== code || ring[b + oBus] !== countsBus || traceIds[p] !== null || origins[p] !== null) break;
     const startTick = ring[b + oStartTick];
     const endTick = ring[b + oEndTick];
     // 0: that time is known already (NaN-free `start`/`end`), not a tick
@@ -196,7 +199,10 @@ export function encodeDispatchBlock(
 /** The strings of the slots that have them (see the layouts' `sideA`/`sideB`), by slot index. */
 export interface SideStrings {
   readonly sideA: (string | null)[];
-  readonly sideB: (string | null)[];
+  /** A dispatch's is its producer-port origin (bus/runtime.ts), not a string. */
+  readonly sideB: (string | ProducedOrigin | null)[];
+  /** The recorder's time origin (epoch ms): an origin's enqueue time is epoch ms. */
+  readonly timeOrigin: number;
 }
 
 /**
@@ -225,6 +231,7 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
       }
       // Stated only when an end fell in a long window (a slow handler inside it): usually small.
       const durationBound = bound + endBound > DURATION_BOUND_SENT_MS ? bound + endBound : 0;
+      const origin = side.sideB[pos] as ProducedOrigin | null;
       w.dispatch(
         ring[b + at.seq],
         start,
@@ -238,10 +245,12 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
         ring[b + at.parentSeq],
         ring[b + at.site],
         durationBound,
-        0,
+        origin === null ? 0 : origin[0],
         side.sideA[pos],
+        origin === null ? 0 : start + side.timeOrigin - origin[1],
       );
       side.sideA[pos] = null;
+      side.sideB[pos] = null;
       return;
     }
     case RecordCode.Handler: {
@@ -251,7 +260,7 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
     }
     case RecordCode.HandlerError: {
       const at = HANDLER_ERROR.at;
-      w.handlerError(ring[b + at.seq], ring[b + at.subscription], ring[b + at.time], side.sideA[pos] ?? '', side.sideB[pos]);
+      w.handlerError(ring[b + at.seq], ring[b + at.subscription], ring[b + at.time], side.sideA[pos] ?? '', side.sideB[pos] as string | null);
       side.sideA[pos] = null;
       side.sideB[pos] = null;
       return;

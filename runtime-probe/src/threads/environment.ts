@@ -4,7 +4,7 @@
 // the hub that feeds their records to the probe's streams. Worker: adopts the shared counters and
 // starts forwarding (worker-forwarder.ts). Once per thread, by the first copy of the package loaded.
 
-import { getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
+import { getEnvironmentData, isMainThread, setEnvironmentData, threadId } from 'node:worker_threads';
 import { shareInspectorState } from '../debug/inspector-gate';
 import { ID_BLOCK, runtime, SHARED_BUS_ID, SHARED_OWNER_ID, SHARED_SUBSCRIPTION_ID } from '../bus/runtime';
 import { reportProbeFailure } from '../probe/report';
@@ -52,6 +52,8 @@ function isThreadsEnvironment(value: unknown): value is ThreadsEnvironment {
 }
 
 export function installThreads(): void {
+  // For producers (bus/producer.ts) on a Node without process.getBuiltinModule.
+  runtime.threadId = threadId;
   if (runtime.sharedIds !== undefined) return;
   try {
     if (isMainThread) {

@@ -3,12 +3,13 @@
 // dispatch and enqueue → flush, errors, sampling, watched emitters, and the probe recording beside it.
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker, type MessagePort as NodeMessagePort } from 'node:worker_threads';
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
-import { EventBus } from '../../../runtime-probe/src/bus/index';
+import { connectProducer, EventBus } from '../../../runtime-probe/src/bus/index';
 import { probe } from '../../../runtime-probe/src/index';
 import { currentDispatchTracer } from '../../../runtime-probe/src/bus/tracer';
 import { readTraceFileMessages } from '../../../runtime-probe/src/client/index';
@@ -241,6 +242,74 @@ test('autoFlush microtask keeps causality too', async () => {
   request.end();
   await new Promise((r) => setImmediate(r));
   assert.equal(parentOf(sdk.only('send orders')), request.spanContext().spanId);
+  bus.dispose();
+  await sdk.shutdown();
+});
+
+test("oldest-first drops at a producer queue's cap keep every queued event's context with it: a local enqueue still flushes under its caller's span, a producer's events under theirs", async () => {
+  const sdk = makeSdk();
+  active = instrumentOpenTelemetry({ tracerProvider: sdk.provider });
+  const appTracer = sdk.provider.getTracer('app');
+  const bus = new EventBus<Events>({ name: 'orders', producerQueue: { cap: 10, drop: 'oldest' } });
+  bus.subscribe('order.placed', () => undefined);
+  bus.subscribe('order.shipped', () => undefined);
+  // A producer port (same thread: the port is real either way) outruns a bus that never flushes:
+  // 3,000 arrivals at a cap of 10 move the queue's head past where the queue compacts (1,024).
+  const producer = connectProducer<Events>(bus.openProducerPort());
+  const warn = console.warn;
+  console.warn = () => undefined; // the cap's warning, said once
+  try {
+    for (let i = 0; i < 3000; i++) producer.enqueue('order.shipped', { id: i });
+    producer.close();
+    await bus.producersClosed();
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal(bus.producerStats.dropped, 2990);
+  const request = appTracer.startSpan('request');
+  context.with(trace.setSpan(context.active(), request), () => bus.enqueue('order.placed', { id: 1 }));
+  request.end();
+  // Flushed inside another span: each event still runs in its own context, not the flush's.
+  const tick = appTracer.startSpan('tick');
+  assert.equal(
+    context.with(trace.setSpan(context.active(), tick), () => bus.flush()),
+    11,
+  );
+  tick.end();
+  const placed = sdk.only('send orders', (s) => s.attributes['messaging.destination.name'] === 'order.placed');
+  assert.equal(parentOf(placed), request.spanContext().spanId);
+  // The producer's events arrived (a port's message) outside any span: roots.
+  const shipped = sdk.spans().filter((s) => s.name === 'send orders' && s.attributes['messaging.destination.name'] === 'order.shipped');
+  assert.deepEqual(
+    shipped.map(parentOf),
+    Array.from({ length: 10 }, () => ''),
+  );
+  bus.dispose();
+  await sdk.shutdown();
+});
+
+test("a worker's events flush in the context they arrived in, not the flush's (their origin rides in the same queue slot)", async () => {
+  const sdk = makeSdk();
+  active = instrumentOpenTelemetry({ tracerProvider: sdk.provider });
+  const appTracer = sdk.provider.getTracer('app');
+  const bus = new EventBus<{ 'job.done': { i: number } }>({ name: 'jobs' });
+  bus.subscribe('job.done', () => undefined);
+  const port = bus.openProducerPort() as unknown as NodeMessagePort;
+  const worker = new Worker(path.resolve(__dirname, '../../fixtures/workers/flow-producer-worker.cjs'), {
+    workerData: { port, count: 3 },
+    transferList: [port],
+    execArgv: [],
+  });
+  await once(worker, 'message');
+  await bus.producersClosed();
+  const tick = appTracer.startSpan('tick');
+  assert.equal(
+    context.with(trace.setSpan(context.active(), tick), () => bus.flush()),
+    3,
+  );
+  tick.end();
+  const sends = sdk.spans().filter((s) => s.name === 'send jobs');
+  assert.deepEqual(sends.map(parentOf), ['', '', ''], 'arrived outside any span: roots, not children of the flush');
   bus.dispose();
   await sdk.shutdown();
 });
