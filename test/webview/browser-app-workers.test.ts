@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { BrowserAppServer } from '../../extension/src/browserApps/browserAppServer';
+import { BrowserAppServer, type BrowserApp } from '../../extension/src/browserApps/browserAppServer';
 import { InspectorFeed } from '../../extension/src/inspector/feed';
 import type { Session } from '../../extension/src/sessions/session';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
@@ -168,6 +168,8 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
   let app: StaticServer;
   let inspector: PageServer;
   let server: BrowserAppServer;
+  /** The newest page connection (a test cuts it to simulate a dropped line). */
+  let lastApp: BrowserApp | undefined;
   let manager: SessionManager;
 
   before(async () => {
@@ -176,7 +178,13 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     app = await serveApp();
     inspector = await servePage();
     manager = new SessionManager({ updateIntervalMs: 100 });
-    server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined), onRefused: () => undefined });
+    server = await BrowserAppServer.listen({
+      onApp: (a) => {
+        lastApp = a;
+        void manager.attachBrowserApp(a).catch(() => undefined);
+      },
+      onRefused: () => undefined,
+    });
   });
   after(async () => {
     manager?.dispose();
@@ -313,7 +321,8 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n: 100 }));
     await waitFor(() => busNamed(session, 'worker-jobs')!.dispatches === 100, 10_000, 'the first dispatches');
     const before = new Set(manager.sessions);
-    manager.detach(session);
+    // The line drops (not a Detach: a detached page stays away until it is reloaded).
+    lastApp!.transport.destroy();
     await waitFor(() => manager.sessions.some((s) => !before.has(s) && s.isLive), 15_000, 'the reconnected session');
     const again = manager.sessions.find((s) => !before.has(s))!;
     await waitFor(() => busNamed(again, 'worker-jobs') !== undefined, 10_000, 'the worker bus in the new session');
