@@ -15,9 +15,10 @@ export interface FailSink {
 
 /** @internal
  * Runs the handlers of a snapshot with `snap` as their ctx; returns the index of the handler that
- * consumed the event, or the handler count when none did. Stores the running index in
- * `snap.index` before each call (ctx.subscriptionId and unsubscribe-before-its-turn read it), so when
- * an error escapes (a stack overflow on its way out) the caller knows where it stopped.
+ * consumed the event, or the handler count when none did. Keeps the running index in `snap.index`
+ * (ctx.subscriptionId and unsubscribe-before-its-turn read it), so when an error escapes the caller
+ * knows where it stopped. The unrolled bodies start and end at index 0 (the caller resets it when
+ * they stop early), so the first handler's turn needs no store: with one handler, none at all.
  */
 export type RunHandlers = (handlers: StoredHandler[], payload: unknown, snap: Snapshot, sink: FailSink) => number;
 
@@ -44,11 +45,11 @@ export function unrolledSource(n: number): string {
   let body = '';
   for (let k = 0; k < n; k++) {
     body +=
-      `snap.index = ${k};\n` +
+      (k ? `snap.index = ${k};` : '') +
       `try { if (handlers[${k}](payload, snap) === true || snap.consumed) return ${k}; }\n` +
       `catch (error) { snap.consumed = false; sink.handlerFailedAt(error, snap, ${k}); }\n`;
   }
-  return `${body}return ${n};`;
+  return `${body}${n > 1 ? 'snap.index = 0;' : ''}return ${n};`;
 }
 
 let generationAllowed = true;
