@@ -210,7 +210,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.clock = host.clock;
     this.windowClock = new WindowClock(host.clock, () => this.drain());
     this.timeOrigin = host.clock.timeOrigin;
-    this.sites = new SiteTable(this.strings, host.resolveFrame);
+    this.sites = new SiteTable(this.strings, host.sourceMaps);
     this.delivery = new SinkDelivery(this.strings, this.sites);
     this.watchDebugger = host.watchDebugger ?? (() => undefined);
     this.capacity = this.nextCapacity = options.maxBufferedRecords;

@@ -8,7 +8,7 @@ import '../bus/optional-parts';
 import { watchInspector } from '../debug/inspector-gate';
 import { capturePayload } from './payload';
 import { RecorderCore, type RecorderHost, type RecorderOptions } from './recorder-core';
-import { resolveRawFrame } from './source-map';
+import { sourceMapper } from './source-map';
 
 export {
   DEFAULT_MAX_BUFFERED_RECORDS,
@@ -24,7 +24,7 @@ export const NODE_RECORDER_HOST: RecorderHost = Object.freeze({
   clock: performance,
   isProxy: utilTypes.isProxy,
   capturePayload,
-  resolveFrame: resolveRawFrame,
+  sourceMaps: sourceMapper,
   watchDebugger: watchInspector,
 });
 

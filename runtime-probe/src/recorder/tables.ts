@@ -9,7 +9,7 @@
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from '../protocol/limits';
 import type { SiteInfo } from '../protocol/records';
 import type { SourceSite } from '../bus/tracer';
-import { unmappedFrame, type FrameResolver, type RawFrame, type ResolvedFrame } from './frames';
+import type { FrameMapper, RawFrame, ResolvedFrame } from './frames';
 
 /**
  * Bounded: an app that makes up names (`user.${id}.updated` for every user) must not grow the
@@ -189,8 +189,13 @@ export class SiteTable {
   constructor(
     readonly strings: StringTable,
     /** Source mapping, injected (Node's lives in source-map.ts; the core imports no Node built-in). */
-    readonly resolveFrame: FrameResolver = unmappedFrame,
+    readonly mapper?: FrameMapper,
   ) {}
+
+  /** The site a stack line shows for `raw`: mapped when there is a mapper, else as the runtime printed it. */
+  resolveFrame(raw: RawFrame): ResolvedFrame {
+    return this.mapper === undefined ? raw.unmapped : this.mapper.resolve(raw);
+  }
 
   /** The site or NOT_A_SITE recorded for a raw V8 position; undefined when unseen. */
   atPosition(file: string, line: number, column: number): SiteEntry | typeof NOT_A_SITE | undefined {
