@@ -89,10 +89,6 @@ export class PageLink extends RecordSink {
     return this.state === 'closed';
   }
 
-  get isOpen(): boolean {
-    return this.state === 'open';
-  }
-
   // RecordSink
   canAccept(bytes: number): boolean {
     return this.state === 'open' && this.socket.readyState === OPEN && this.socket.bufferedAmount + bytes <= this.options.maxBufferedBytes;

@@ -7,7 +7,6 @@
 
 // The protocol's modules by name, not its index: a page bundle must not keep the reader's module state.
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from '../protocol/limits';
-import type { SiteInfo } from '../protocol/records';
 import type { SourceSite } from '../bus/tracer';
 import type { FrameMapper, RawFrame, ResolvedFrame } from './frames';
 
@@ -100,7 +99,6 @@ export class SiteEntry implements SourceSite {
   private resolvedColumn = 0;
   private resolvedFunction: string | undefined = undefined;
   private ids: { readonly fileId: number; readonly functionId: number } | null = null;
-  private frozenInfo: SiteInfo | null = null;
 
   constructor(
     readonly id: number,
@@ -135,13 +133,6 @@ export class SiteEntry implements SourceSite {
   /** String id of `functionName`, 0 without one. */
   get functionId(): number {
     return this.interned().functionId;
-  }
-  /** The wire form. */
-  get info(): SiteInfo {
-    if (this.frozenInfo === null) {
-      this.frozenInfo = Object.freeze({ file: this.file, line: this.line, column: this.column, functionName: this.functionName ?? null });
-    }
-    return this.frozenInfo;
   }
 
   private interned(): { readonly fileId: number; readonly functionId: number } {
