@@ -52,6 +52,21 @@ import {
   UnsubscribeSlot,
   SLOT_WIDTH as W,
 } from './layouts';
+import {
+  ST,
+  ST_SEQ,
+  ST_BUS,
+  ST_TYPE,
+  ST_DEPTH,
+  ST_PARENT,
+  ST_START,
+  ST_SUB,
+  ST_SITE,
+  ST_HANDLER_START,
+  ST_START_TICK,
+  ST_START_BOUND,
+  ST_SAMPLE,
+} from './dispatch-stack';
 import { encodeDispatchBlock, encodeSlot, type SideStrings } from './ring-encoder';
 import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
@@ -63,24 +78,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const reasonsMatch: Same<TracerUnsubscribeReason, UnsubscribeReason> = true;
 void reasonsMatch;
 
-/** Doubles per row of the dispatch stack (see the ST_ offsets). */
-const ST = 12;
-const ST_SEQ = 0;
-const ST_BUS = 1;
-const ST_TYPE = 2;
-const ST_DEPTH = 3;
-const ST_PARENT = 4;
-/** NaN when the dispatch is not timed (detail `lifecycle`, or tracking without recording). */
-const ST_START = 5;
-const ST_SUB = 6;
-const ST_SITE = 7;
-const ST_HANDLER_START = 8;
-/** Window-clock tick of the start (0: the start is `ST_START`, or untimed when that is NaN too). */
-const ST_START_TICK = 9;
-/** Error bound (ms) of `ST_START` once known. */
-const ST_START_BOUND = 10;
-/** Detail `handlers`: N when this dispatch's handlers are timed (it stands for N dispatches), else 0. */
-const ST_SAMPLE = 11;
 const DRAIN_INTERVAL_MS = 10;
 const MAX_ERROR_TEXT = 16 * 1024;
 
