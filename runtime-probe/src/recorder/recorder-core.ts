@@ -122,7 +122,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   private cfg: RecordingConfig;
   private detail: number;
-  private sanitize: PayloadSanitizer | undefined;
+  protected sanitize: PayloadSanitizer | undefined;
   private readonly isProxy: ProxyCheck | undefined;
   private readonly capture: typeof capturePayload | undefined;
   private readonly skipLines = new Map<string, number>();
@@ -132,12 +132,12 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** True while at least one sink is attached: only then are records written. */
   private recording = false;
   /** Install the dispatch tracer without sinks (stack tracking for snapshots taken under a debugger). */
-  private tracking = false;
+  protected tracking = false;
   private timer: ReturnType<typeof setInterval> | undefined;
 
   // --- the ring (allocated while recording)
   private capacity: number;
-  private nextCapacity: number;
+  protected nextCapacity: number;
   private highWater: number;
   private ring: Float64Array | null = null;
   /** Strings that do not fit a slot (owner descriptions, error texts, payload JSON), by slot. */
@@ -192,7 +192,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   // --- event breakpoints and per-type counts
   private breakTypes: ReadonlySet<string> = new Set();
-  private focusBuses: ReadonlySet<number> = new Set();
+  protected focusBuses: ReadonlySet<number> = new Set();
   /** Per bus id: dispatch records seen per type id (typed, so the drain adds without a map update per record). */
   private readonly typeDispatches = new Map<number, Float64Array>();
   /** (bus, type) keys with a recorded enqueue (a type may be enqueued and never dispatched yet). */
@@ -253,15 +253,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     return this.cfg;
   }
 
-  /** Ring size in records; takes effect the next time recording starts. */
-  setCapacity(maxBufferedRecords: number): void {
-    this.nextCapacity = maxBufferedRecords;
-  }
-
-  setSanitizer(sanitize: PayloadSanitizer | undefined): void {
-    this.sanitize = sanitize;
-  }
-
   setBreakOn(types: ReadonlySet<string>): void {
     this.breakTypes = types;
     // While there is something to break on, the bus skips the `debugger` statement when no debugger can listen.
@@ -277,18 +268,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.focusBuses = buses;
   }
 
-  get focus(): ReadonlySet<number> {
-    return this.focusBuses;
-  }
-
   get breakOn(): ReadonlySet<string> {
     return this.breakTypes;
-  }
-
-  setTracking(on: boolean): void {
-    this.tracking = on;
-    this.updateModes();
-    this.updateInstall();
   }
 
   /**
@@ -356,7 +337,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.updateInstall();
   }
 
-  private updateModes(): void {
+  protected updateModes(): void {
     this.timed = this.recording && this.detail !== DETAIL_LIFECYCLE;
     this.handlersTimed = this.recording && this.detail === DETAIL_HANDLERS;
     this.handlerHooks = this.hooksBase = this.tracking || !this.recording;
@@ -368,7 +349,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
    * event breakpoints are set. At detail `lifecycle` with none of those, nothing needs to see a
    * dispatch, so it is not installed and a dispatch costs what it costs detached.
    */
-  private updateInstall(): void {
+  protected updateInstall(): void {
     const want = (this.recording && (this.detail !== DETAIL_LIFECYCLE || this.breakTypes.size > 0)) || this.tracking;
     const installed = primaryDispatchTracer() === this;
     if (want && !installed) setDispatchTracer(this);
