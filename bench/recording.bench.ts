@@ -310,8 +310,9 @@ export async function run(): Promise<void> {
       `The app dispatches flat out for ${E2E_MS} ms (1 handler per type) while the client applies every message to the model. ` +
       `Records/s into the model = delivered ÷ the time until the last one arrived (at least the burst): it can be no more than what the app offered ` +
       `(its dispatch rate while recording), so it measures the reader only when the app outruns it (then drops are counted). ` +
-      `The reader's capacity, whatever the app offers and whatever share of the 2 shared cores it got: records per second of the reader process's own CPU time ` +
-      `(from connect until every record of the burst arrived: its socket reads, decoding, the model, and its wake-ups).\n\n` +
+      `The reader's capacity, whatever share of the 2 shared cores it got: records per second of the reader process's own CPU time ` +
+      `from connect until every record of the burst arrived (its socket reads, decoding, the model) — a lower bound: a fresh model, and a wake-up per ` +
+      `small read when the app offers little, count in it too. The reader's decoding alone, without the socket: the next table.\n\n` +
       markdownTable(
         [
           'processes',
