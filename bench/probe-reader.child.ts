@@ -27,6 +27,11 @@ export interface ReaderCounts {
   /** Epoch ms (performance.timeOrigin based) when the last dispatch record arrived; 0 if none. */
   readonly lastDispatchAt: number;
   readonly firstDispatchAt: number;
+  /**
+   * This process's CPU time (user + system, ms) from `connect` to this report: the reader's own cost,
+   * whatever share of the machine it got (the app, and other work, compete with it for cores).
+   */
+  readonly cpuMs: number;
 }
 
 export type ReaderReply =
@@ -40,9 +45,10 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 let client: ProbeClient | undefined;
 let counts = fresh();
+let cpuAtConnect = process.cpuUsage();
 
 function fresh(): { -readonly [K in keyof ReaderCounts]: ReaderCounts[K] } {
-  return { dispatchRecords: 0, handlerRecords: 0, otherRecords: 0, droppedRecords: 0, droppedDispatches: 0, lastDispatchAt: 0, firstDispatchAt: 0 };
+  return { dispatchRecords: 0, handlerRecords: 0, otherRecords: 0, droppedRecords: 0, droppedDispatches: 0, lastDispatchAt: 0, firstDispatchAt: 0, cpuMs: 0 };
 }
 
 function reply(message: ReaderReply): void {
@@ -101,6 +107,7 @@ async function handle(command: ReaderCommand): Promise<void> {
           }
         },
       });
+      cpuAtConnect = process.cpuUsage();
       reply({ type: 'ready' });
       return;
     }
@@ -113,7 +120,10 @@ async function handle(command: ReaderCommand): Promise<void> {
     case 'sync':
       if (!client) throw new Error('sync before connect');
       await client.ping();
-      reply({ type: 'counts', counts: { ...counts } });
+      {
+        const cpu = process.cpuUsage(cpuAtConnect);
+        reply({ type: 'counts', counts: { ...counts, cpuMs: (cpu.user + cpu.system) / 1000 } });
+      }
       return;
     case 'close':
       if (client) {

@@ -180,7 +180,7 @@ export async function run(): Promise<void> {
   };
   let dispatched = 0;
   let dropped = 0;
-  const e2e: { rate: number; dropped: number; dispatched: number }[] = [];
+  const e2e: { rate: number; dropped: number; dispatched: number; offered: number; readerCpu: number }[] = [];
   const reader = new Child<ReaderCommand, ReaderReply>('probe-reader.child.ts', profileArgs());
   try {
     for (let p = 0; p < processes; p++) {
@@ -252,7 +252,16 @@ export async function run(): Promise<void> {
           const c = (await reader.ask({ cmd: 'sync' }, 'counts')).counts;
           exact(c, burst.dispatches, `end to end, process ${p}`);
           const seconds = Math.max((c.lastDispatchAt - t0) / 1000, E2E_MS / 1000);
-          e2e.push({ rate: c.dispatchRecords / seconds, dropped: c.droppedDispatches, dispatched: burst.dispatches });
+          e2e.push({
+            rate: c.dispatchRecords / seconds,
+            dropped: c.droppedDispatches,
+            dispatched: burst.dispatches,
+            // What the app offered: the cell cannot show more than this, however fast the reader.
+            offered: 1e9 / burst.nsPerDispatch,
+            // The reader's capacity: records into the model per second of its own CPU time (it got at
+            // most one of the two cores; the app used the other, flat out).
+            readerCpu: c.dispatchRecords / (c.cpuMs / 1000),
+          });
           await reader.ask({ cmd: 'close' }, 'closed');
         }
       } finally {
@@ -283,6 +292,7 @@ export async function run(): Promise<void> {
     n === 1 ? '≤ 2×' : n === 10 ? '≤ 1.3×' : '—',
   ]);
   const e2eRates = e2e.map((e) => e.rate);
+  const perSec = (x: number): string => `${formatOps(x)}/s`;
   report(
     `## Recording at detail \`dispatch\`, mixed workload\n\n` +
       `${processes} app processes (one bus build each), ${ms} ms per cell; 8 event types interleaved, 1 in 32 collide dispatches nests a damage dispatch; ` +
@@ -297,12 +307,34 @@ export async function run(): Promise<void> {
       markdownTable(['workload', 'detached', 'recording', 'ratio', 'CPU ratio', 'target'], tailRows) +
       `\n\nPrinted + dropped = dispatched, exactly, in every process: ${formatOps(tailDispatched)} dispatched, ${formatOps(tailDropped)} dropped (counted).\n\n` +
       `### End to end into the extension's model\n\n` +
+      `The app dispatches flat out for ${E2E_MS} ms (1 handler per type) while the client applies every message to the model. ` +
+      `Records/s into the model = delivered ÷ the time until the last one arrived (at least the burst): it can be no more than what the app offered ` +
+      `(its dispatch rate while recording), so it measures the reader only when the app outruns it (then drops are counted). ` +
+      `The reader's capacity, whatever share of the 2 shared cores it got: records per second of the reader process's own CPU time ` +
+      `from connect until every record of the burst arrived (its socket reads, decoding, the model) — a lower bound: a fresh model, and a wake-up per ` +
+      `small read when the app offers little, count in it too. The reader's decoding alone, without the socket: the next table.\n\n` +
       markdownTable(
-        ['processes', 'records/s into the model', 'target', 'dropped (counted)', 'delivered + dropped = dispatched'],
+        [
+          'processes',
+          'app offered (dispatches/s)',
+          'records/s into the model',
+          "reader's capacity (records/s of its CPU time)",
+          'target',
+          'dropped (counted)',
+          'delivered + dropped = dispatched',
+        ],
         [
           [
             String(e2e.length),
-            spread(e2eRates, (x) => `${formatOps(x)}/s`),
+            spread(
+              e2e.map((e) => e.offered),
+              perSec,
+            ),
+            spread(e2eRates, perSec),
+            spread(
+              e2e.map((e) => e.readerCpu),
+              perSec,
+            ),
             '≥ 3 M/s',
             e2e.map((e) => `${formatOps(e.dropped)} of ${formatOps(e.dispatched)}`).join(', '),
             'exact',

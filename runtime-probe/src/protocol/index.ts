@@ -11,6 +11,7 @@ export * from './stall-watch';
 export * from './records';
 export * from './record-writer';
 export * from './record-decoder';
+export * from './dispatch-columns';
 export * from './record-encoder';
 export * from './messages';
 export * from './probe-messages';

@@ -7,6 +7,7 @@
 
 import { ByteReader } from './bytes';
 import { BLOCK_AT, BLOCK_ENTRY_BYTES, BlockClock, DURATION_BOUND_STATED_NS } from './dispatch-block';
+import { DispatchColumns } from './dispatch-columns';
 import { ProtocolError } from './errors';
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from './limits';
 import { PROTOCOL_VERSION } from './version';
@@ -85,6 +86,11 @@ export interface RecordSink {
   ): void;
   /** Any other record. */
   record(record: BusRecord): void;
+  /**
+   * Optional: the entries of a dispatch block, all at once as columns (rows in stream order), instead
+   * of a `dispatch` call each. `columns` is the decoder's, reused: read it during the call only.
+   */
+  dispatchRun?(columns: DispatchColumns): void;
 }
 
 /** Bounds of a decoder's tables (tests use small ones). */
@@ -117,6 +123,8 @@ export class RecordDecoder {
   version: number = PROTOCOL_VERSION;
   /** The reads of the dispatch block being decoded (reused). */
   private readonly blockClock = new BlockClock();
+  /** The entries of the dispatch block being decoded, for a sink that takes runs (reused). */
+  private readonly columns = new DispatchColumns();
 
   constructor(limits: RecordDecoderLimits = { maxEntries: MAX_STRING_TABLE_ENTRIES, maxStringBytes: MAX_STRING_TABLE_BYTES }) {
     this.maxEntries = limits.maxEntries;
@@ -153,6 +161,9 @@ export class RecordDecoder {
     const view = r.view;
     let e = r.pos;
     r.pos += count * BLOCK_ENTRY_BYTES;
+    // A sink that takes runs gets the block as columns, in one call (dispatch-columns.ts says why).
+    const run = sink !== null && sink.dispatchRun !== undefined ? this.columns : null;
+    if (run !== null) run.reset(count);
     for (let i = 0; i < count; i++, e += BLOCK_ENTRY_BYTES) {
       const seq = seqBase + view.getUint32(e + BLOCK_AT.seq, true);
       clock.resolve(view.getUint32(e + BLOCK_AT.startTick, true));
@@ -175,7 +186,22 @@ export class RecordDecoder {
       const duration = (endNs > startNs ? endNs - startNs : 0) * MS_PER_NS;
       // Stated only when an end fell in a long window, as the varint form does.
       const durationBound = boundsNs > DURATION_BOUND_STATED_NS ? boundsNs * MS_PER_NS : 0;
-      if (sink !== null) {
+      if (run !== null) {
+        run.seq[i] = seq;
+        run.bus[i] = bus;
+        run.typeId[i] = typeId;
+        run.type[i] = type;
+        run.start[i] = start;
+        run.startBound[i] = startBound;
+        run.duration[i] = duration;
+        run.durationBound[i] = durationBound;
+        run.delivered[i] = delivered;
+        run.consumedBy[i] = consumedBy;
+        run.depth[i] = depth;
+        run.parentSeq[i] = parentSeq;
+        run.site[i] = site;
+        run.count = i + 1;
+      } else if (sink !== null) {
         sink.dispatch(seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound);
       } else if (durationBound === 0) {
         (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
@@ -197,7 +223,15 @@ export class RecordDecoder {
         });
       }
     }
+    if (run !== null) this.deliverRun(sink as RecordSink);
     return count;
+  }
+
+  /** Hands the columns filled so far to the sink (all of a block, or the entries before an error in it). */
+  private deliverRun(sink: RecordSink): void {
+    const run = this.columns;
+    if (run.count > 0) sink.dispatchRun?.(run);
+    run.count = 0;
   }
 
   /** Number of strings defined so far (ids 1 … n are valid when defined densely). */
@@ -451,7 +485,13 @@ export class RecordDecoder {
         }
         case DISPATCH_BLOCK: {
           if (this.version < 4) throw new ProtocolError('unknown-kind', `unknown record code ${code} at byte ${r.pos - 1} of a batch`);
-          n += this.decodeBlock(r, list, sink) - 1;
+          try {
+            n += this.decodeBlock(r, list, sink) - 1;
+          } catch (error) {
+            // Entries decoded before the error reach the sink too, as records do.
+            if (sink !== null) this.deliverRun(sink);
+            throw error;
+          }
           break;
         }
         case HANDLER: {

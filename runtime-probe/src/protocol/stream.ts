@@ -155,6 +155,7 @@ export class StreamDecoder {
     const tag = (record: BusRecord): BusRecord => (record.kind === 'bus-created' ? { ...record, thread } : record);
     if (sink !== undefined) {
       const tagging: RecordSink = { dispatch: sink.dispatch.bind(sink), record: (record) => sink.record(tag(record)) };
+      if (sink.dispatchRun !== undefined) tagging.dispatchRun = sink.dispatchRun.bind(sink);
       const applied = d.decodeInto(inner, tagging);
       return { type: 'records', records: [], applied, thread };
     }

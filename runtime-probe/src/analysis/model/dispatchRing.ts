@@ -2,6 +2,8 @@
 // 68 bytes whatever the rate, nothing is allocated per dispatch, and the canvas timeline can read
 // the columns directly (`physicalIndex` maps a logical row, oldest first, to a column index).
 
+import type { DispatchColumns } from '../../protocol/index';
+
 /** Bytes per retained dispatch (sum of the column element sizes below). */
 export const DISPATCH_ROW_BYTES = 8 * 5 + 4 * 7;
 
@@ -121,6 +123,39 @@ export class DispatchRing {
     this.consumedBy[i] = consumedBy;
     this.depth[i] = depth;
     this.parentSeq[i] = parentSeq;
+    this.siteIndex[i] = siteIndex;
+    const end = start + duration;
+    if (end > this.runningMaxEnd) this.runningMaxEnd = end;
+    this.maxEndSoFar[i] = this.runningMaxEnd;
+    if (start > this.runningMaxStart) this.runningMaxStart = start;
+    else if (this.runningMaxStart - start > this.maxSkew) this.maxSkew = this.runningMaxStart - start;
+    this.next = i + 1 === this.capacity ? 0 : i + 1;
+    if (this.size < this.capacity) this.size++;
+    this.written++;
+  }
+
+  /**
+   * `push` of row `k` of `c` (a decoded dispatch block, or one record), its type and site as the
+   * model's indices: nothing is boxed on the way (dispatch-columns.ts).
+   */
+  pushRow(c: DispatchColumns, k: number, typeIndex: number, siteIndex: number, traceId?: string, fromThread?: number, enqueuedAt?: number): void {
+    const i = this.next;
+    const start = c.start[k];
+    const duration = c.duration[k];
+    if (fromThread !== undefined) this.produced.set(i, [fromThread, enqueuedAt ?? start]);
+    else if (this.produced.size !== 0) this.produced.delete(i);
+    if (traceId !== undefined) this.traceIds.set(i, traceId);
+    else if (this.traceIds.size !== 0) this.traceIds.delete(i);
+    this.startBound[i] = c.startBound[k];
+    this.seq[i] = c.seq[k];
+    this.bus[i] = c.bus[k];
+    this.typeIndex[i] = typeIndex;
+    this.start[i] = start;
+    this.duration[i] = duration;
+    this.delivered[i] = c.delivered[k];
+    this.consumedBy[i] = c.consumedBy[k];
+    this.depth[i] = c.depth[k];
+    this.parentSeq[i] = c.parentSeq[k];
     this.siteIndex[i] = siteIndex;
     const end = start + duration;
     if (end > this.runningMaxEnd) this.runningMaxEnd = end;

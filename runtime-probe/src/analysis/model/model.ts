@@ -4,6 +4,7 @@
 // probe's stream; every collection that grows with activity is bounded (see ModelOptions).
 import {
   assertNever,
+  DispatchColumns,
   type AppInfo,
   type BusKind,
   type BusRecord,
@@ -77,6 +78,56 @@ export interface IntegrityCounts {
 const DEPTH_ERROR_PREFIX = 'DispatchDepthError';
 
 export type ModelListener = (model: Model) => void;
+
+/**
+ * The model's `RecordSink`: one class for every model, so a decoder's calls into it have one target
+ * whatever the model (a closure per model made the decoder's hot loop deoptimize at each new one).
+ */
+class ModelRecordSink implements RecordSink {
+  constructor(private readonly model: Model) {}
+  dispatch(
+    seq: number,
+    bus: number,
+    type: string,
+    typeId: number,
+    start: number,
+    startBound: number,
+    duration: number,
+    delivered: number,
+    consumedBy: number,
+    depth: number,
+    parentSeq: number,
+    site: SiteInfo | null,
+    _durationBound: number,
+    traceId?: string,
+    threadId?: number,
+    enqueuedAt?: number,
+  ): void {
+    this.model.ingestDispatchFields(
+      seq,
+      bus,
+      type,
+      typeId,
+      start,
+      startBound,
+      duration,
+      delivered,
+      consumedBy,
+      depth,
+      parentSeq,
+      site,
+      traceId,
+      threadId,
+      enqueuedAt,
+    );
+  }
+  dispatchRun(columns: DispatchColumns): void {
+    this.model.ingestDispatchRun(columns);
+  }
+  record(record: BusRecord): void {
+    this.model.ingestRecord(record);
+  }
+}
 
 export class Model {
   readonly options: ModelOptions;
@@ -209,35 +260,83 @@ export class Model {
    * readTraceFile's sink): dispatch records become a ring row and counter updates without a record
    * object each. The batch's message (with `applied`) must still be `apply`ed: it notifies.
    */
-  readonly recordSink: RecordSink = {
-    dispatch: (
-      seq,
-      bus,
-      type,
-      typeId,
-      start,
-      startBound,
-      duration,
-      delivered,
-      consumedBy,
-      depth,
-      parentSeq,
-      site,
-      _durationBound,
-      traceId,
-      threadId,
-      enqueuedAt,
-    ) => {
-      this.version++;
-      let t = this.typesByNameId[typeId];
-      if (t === undefined || t.busState.id !== bus || t.name !== type) {
-        t = this.typeFor(bus, type);
-        if (typeId < 65_536) this.typesByNameId[typeId] = t;
-      }
-      this.ingestDispatch(t, seq, bus, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, traceId, threadId, enqueuedAt);
-    },
-    record: (record) => this.applyRecordQuietly(record),
-  };
+  readonly recordSink: RecordSink = new ModelRecordSink(this);
+
+  /** @internal `recordSink.dispatch`: one dispatch record, as fields. */
+  ingestDispatchFields(
+    seq: number,
+    bus: number,
+    type: string,
+    typeId: number,
+    start: number,
+    startBound: number,
+    duration: number,
+    delivered: number,
+    consumedBy: number,
+    depth: number,
+    parentSeq: number,
+    site: SiteInfo | null,
+    traceId?: string,
+    threadId?: number,
+    enqueuedAt?: number,
+  ): void {
+    this.version++;
+    const row = this.oneRow(seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site);
+    this.ingestRow(this.typeById(typeId, bus, type), row, 0, traceId, threadId, enqueuedAt);
+  }
+
+  /** @internal `recordSink.dispatchRun`: a dispatch block's entries, one loop, nothing boxed per dispatch (dispatch-columns.ts). */
+  ingestDispatchRun(c: DispatchColumns): void {
+    const n = c.count;
+    this.version += n;
+    for (let i = 0; i < n; i++) this.ingestRow(this.typeById(c.typeId[i], c.bus[i], c.type[i]), c, i);
+  }
+
+  /** @internal `recordSink.record`: any other record. */
+  ingestRecord(record: BusRecord): void {
+    this.applyRecordQuietly(record);
+  }
+
+  /** The event type of a dispatch by the stream's string id of its name (cached; checked on use). */
+  private typeById(typeId: number, bus: number, type: string): EventTypeState {
+    let t = this.typesByNameId[typeId];
+    if (t === undefined || t.busState.id !== bus || t.name !== type) {
+      t = this.typeFor(bus, type);
+      if (typeId < 65_536) this.typesByNameId[typeId] = t;
+    }
+    return t;
+  }
+
+  /** A one-row `DispatchColumns` (reused) for dispatches that arrive one at a time. */
+  private readonly single = new DispatchColumns(1);
+  private oneRow(
+    seq: number,
+    bus: number,
+    type: string,
+    start: number,
+    startBound: number,
+    duration: number,
+    delivered: number,
+    consumedBy: number,
+    depth: number,
+    parentSeq: number,
+    site: SiteInfo | null,
+  ): DispatchColumns {
+    const c = this.single;
+    c.count = 1;
+    c.seq[0] = seq;
+    c.bus[0] = bus;
+    c.type[0] = type;
+    c.start[0] = start;
+    c.startBound[0] = startBound;
+    c.duration[0] = duration;
+    c.delivered[0] = delivered;
+    c.consumedBy[0] = consumedBy;
+    c.depth[0] = depth;
+    c.parentSeq[0] = parentSeq;
+    c.site[0] = site;
+    return c;
+  }
 
   /** Applies one message of a live session or trace file. */
   apply(message: StreamMessage): void {
@@ -632,40 +731,20 @@ export class Model {
 
   private applyDispatch(r: DispatchRecord): void {
     const t = this.typeFor(r.bus, r.type);
-    this.ingestDispatch(
-      t,
-      r.seq,
-      r.bus,
-      r.start,
-      r.startBound ?? 0,
-      r.duration,
-      r.delivered,
-      r.consumedBy,
-      r.depth,
-      r.parentSeq,
-      r.site,
-      r.traceId,
-      r.threadId,
-      r.enqueuedAt,
-    );
+    const row = this.oneRow(r.seq, r.bus, r.type, r.start, r.startBound ?? 0, r.duration, r.delivered, r.consumedBy, r.depth, r.parentSeq, r.site);
+    this.ingestRow(t, row, 0, r.traceId, r.threadId, r.enqueuedAt);
   }
 
-  private ingestDispatch(
-    t: EventTypeState,
-    seq: number,
-    bus: number,
-    start: number,
-    startBound: number,
-    duration: number,
-    delivered: number,
-    consumedBy: number,
-    depth: number,
-    parentSeq: number,
-    site: SiteInfo | null,
-    traceId?: string,
-    fromThread?: number,
-    enqueuedAt?: number,
-  ): void {
+  /** Dispatch row `i` of `c`, of type `t`: the type's counters, the bus's, and a timeline row. */
+  private ingestRow(t: EventTypeState, c: DispatchColumns, i: number, traceId?: string, fromThread?: number, enqueuedAt?: number): void {
+    const seq = c.seq[i];
+    const start = c.start[i];
+    const duration = c.duration[i];
+    const delivered = c.delivered[i];
+    const consumedBy = c.consumedBy[i];
+    const depth = c.depth[i];
+    const parentSeq = c.parentSeq[i];
+    const site = c.site[i];
     if (t.busState.pendingClear.length !== 0) this.settleClear(t.busState, false);
     this.typeChanged(t);
     t.dispatches++;
@@ -683,13 +762,13 @@ export class Model {
       if (t.consumed === 0) this.typesConsumed.push(t);
       t.consumed++;
       const consumers = t.ensureConsumers();
-      let c = consumers.get(consumedBy);
-      if (c === undefined) {
+      let consumer = consumers.get(consumedBy);
+      if (consumer === undefined) {
         const sub = this.subscriptions.get(consumedBy);
-        c = { count: 0, priority: sub ? sub.priority : 0, label: sub ? sub.label : null };
-        consumers.set(consumedBy, c);
+        consumer = { count: 0, priority: sub ? sub.priority : 0, label: sub ? sub.label : null };
+        consumers.set(consumedBy, consumer);
       }
-      c.count++;
+      consumer.count++;
       const sub = this.subscriptions.get(consumedBy);
       if (sub !== undefined) sub.consumed++;
     }
@@ -709,7 +788,7 @@ export class Model {
     this.totalDispatches++;
     const end = start + duration;
     if (end > this.now) this.now = end;
-    this.timeline.push(seq, bus, t.index, start, duration, delivered, consumedBy, depth, parentSeq, siteIdx, startBound, traceId, fromThread, enqueuedAt);
+    this.timeline.pushRow(c, i, t.index, siteIdx, traceId, fromThread, enqueuedAt);
   }
 
   private applyHandler(r: HandlerRecord): void {
