@@ -28,12 +28,14 @@ const DIST = path.join(ROOT, 'runtime-probe/dist');
 const ENTRIES = ['browser.mjs', 'browser-worker.mjs', 'browser-payloads.mjs'];
 
 const APP_JS = `
-import '/dist/browser-payloads.mjs';
+import { sanitizePayloads } from '/dist/browser-payloads.mjs';
 import { addWorker, connect, EventBus, watch } from '/dist/browser.mjs';
 const q = new URLSearchParams(location.search);
 const state = (window.__busscope = { state: 'starting', fromWorker: [] });
 const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'chromium-debug', retryMs: 0 });
 const shop = new EventBus({ name: 'shop' });
+sanitizePayloads((p, type) => (type === 'login' ? { ...p, password: '***' } : p));
+shop.subscribe('login', function onLogin() {});
 shop.subscribe('cart.add', function onAdd() {});
 shop.subscribe('cart.view', function onView() {});
 const hub = new EventTarget();
@@ -59,6 +61,9 @@ window.__app = {
   },
   ping() {
     hub.dispatchEvent(new CustomEvent('ping', { detail: { sku: 'B-2', el: buy } })); // PING_LINE
+  },
+  login() {
+    shop.dispatch('login', { user: 'ann', password: 'hunter2' });
   },
   proxied() {
     const secret = new Proxy({ card: '4111' }, {
@@ -220,7 +225,7 @@ async function workerTarget(browser: Browser, url: string): Promise<Target> {
 interface AppWindow {
   __busscope?: { state: string; fromWorker: { t: string; [k: string]: unknown }[] };
   __trapRan: boolean;
-  __app: { add(qty: number): void; view(): void; ping(): void; proxied(): void; worker: Worker };
+  __app: { add(qty: number): void; view(): void; ping(): void; login(): void; proxied(): void; worker: Worker };
 }
 
 describe('event breakpoints and payload previews of a page in real Chromium', { skip: skip ?? undefined, timeout: 180_000 }, () => {
@@ -395,7 +400,7 @@ describe('event breakpoints and payload previews of a page in real Chromium', { 
     await worker.send('Debugger.disable');
   });
 
-  test("with busscope-probe/browser/payloads the model sees budgeted previews of the page's and the worker's dispatches", async () => {
+  test("with busscope-probe/browser/payloads the model sees budgeted, sanitized previews of the page's and the worker's dispatches", async () => {
     // Each type name here belongs to one bus (`bus` names it for the reader).
     const previews = (_bus: string, type: string): string[] => {
       const m = session.model;
@@ -413,6 +418,7 @@ describe('event breakpoints and payload previews of a page in real Chromium', { 
       w.__app.add(42);
       w.__app.ping();
       w.__app.proxied();
+      w.__app.login();
     });
     await page.click('#buy');
     await page.evaluate(() => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'quote', sku: 'D-4', cents: 99, n: 99 }));
@@ -438,5 +444,8 @@ describe('event breakpoints and payload previews of a page in real Chromium', { 
     assert.match(view, /^\{"secret":"\[Proxy\]","when":"1970-01-01T00:00:00\.000Z","tags":\{"Set\(1\)":\["a"\]\},"big":"x+… \(5000 chars\)"\} …$/);
     assert.ok(view.length <= 1024 + 2, `${view.length} characters`);
     assert.equal(await page.evaluate(() => (window as unknown as AppWindow).__trapRan), false);
+    // The page's sanitize hook (sanitizePayloads) decides what is serialised.
+    await waitFor(() => previews('shop', 'login').length > 0, 10_000, 'the login preview');
+    assert.deepEqual(previews('shop', 'login'), ['{"user":"ann","password":"***"}']);
   });
 });

@@ -171,13 +171,27 @@ function describeHost(o: object): unknown {
   return describeNode(o) ?? `[${c.name}]`;
 }
 
+let pageSanitize: PayloadSanitizer | undefined;
+
+/**
+ * The page's (or this worker's) `sanitize(payload, type, bus)`, as the Node probe's `sanitize` option:
+ * its result is what gets serialised (return a copy without secrets). `undefined` removes it. The only
+ * app code payload capture runs; one that throws is recorded as `"[sanitize threw: …]"`.
+ * @throws TypeError when `sanitize` is neither a function nor undefined.
+ */
+export function sanitizePayloads(sanitize: PayloadSanitizer | undefined): void {
+  if (sanitize !== undefined && typeof sanitize !== 'function')
+    throw new TypeError('sanitizePayloads: sanitize must be a function (payload, type, bus) => value, or undefined');
+  pageSanitize = sanitize;
+}
+
 /** The page's `capturePayload` (RecorderHost): the probe's serialiser with the browser's Proxy check and host objects. */
 function capturePagePayload(payload: unknown, type: string, bus: string, sanitize: PayloadSanitizer | undefined, cap: number): CapturedPayload {
-  return capturePayload(payload, type, bus, sanitize, cap, isProxy, describeHost);
+  return capturePayload(payload, type, bus, sanitize ?? pageSanitize, cap, isProxy, describeHost);
 }
 
 const parts = (runtime.optional ??= {});
-// Once per page (or worker), whichever copy of the package loads first.
+// Once per page (or worker), whichever copy of the package loads first (its `sanitizePayloads` is the one that counts).
 if (parts.pageCapture === undefined) {
   try {
     trackProxies();
