@@ -102,6 +102,17 @@ const builds = [
       },
     ],
   },
+  {
+    // Payload previews for pages and workers (`busscope-probe/browser/payloads`): the serialiser and the
+    // browser's host objects, kept out of dist/browser.mjs (its size budget). Self-contained: it meets
+    // the browser entry through the shared runtime (`runtime.optional.pageCapture`), not its module state.
+    ...common,
+    entryPoints: [at('runtime-probe/src/browser/payloads.ts')],
+    outfile: at('runtime-probe/dist/browser-payloads.mjs'),
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome110', 'firefox110', 'safari16'],
+  },
   // The Vite plugin (`busscope-probe/vite`): runs in Vite's Node process.
   ...['esm', 'cjs'].map((format) => ({
     ...common,

@@ -168,6 +168,7 @@ function domViolations(root) {
 /** The browser entries and everything they reach through relative imports. */
 export const BROWSER_ENTRY = 'runtime-probe/src/browser/index.ts';
 export const BROWSER_WORKER_ENTRY = 'runtime-probe/src/browser/worker.ts';
+export const BROWSER_PAYLOADS_ENTRY = 'runtime-probe/src/browser/payloads.ts';
 
 function resolveRelative(root, from, specifier) {
   const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
@@ -222,9 +223,15 @@ export function checkLayers(root) {
   }
   violations.push(...domViolations(root));
   violations.push(...browserViolations(root, BROWSER_ENTRY));
-  // The worker entry reaches the browser entry's files too: each violation is reported once.
+  // The worker and payloads entries reach the browser entry's files too: each violation is reported once.
   const seen = new Set(violations.map((v) => `${v.file}:${v.line}:${v.column}`));
-  violations.push(...browserViolations(root, BROWSER_WORKER_ENTRY).filter((v) => !seen.has(`${v.file}:${v.line}:${v.column}`)));
+  for (const entry of [BROWSER_WORKER_ENTRY, BROWSER_PAYLOADS_ENTRY]) {
+    for (const v of browserViolations(root, entry)) {
+      const key = `${v.file}:${v.line}:${v.column}`;
+      if (!seen.has(key)) violations.push(v);
+      seen.add(key);
+    }
+  }
   return violations;
 }
 

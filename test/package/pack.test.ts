@@ -446,6 +446,7 @@ const ESM_ONLY: Readonly<Record<string, string>> = {
   './bus': 'the browser entry: bundlers and pages import it',
   './browser': 'the page-side auto-connect entry (the Vite plugin injects its import)',
   './browser/worker': "the browser entry for a page's Web Worker (it re-exports ./browser): workers import it",
+  './browser/payloads': 'payload previews for pages and workers: a side-effect import next to ./browser',
 };
 /** Subpaths without a `types` condition, and why. */
 const UNTYPED: Readonly<Record<string, string>> = {

@@ -26,6 +26,7 @@ import { runtime } from '../bus/runtime';
 import type { RecorderCore } from '../recorder/recorder-core';
 import { RecordSink } from '../recorder/sink';
 import { buildSnapshot } from '../recorder/snapshot';
+import { setPageBreakOn } from './page-breaks';
 import { encodeSnapshotFrame } from '../server/snapshot-frame';
 
 /** What the link reports to its owner (connect.ts). */
@@ -187,8 +188,8 @@ export class PageLink extends RecordSink {
         return;
       }
       case 'break-on':
-        // A page has no debugger the extension drives: breakpoints are stored, not hit.
-        this.send({ type: 'breakpoints', requestId: message.requestId, types: [...new Set(message.types)] });
+        // Hit whenever a debugger is attached to the page (page-breaks.ts).
+        this.send({ type: 'breakpoints', requestId: message.requestId, types: setPageBreakOn(r, message.types) });
         return;
       case 'focus':
         r.setFocus(new Set(message.buses));
@@ -216,6 +217,7 @@ export class PageLink extends RecordSink {
     this.state = 'closed';
     this.decoder.release();
     if (wasOpen) {
+      setPageBreakOn(this.recorder, []); // the extension that asked is gone
       this.recorder.detach(this, false);
       if (threads.link === this) threads.link = undefined;
       threads.changed?.();

@@ -1,16 +1,21 @@
 // The page's (or worker's) one recorder: the recorder core with the browser's host — `performance`
-// as the clock, no Proxy check (payloads are described without one), sites as the browser prints
-// them. Installed as the bus tracer while a connection records, as the Node probe does.
+// as the clock, payload capture only with `busscope-probe/browser/payloads` (which brings its own
+// Proxy check), sites as the browser prints them. Installed as the bus tracer while a connection records, as the Node probe does.
 // No Node built-ins here.
 
+import { runtime } from '../bus/runtime';
 import { primaryBusTracer, setBusTracer } from '../bus/tracer';
 import { DEFAULT_MAX_BUFFERED_RECORDS, DEFAULT_RECORDING_CONFIG, RecorderCore, type RecorderHost } from '../recorder/recorder-core';
 import { addProbeFile, parseStackLine } from '../recorder/frames';
 
-const BROWSER_HOST: RecorderHost = Object.freeze({
+const BROWSER_HOST: RecorderHost = {
   clock: globalThis.performance,
   isProxy: undefined,
-});
+  /** Only once `busscope-probe/browser/payloads` is loaded (read on each use, so it may load after `connect`). */
+  get capturePayload() {
+    return runtime.optional?.pageCapture;
+  },
+};
 
 let recorder: RecorderCore | undefined;
 

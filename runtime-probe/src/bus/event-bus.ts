@@ -1000,7 +1000,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
 function breakRequested(tracer: DispatchTracer, bus: TracedBus, type: string, payload: unknown): boolean {
   try {
     // The payload condition (installed by a debugger, see ../debug/event-breaks) only for break types.
-    // Registered by bus/optional-parts.ts: without it (the browser entry) no debugger drives the app.
+    // Registered by bus/optional-parts.ts, or in a page once breakpoints are set (browser/page-breaks.ts).
     if (!tracer.shouldBreak(bus, type)) return false;
     const wanted = runtime.optional?.eventBreakWanted;
     return wanted !== undefined && wanted(bus.busId, bus.name, type, payload);

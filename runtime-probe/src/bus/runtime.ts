@@ -131,6 +131,20 @@ export interface OptionalParts {
   eventBreakWanted?: (busId: number, bus: string, type: string, payload: unknown) => boolean;
   eventBreakDone?: () => void;
   /**
+   * A page's (or Web Worker's) payload capture, registered by `busscope-probe/browser/payloads`; the
+   * page's recorder reads it on each use (browser/page-recorder.ts). Node's recorder has its own.
+   */
+  pageCapture?: (
+    payload: unknown,
+    type: string,
+    bus: string,
+    sanitize: ((payload: unknown, type: string, bus: string) => unknown) | undefined,
+    cap: number,
+  ) => {
+    json: string;
+    truncated: boolean;
+  };
+  /**
    * Multiplexers over several tracers (tracer-mux.ts), registered by `hookBusTracer` /
    * `hookDispatchTracer` (tracer.ts): only a hooked consumer makes more than one.
    */

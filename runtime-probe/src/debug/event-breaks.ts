@@ -51,97 +51,87 @@ interface Condition {
   readonly test: BreakConditionTest;
 }
 
-class EventBreaks implements EventBreaksHook {
-  readonly version = 1 as const;
+/**
+ * The hook's state other copies of the package read (a later copy shares the first copy's hook):
+ * these names are a contract between copies. Conditions, failures and mutes stay in the closure of
+ * `createHook`, which keeps this file small for pages (it ships in `busscope-probe/browser`).
+ */
+interface EventBreaks extends EventBreaksHook {
   /** Breaks in progress, innermost last (code evaluated while stopped may dispatch and break again). */
-  readonly hits: EventBreakHit[] = [];
-  private readonly byType = new Map<string, Condition>();
-  private readonly failures = new Map<string, string>();
-  private muteSet: ReadonlySet<string> = new Set();
+  readonly hits: EventBreakHit[];
   /** False when no debugger can be listening (Node without an open inspector): breaks are skipped. */
-  debuggerPossible = true;
+  debuggerPossible: boolean;
   /** Told after conditions or mutes change (the main thread passes them on to its workers: threads/thread-hub.ts). */
-  onChange: (() => void) | undefined = undefined;
+  onChange: (() => void) | undefined;
+  /** True when the condition of `type` (if any) holds. A condition that throws counts as true. */
+  holds(type: string, payload: unknown): boolean;
+}
 
-  private changed(): void {
+function createHook(): EventBreaks {
+  let byType = new Map<string, Condition>();
+  const failures = new Map<string, string>();
+  let muteSet: ReadonlySet<string> = new Set();
+  const changed = (): void => {
     try {
-      this.onChange?.();
+      hook.onChange?.();
     } catch {
       // passing conditions on must never fail the debugger's call
     }
-  }
-
-  setConditions(entries: readonly (readonly [string, string, BreakConditionTest])[]): number {
-    if (!Array.isArray(entries)) throw new TypeError('setConditions: expected an array of [type, source, test]');
-    const next = new Map<string, Condition>();
-    for (const entry of entries) {
-      const [type, source, test] = Array.isArray(entry) ? entry : [];
-      if (typeof type !== 'string' || type === '') throw new TypeError('setConditions: each entry needs a non-empty type');
-      if (typeof source !== 'string') throw new TypeError(`setConditions: the condition of "${type}" needs its source text`);
-      if (typeof test !== 'function') throw new TypeError(`setConditions: the condition of "${type}" must be a function`);
-      next.set(type, { source, test });
-    }
-    this.byType.clear();
-    for (const [type, c] of next) this.byType.set(type, c);
-    this.failures.clear();
-    this.changed();
-    return next.size;
-  }
-
-  clearConditions(): void {
-    this.byType.clear();
-    this.failures.clear();
-    this.changed();
-  }
-
-  mute(types: readonly string[]): void {
-    if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) throw new TypeError('mute: expected an array of type names');
-    this.muteSet = new Set(types);
-    this.changed();
-  }
-
-  muted(): string[] {
-    return [...this.muteSet];
-  }
-
-  conditions(): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [type, c] of this.byType) out[type] = c.source;
-    return out;
-  }
-
-  errors(): Record<string, string> {
-    return Object.fromEntries(this.failures);
-  }
-
-  get current(): EventBreakHit | null {
-    const n = this.hits.length;
-    return n === 0 ? null : this.hits[n - 1];
-  }
-
-  /** True when the condition of `type` (if any) holds. A condition that throws counts as true. */
-  holds(type: string, payload: unknown): boolean {
-    if (this.muteSet.size !== 0 && this.muteSet.has(type)) return false;
-    if (this.byType.size === 0) return true;
-    const c = this.byType.get(type);
-    if (c === undefined) return true;
-    try {
-      return Boolean(c.test(payload, type));
-    } catch (error) {
-      // Breaking shows the user the dispatch their condition failed on; never breaking would hide it.
-      this.failures.set(type, error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-      return true;
-    }
-  }
+  };
+  const hook: EventBreaks = {
+    version: 1,
+    hits: [],
+    debuggerPossible: true,
+    onChange: undefined,
+    setConditions(entries) {
+      if (!Array.isArray(entries)) throw new TypeError('setConditions: expected an array of [type, source text, test function]');
+      const next = new Map<string, Condition>();
+      entries.forEach((entry, i) => {
+        const [type, source, test] = (Array.isArray(entry) ? entry : []) as unknown[];
+        if (typeof type !== 'string' || type === '' || typeof source !== 'string' || typeof test !== 'function') {
+          throw new TypeError(`setConditions: entry ${i} must be [type, source text, test function] with a non-empty type`);
+        }
+        next.set(type, { source, test: test as BreakConditionTest });
+      });
+      byType = next;
+      failures.clear();
+      changed();
+      return next.size;
+    },
+    clearConditions() {
+      hook.setConditions([]);
+    },
+    mute(types) {
+      if (!Array.isArray(types) || types.some((t) => typeof t !== 'string')) throw new TypeError('mute: expected an array of type names');
+      muteSet = new Set(types);
+      changed();
+    },
+    muted: () => [...muteSet],
+    conditions: () => Object.fromEntries([...byType].map(([type, c]) => [type, c.source])),
+    errors: () => Object.fromEntries(failures),
+    get current() {
+      const n = this.hits.length;
+      return n === 0 ? null : this.hits[n - 1];
+    },
+    holds(type, payload) {
+      if (muteSet.size !== 0 && muteSet.has(type)) return false;
+      const c = byType.size === 0 ? undefined : byType.get(type);
+      if (c === undefined) return true;
+      try {
+        return Boolean(c.test(payload, type));
+      } catch (error) {
+        // Breaking shows the user the dispatch their condition failed on; never breaking would hide it.
+        failures.set(type, error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+        return true;
+      }
+    },
+  };
+  return hook;
 }
 
 function isHook(value: unknown): value is EventBreaks {
   return (
-    value instanceof EventBreaks ||
-    (typeof value === 'object' &&
-      value !== null &&
-      (value as { version?: unknown }).version === 1 &&
-      typeof (value as { holds?: unknown }).holds === 'function')
+    typeof value === 'object' && value !== null && (value as { version?: unknown }).version === 1 && typeof (value as { holds?: unknown }).holds === 'function'
   );
 }
 
@@ -153,9 +143,10 @@ const shared: EventBreaks = /* @__PURE__ */ (() => {
   const g = globalThis as { [EVENT_BREAKS_GLOBAL_KEY]?: unknown };
   const existing = g[EVENT_BREAKS_GLOBAL_KEY];
   if (isHook(existing)) return existing;
-  const own = new EventBreaks();
+  const own = createHook();
   try {
-    Object.defineProperty(g, EVENT_BREAKS_GLOBAL_KEY, { value: own, configurable: true, enumerable: false, writable: false });
+    // Not enumerable, not writable (the defaults).
+    Object.defineProperty(g, EVENT_BREAKS_GLOBAL_KEY, { value: own, configurable: true });
   } catch {
     // a frozen global: conditions cannot be installed, plain event breakpoints still work
   }

@@ -19,6 +19,14 @@ export type PayloadSanitizer = (payload: unknown, type: string, bus: string) => 
 /** True for a Proxy (Node: `util.types.isProxy`). */
 export type ProxyCheck = (value: object) => boolean;
 
+/**
+ * The runtime's own objects (a page's DOM events and nodes, `window`, a Blob): a value to write in
+ * their place (a string, or a plain object the budget then applies to), or undefined for an ordinary
+ * object. Called after the Proxy check; must not run app code (browser/payloads.ts reads the
+ * browser's getters captured at load).
+ */
+export type HostDescriber = (value: object) => unknown;
+
 export interface CapturedPayload {
   json: string;
   truncated: boolean;
@@ -162,6 +170,7 @@ class BudgetedWriter {
   constructor(
     private readonly cap: number,
     private readonly isProxy: ProxyCheck | undefined,
+    private readonly describeHost: HostDescriber | undefined,
   ) {
     this.steps = cap;
     this.moreRoom = Math.min(MORE_ROOM, cap >> 2);
@@ -321,6 +330,10 @@ class BudgetedWriter {
       const described = this.describeBuiltin(o, kind, nesting);
       if (described === COLLECTION_WRITTEN) return;
       if (described !== undefined) return this.putString(described);
+    }
+    if (this.describeHost !== undefined) {
+      const host = this.describeHost(o);
+      if (host !== undefined) return this.value(host, nesting + 1);
     }
     if (nesting >= MAX_NESTING) return this.putString('[Object]');
     this.plainObject(o, nesting);
@@ -516,8 +529,8 @@ class BudgetedWriter {
  * is cut, `truncated` is set and what was written is still closed (`[1,2,"… 99998 more"]`), unless
  * the cap is too small even for that.
  */
-export function serializePayload(value: unknown, cap: number, isProxy: ProxyCheck | undefined): SerializedPayload {
-  const w = new BudgetedWriter(cap, isProxy);
+export function serializePayload(value: unknown, cap: number, isProxy: ProxyCheck | undefined, describeHost?: HostDescriber): SerializedPayload {
+  const w = new BudgetedWriter(cap, isProxy, describeHost);
   w.value(value, 0);
   return w.result();
 }
@@ -545,6 +558,7 @@ export function capturePayload(
   sanitize: PayloadSanitizer | undefined,
   cap: number,
   isProxy: ProxyCheck | undefined = detectedProxyCheck,
+  describeHost?: HostDescriber,
 ): CapturedPayload {
   let value: unknown;
   try {
@@ -553,7 +567,7 @@ export function capturePayload(
     return failure('sanitize threw', error, cap, isProxy);
   }
   try {
-    const { json, truncated } = serializePayload(value, cap, isProxy);
+    const { json, truncated } = serializePayload(value, cap, isProxy, describeHost);
     return { json, truncated };
   } catch (error) {
     return failure('unserializable payload', error, cap, isProxy);

@@ -31,8 +31,8 @@ import { BUS_KINDS } from '../protocol/records';
 import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';
 import { runtime, type ProducedOrigin } from '../bus/runtime';
-import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
-import type { RecorderClock, RecorderCoreOptions } from './recorder-host';
+import type { PayloadSanitizer, ProxyCheck } from './payload';
+import type { RecorderClock, RecorderCoreOptions, RecorderHost } from './recorder-host';
 import { SinkDelivery } from './sink-delivery';
 import type { RecordSink } from './sink';
 import { captureSite } from './sites';
@@ -124,7 +124,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private detail: number;
   protected sanitize: PayloadSanitizer | undefined;
   private readonly isProxy: ProxyCheck | undefined;
-  private readonly capture: typeof capturePayload | undefined;
+  /** Read for `capturePayload` on each use: a page's payload capture may join later (busscope-probe/browser/payloads). */
+  private readonly host: RecorderHost;
   private readonly skipLines = new Map<string, number>();
 
   // --- sinks and recording state
@@ -214,8 +215,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.highWater = highWaterOf(options.maxBufferedRecords);
     this.sanitize = options.sanitize;
     this.isProxy = options.isProxy ?? host.isProxy;
-    this.capture = host.capturePayload;
-    this.cfg = this.capture === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
+    this.host = host;
+    this.cfg =
+      host.capturePayload === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteSampler = new SiteSampler(this.cfg.dispatchSiteEvery);
     this.lastSeq = options.seqBase ?? 0;
@@ -243,7 +245,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   configure(patch: Partial<RecordingConfig>): RecordingConfig {
     const next: RecordingConfig = { ...this.cfg, ...patch };
-    if (this.capture === undefined && next.capturePayloads) (next as { capturePayloads: boolean }).capturePayloads = false;
+    if (this.host.capturePayload === undefined && next.capturePayloads) (next as { capturePayloads: boolean }).capturePayloads = false;
     if (next.payloadSizeCap > MAX_PAYLOAD_CAP_BYTES) (next as { payloadSizeCap: number }).payloadSizeCap = MAX_PAYLOAD_CAP_BYTES;
     this.cfg = Object.freeze(next);
     this.detail = detailCode(next.detail);
@@ -598,7 +600,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   }
 
   private recordPayload(seq: number, bus: TracedBus, type: string, payload: unknown): void {
-    const capture = this.capture;
+    const capture = this.host.capturePayload;
     if (capture === undefined) return;
     const captured = capture(payload, type, bus.name, this.sanitize, this.cfg.payloadSizeCap, this.isProxy);
     const b = this.alloc();

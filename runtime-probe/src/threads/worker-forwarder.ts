@@ -9,7 +9,7 @@ import path from 'node:path';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import * as workerThreads from 'node:worker_threads';
 import { setBusTracer, primaryBusTracer } from '../bus/tracer';
-import { eventBreaks, type BreakConditionTest } from '../debug/event-breaks';
+import { applyConditions } from '../debug/apply-conditions';
 import type { ProbeSnapshot } from '../protocol/messages';
 import { reportProbeFailure } from '../probe/report';
 import { DEFAULT_MAX_BUFFERED_RECORDS, DEFAULT_RECORDING_CONFIG, NODE_RECORDER_HOST, RecorderCore, type RecorderClock } from '../recorder/recorder';
@@ -54,33 +54,6 @@ function workerName(): string {
     if (m !== null && !m[1].startsWith('node:')) script = m[1];
   }
   return script === '' ? `worker ${threadId}` : path.basename(script.replace(/^file:\/\//, ''));
-}
-
-/**
- * Compiles the main thread's conditions into this thread's hook, as the debugger compiled them there
- * (the extension's conditions.ts: `return (source\n);` over `payload` and `type`). One that does not
- * compile here (code generation from strings disallowed) throws when tested: such a dispatch breaks
- * and the paused view says why, as for any throwing condition.
- */
-function applyConditions(conditions: readonly (readonly [string, string])[], muted: readonly string[]): void {
-  const entries: [string, string, BreakConditionTest][] = [];
-  for (const entry of conditions) {
-    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') continue;
-    const [type, source] = entry;
-    let test: BreakConditionTest;
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the condition a debugger installed in the main thread
-      test = new Function('payload', 'type', `return (${source}\n);`) as BreakConditionTest;
-    } catch (error) {
-      test = () => {
-        throw error;
-      };
-    }
-    entries.push([type, source, test]);
-  }
-  const hook = eventBreaks();
-  hook.setConditions(entries);
-  hook.mute(muted.filter((t) => typeof t === 'string'));
 }
 
 export class WorkerForwarder {

@@ -16,6 +16,11 @@ export interface BusscopeViteOptions {
   readonly token?: string;
   /** The app's name in Busscope (default: the page's title, else its host). */
   readonly name?: string;
+  /**
+   * Also import `busscope-probe/browser/payloads` before `connect`, so the page can record payload
+   * previews (with Busscope's `busscope.capturePayloads` on) from its first dispatch. Default false.
+   */
+  readonly payloads?: boolean;
   /** Discovery directory override (tests; default: the probe's). */
   readonly discoveryDir?: string;
 }
@@ -37,11 +42,12 @@ export interface BusscopeVitePlugin {
 
 function checkOptions(options: unknown): BusscopeViteOptions {
   if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null) throw new TypeError('busscope(): options must be an object { url?, token?, name? }');
+  if (typeof options !== 'object' || options === null) throw new TypeError('busscope(): options must be an object { url?, token?, name?, payloads? }');
   const o = options as Record<string, unknown>;
   for (const key of ['url', 'token', 'name', 'discoveryDir']) {
     if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === '')) throw new TypeError(`busscope(): options.${key} must be a non-empty string`);
   }
+  if (o.payloads !== undefined && typeof o.payloads !== 'boolean') throw new TypeError('busscope(): options.payloads must be a boolean');
   if (typeof o.url === 'string' && !/^wss?:\/\//.test(o.url)) throw new TypeError(`busscope(): options.url must be a ws:// URL (got ${JSON.stringify(o.url)})`);
   return o as BusscopeViteOptions;
 }
@@ -72,7 +78,8 @@ export function busscope(options?: BusscopeViteOptions): BusscopeVitePlugin {
           tag: 'script',
           attrs: { type: 'module' },
           // First in <head>: buses the app creates are recorded with their subscribe sites.
-          children: `import { connect } from 'busscope-probe/browser';\nconnect(${args});`,
+          // Payload capture first: its Proxy check notes the Proxies made from then on.
+          children: `${o.payloads === true ? "import 'busscope-probe/browser/payloads';\n" : ''}import { connect } from 'busscope-probe/browser';\nconnect(${args});`,
           injectTo: 'head-prepend',
         },
       ];

@@ -63,6 +63,27 @@ test('serve: every page gets connect(...) with the URL, token and name, first in
   }
 });
 
+test('serve with payloads: true: the page imports busscope-probe/browser/payloads before connect; a non-boolean is a TypeError', async () => {
+  const dir = project('serve-payloads', 'export default {};\n');
+  const server = await createServer({
+    root: dir,
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [busscope({ url: URL_, token: TOKEN, payloads: true })],
+    server: { middlewareMode: true },
+  });
+  try {
+    const html = await server.transformIndexHtml('/', readFileSync(path.join(dir, 'index.html'), 'utf8'));
+    assert.match(
+      html,
+      /<head>\s*<script type="module">import 'busscope-probe\/browser\/payloads';\s*import \{ connect \} from 'busscope-probe\/browser';\s*connect\(/,
+    );
+  } finally {
+    await server.close();
+  }
+  assert.throws(() => busscope({ payloads: 'yes' as unknown as boolean }), { name: 'TypeError', message: 'busscope(): options.payloads must be a boolean' });
+});
+
 test('serve without options: the URL and token Accept Browser Apps wrote, read again for each page; none, nothing injected', async () => {
   const dir = project('serve-file', 'export default {};\n');
   const discovery = path.join(tmp, 'discovery');

@@ -58,7 +58,15 @@ test('bus + recorder + transport (connect, EventBus): minified and gzipped withi
   const b = await bundle('connect, EventBus');
   assert.deepEqual(b.nodeImports, []);
   // It is the real thing: the bus, the recorder core, the protocol encoder and the transport.
-  for (const part of ['bus/event-bus.ts', 'recorder/recorder-core.ts', 'recorder/ring-encoder.ts', 'protocol/record-writer.ts', 'browser/page-link.ts']) {
+  // Event breakpoints are hit in pages too (browser/page-breaks.ts): the hook a debugger installs conditions in comes along.
+  for (const part of [
+    'bus/event-bus.ts',
+    'recorder/recorder-core.ts',
+    'recorder/ring-encoder.ts',
+    'protocol/record-writer.ts',
+    'browser/page-link.ts',
+    'debug/event-breaks.ts',
+  ]) {
     assert.ok(
       b.inputs.some((f) => f.endsWith(part)),
       `${part} in the bundle`,
@@ -70,9 +78,11 @@ test('bus + recorder + transport (connect, EventBus): minified and gzipped withi
   // Parts a page cannot use come with `busscope-probe` / `busscope-probe/bus` (bus/optional-parts.ts),
   // the tracer multiplexers with hooking, the protocol's reader not at all.
   // So are the Web Workers' parts (`addWorker`, `connectToPage`) when unused: the page pays only their slot.
+  // Payload capture is `busscope-probe/browser/payloads`, a separate import (the page pays only the slot it fills).
   for (const part of [
     'bus/producer-inbox.ts',
-    'debug/event-breaks.ts',
+    'recorder/payload.ts',
+    'browser/payloads.ts',
     'bus/tracer-mux.ts',
     'protocol/record-decoder.ts',
     'threads/page-threads.ts',
@@ -85,7 +95,8 @@ test('bus + recorder + transport (connect, EventBus): minified and gzipped withi
   // handler sampling, dispatch blocks, OpenTelemetry context and producer ports, 25,533 B since,
   // 25,595 B before the producer queue's cap (and the producer counts) moved to the producer inbox,
   // an optional part: 25,560 B with them moved and producer origins (cross-thread flows) recorded;
-  // 25,597 B, then 24,407 B once ring offsets became inlined enums and Node-only parts left the core.
+  // 25,597 B, then 24,407 B once ring offsets became inlined enums and Node-only parts left the core;
+  // 25,056 B with event breakpoints hit in pages (the conditions hook, debug/event-breaks.ts, comes along).
   assert.ok(b.gzipped <= BUDGET_BYTES, `${b.gzipped} B gzipped exceeds the ${BUDGET_BYTES} B budget`);
 });
 
@@ -100,6 +111,19 @@ test('watch adds the EventTarget, mitt and nanoevents adapters, and still no Nod
   }
   assert.ok(!b.inputs.some((f) => f.endsWith('emitters/node-emitter.ts') || f.endsWith('emitters/event-target.ts')), 'Node-only adapters left out');
   console.log(`busscope-probe/browser (connect, watch, EventBus): ${b.minified} B minified, ${b.gzipped} B gzipped`);
+});
+
+test('payload capture (busscope-probe/browser/payloads) is a separate import: the serialiser and the DOM previews, no Node built-in', async () => {
+  const base = await bundle('connect, EventBus');
+  const b = await bundle('connect, EventBus', "./runtime-probe/src/browser/index.ts'; import './runtime-probe/src/browser/payloads.ts");
+  assert.deepEqual(b.nodeImports, []);
+  for (const part of ['recorder/payload.ts', 'browser/payloads.ts']) {
+    assert.ok(
+      b.inputs.some((f) => f.endsWith(part)),
+      `${part} in the bundle`,
+    );
+  }
+  console.log(`busscope-probe/browser/payloads adds ${b.gzipped - base.gzipped} B gzipped (${b.gzipped} B with connect, EventBus)`);
 });
 
 test("a page's Web Workers (addWorker, connectToPage) add their parts only when imported, and still no Node built-in", async () => {

@@ -35,6 +35,13 @@ export type PageToWorker =
   | { readonly t: 'attach'; readonly key: number }
   | { readonly t: 'detach'; readonly key: number }
   | { readonly t: 'config'; readonly config: RecordingConfig }
+  /** Event breakpoints: the types the extension asked the page to break on. */
+  | { readonly t: 'break-on'; readonly types: readonly string[] }
+  /**
+   * The payload conditions a debugger installed in the page ([type, source]) and the types it muted:
+   * the worker compiles them into its own hook (debug/apply-conditions.ts), as Node's workers do.
+   */
+  | { readonly t: 'conditions'; readonly conditions: readonly (readonly [string, string])[]; readonly muted: readonly string[] }
   /** The page took this many bytes of frames off the port (the worker's bound on what it has in flight). */
   | { readonly t: 'credit'; readonly bytes: number };
 
@@ -80,6 +87,10 @@ export function isPageToWorker(value: unknown): value is PageToWorker {
       return isCount(m.key);
     case 'config':
       return typeof m.config === 'object' && m.config !== null;
+    case 'break-on':
+      return Array.isArray(m.types);
+    case 'conditions':
+      return Array.isArray(m.conditions) && Array.isArray(m.muted);
     case 'credit':
       return isCount(m.bytes);
     default:

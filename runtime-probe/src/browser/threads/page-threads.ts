@@ -12,6 +12,7 @@ import { encodeFrame, FRAME_HEADER_BYTES, FrameKind } from '../../protocol/frami
 import { encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type ThreadMessage } from '../../protocol/messages';
 import { RecordCode } from '../../protocol/records';
 import { DEFAULT_RECORDING_CONFIG } from '../../recorder/recorder-host';
+import { eventBreaks, onEventBreaksChange } from '../../debug/event-breaks';
 import type { PageLink } from '../page-link';
 import { isWorkerToPage, MAX_THREAD_BLOCK, PAGE_PORT_MARK, type PageToWorker, type ProbePort, type WorkerToPage } from './messages';
 
@@ -68,10 +69,21 @@ class PageThreads {
   private key = 0;
   private lastKey = 0;
   private config: RecordingConfig | undefined;
+  /** The break types last sent to the workers. */
+  private breakOn: readonly string[] = [];
+  /** The conditions and mutes a debugger set in the page, as last sent (undefined: none ever set). */
+  private conditions: Extract<PageToWorker, { t: 'conditions' }> | undefined;
   /** Records of workers that the link could not take (its socket over the limit). */
   droppedRecords = 0;
 
-  constructor(private readonly slot: PageThreadsSlot) {}
+  constructor(private readonly slot: PageThreadsSlot) {
+    // Conditions and mutes a debugger sets in the page hold in its workers too (their globals are their own).
+    onEventBreaksChange(() => {
+      const hook = eventBreaks();
+      this.conditions = { t: 'conditions', conditions: Object.entries(hook.conditions()), muted: hook.muted() };
+      for (const t of this.threads) if (t.id !== 0) t.send(this.conditions);
+    });
+  }
 
   add(worker: PageWorker): void {
     if (this.workers.has(worker)) return;
@@ -103,6 +115,12 @@ class PageThreads {
         if (t.id === 0) continue;
         if (old !== 0) t.send({ t: 'detach', key: old });
       }
+    }
+    // Without a link nothing breaks (the extension that asked is gone): the workers hear that too.
+    const breakOn = link === undefined ? [] : [...link.recorder.breakOn];
+    if (breakOn.join('\n') !== this.breakOn.join('\n')) {
+      this.breakOn = breakOn;
+      for (const t of this.threads) if (t.id !== 0) t.send({ t: 'break-on', types: breakOn });
     }
     if (link === undefined) return;
     const config = link.recorder.config;
@@ -137,6 +155,8 @@ class PageThreads {
         t.startedAt = m.startedAt;
         const link = this.link;
         t.send({ t: 'joined', timeOrigin: performance.timeOrigin, config: link?.recorder.config ?? this.config ?? DEFAULT_RECORDING_CONFIG });
+        if (this.breakOn.length > 0) t.send({ t: 'break-on', types: this.breakOn });
+        if (this.conditions !== undefined) t.send(this.conditions);
         if (link !== undefined) this.attach(t);
         return;
       }

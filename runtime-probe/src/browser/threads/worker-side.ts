@@ -12,6 +12,8 @@ import { DEFAULT_MAX_BUFFERED_RECORDS, DEFAULT_RECORDING_CONFIG, RecorderCore } 
 import { RecordSink } from '../../recorder/sink';
 import { buildSnapshot } from '../../recorder/snapshot';
 import { MAX_FORWARD_BYTES_IN_FLIGHT } from '../../threads/channel';
+import { applyConditions } from '../../debug/apply-conditions';
+import { setPageBreakOn } from '../page-breaks';
 import { startTracing, stopTracing } from '../page-recorder';
 import { isPageToWorker, MAX_THREAD_BLOCK, PAGE_PORT_MARK, THREAD_SPAN, type ProbePort, type WorkerToPage } from './messages';
 
@@ -214,7 +216,14 @@ class PageThreadLink implements WorkerConnection {
         // The page's clock: the worker's records need no conversion there.
         const shift = performance.timeOrigin - data.timeOrigin;
         this.recorder = new RecorderCore({
-          host: { clock: { timeOrigin: data.timeOrigin, now: () => performance.now() + shift }, isProxy: undefined },
+          host: {
+            clock: { timeOrigin: data.timeOrigin, now: () => performance.now() + shift },
+            isProxy: undefined,
+            // Once this worker loaded `busscope-probe/browser/payloads` (read on each use).
+            get capturePayload() {
+              return runtime.optional?.pageCapture;
+            },
+          },
           maxBufferedRecords: DEFAULT_MAX_BUFFERED_RECORDS,
           config: DEFAULT_RECORDING_CONFIG,
           sanitize: undefined,
@@ -231,6 +240,16 @@ class PageThreadLink implements WorkerConnection {
         return;
       case 'config':
         this.recorder?.configure(data.config);
+        return;
+      case 'break-on':
+        if (this.recorder !== undefined)
+          setPageBreakOn(
+            this.recorder,
+            data.types.filter((t): t is string => typeof t === 'string'),
+          );
+        return;
+      case 'conditions':
+        applyConditions(data.conditions, data.muted);
         return;
       case 'credit':
         this.credited += data.bytes;
