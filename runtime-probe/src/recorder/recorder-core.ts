@@ -907,6 +907,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const typeAt = DISPATCH.at.type;
     const dispatchCode = DISPATCH.code;
     const clock = this.windowClock;
+    let columns = true;
+    for (const sink of this.sinks) if (sink.protocolVersion < 6) columns = false;
     // Most records of a drain come from one bus: its counters are looked up once per change of bus.
     let countsBus = -1;
     let counts = this.typeDispatches.get(countsBus) ?? new Float64Array(0);
@@ -924,7 +926,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             countsBus = busId;
           }
           // Runs of dispatch records (the bulk) go as dispatch blocks; what cannot start one, alone.
-          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB);
+          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB, columns);
           if (n === 0) {
             counts[typeId]++;
             encodeSlot(ring, b, pos, side, w, clock);
