@@ -3,7 +3,7 @@
 
 import { putSvarint, putUvarint } from '../protocol/bytes';
 import type { ProducedOrigin } from '../bus/runtime';
-import { BLOCK_AT, BLOCK_ENTRY_BYTES, DISPATCH_COLUMNS, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
+import { BLOCK_AT, BLOCK_ENTRY_BYTES, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
 import { toNs, type RecordWriter } from '../protocol/record-writer';
 import { RecordCode } from '../protocol/records';
 import {
@@ -23,13 +23,31 @@ import {
 } from './layouts';
 import type { WindowClock } from './window-clock';
 
+/**
+ * Encodes a run of dispatch slots as dispatch columns (dispatch-columns.ts; Node's host only: the
+ * page bundle is budgeted, and a page's link keeps the version-4 blocks). Like `encodeDispatchBlock`.
+ */
+export type ColumnsEncoder = (
+  ring: Float64Array,
+  pos: number,
+  size: number,
+  capacity: number,
+  w: RecordWriter,
+  clock: WindowClock,
+  stopBytes: number,
+  countsBus: number,
+  counts: Float64Array,
+  traceIds: readonly (string | null)[],
+  origins: readonly (string | ProducedOrigin | null)[],
+) => number;
+
 /** A duration's bound is sent when above this (ms); below, `startBound` says enough. */
 export const DURATION_BOUND_SENT_MS = 0.1;
 
 /** Entries per dispatch block at most (a block's reads are looked up once per block). */
-const MAX_BLOCK_ENTRIES = 4096;
+export const MAX_BLOCK_ENTRIES = 4096;
 /** Entries are built here as u32s (one store per field), then copied into the batch at once. */
-const entryScratch = new Uint32Array((MAX_BLOCK_ENTRIES * BLOCK_ENTRY_BYTES) >> 2);
+export const entryScratch = new Uint32Array((MAX_BLOCK_ENTRIES * BLOCK_ENTRY_BYTES) >> 2);
 const entryBytes = new Uint8Array(entryScratch.buffer);
 /** The wire is little-endian; a Uint32Array is the platform's order. */
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
@@ -55,7 +73,7 @@ function swapBytes(bytes: Uint8Array, length: number): void {
  * (a start resolved at an earlier drain, handler-detail exact times), a tick outside the kept reads
  * or a field beyond u32; or once the batch would pass `stopBytes`. Adds each record to `counts`.
  * Returns the slots written; 0 when the slot at `pos` cannot start a block (the caller encodes it
- * alone). With `columns` (every sink speaks version 6) it writes the run as dispatch columns.
+ * alone).
  */
 export function encodeDispatchBlock(
   ring: Float64Array,
@@ -69,7 +87,6 @@ export function encodeDispatchBlock(
   counts: Float64Array,
   traceIds: readonly (string | null)[],
   origins: readonly (string | ProducedOrigin | null)[],
-  columns: boolean,
 ): number {
   const W = SLOT_STRIDE;
   const code = DISPATCH.code;
@@ -142,10 +159,8 @@ export function encodeDispatchBlock(
   const baseTick = readTicks[r0];
   const readTimes = clock.sampleTimes;
   // Header.
-  const head = w.position;
-  let q = head;
-  // (+ 64: the columns' own widths and bases)
-  const buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + n * BLOCK_ENTRY_BYTES + 64);
+  let q = w.position;
+  const buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + n * BLOCK_ENTRY_BYTES);
   buf[q++] = RecordCode.DispatchBlock;
   q = putUvarint(buf, q, n);
   q = putUvarint(buf, q, minSeq);
@@ -159,7 +174,6 @@ export function encodeDispatchBlock(
     q = putSvarint(buf, q, ns - prevNs);
     prevNs = ns;
   }
-  if (columns && writeColumns(ring, pos, n, capacity, buf, head, q, w, baseTick, minSeq, counts)) return n;
   // Pass 2: the entries, as u32s in a scratch array, then one copy into the batch.
   const e = entryScratch;
   const eSeq = BLOCK_AT.seq >> 2;
@@ -198,90 +212,6 @@ export function encodeDispatchBlock(
   q += bytes;
   w.commitRaw(q, n, n);
   return n;
-}
-
-/**
- * The entries of a run (its head written from `head` to `q`, the same for both forms but the code) as dispatch columns (protocol/dispatch-block.ts): the
- * fields go column after column into the scratch, then each column at the width its range needs.
- * False (nothing committed) when a column would not fit 4 bytes: the caller writes the fixed form.
- */
-function writeColumns(
-  ring: Float64Array,
-  pos: number,
-  n: number,
-  capacity: number,
-  buf: Uint8Array,
-  head: number,
-  q: number,
-  w: RecordWriter,
-  baseTick: number,
-  seqBase: number,
-  counts: Float64Array,
-): boolean {
-  const W = SLOT_STRIDE;
-  const at = DISPATCH.at;
-  const e = entryScratch;
-  let prevTick = baseTick;
-  let over = 0;
-  for (let i = 0, p = pos; i < n; i++) {
-    const b = p * W;
-    const seq = ring[b + at.seq];
-    const parentSeq = ring[b + at.parentSeq];
-    const startTick = ring[b + at.startTick];
-    const ds = seq - seqBase - i;
-    const dt = startTick - prevTick;
-    prevTick = startTick;
-    const zs = ds >= 0 ? ds * 2 : -ds * 2 - 1;
-    const zt = dt >= 0 ? dt * 2 : -dt * 2 - 1;
-    const span = ring[b + at.endTick] - startTick;
-    if (zs > MAX_BLOCK_FIELD || zt > MAX_BLOCK_FIELD || span > MAX_BLOCK_FIELD) over = 1;
-    e[i] = zs;
-    e[n + i] = zt;
-    e[2 * n + i] = span;
-    e[3 * n + i] = ring[b + at.bus];
-    e[4 * n + i] = ring[b + at.type];
-    e[5 * n + i] = ring[b + at.delivered];
-    e[6 * n + i] = ring[b + at.consumedBy];
-    e[7 * n + i] = ring[b + at.depth];
-    e[8 * n + i] = parentSeq === 0 ? 0 : seq - parentSeq;
-    e[9 * n + i] = ring[b + at.site];
-    if (++p === capacity) p = 0;
-  }
-  if (over !== 0) return false;
-  buf[head] = RecordCode.DispatchColumns;
-  for (let k = 0, from = 0; k < DISPATCH_COLUMNS.length; k++, from += n) {
-    const to = from + n;
-    let min = e[from];
-    let max = min;
-    for (let i = from + 1; i < to; i++) {
-      const v = e[i];
-      if (v < min) min = v;
-      else if (v > max) max = v;
-    }
-    const range = max - min;
-    const width = range === 0 ? 0 : range < 0x100 ? 1 : range < 0x10000 ? 2 : 4;
-    buf[q++] = width;
-    q = putUvarint(buf, q, min);
-    if (width === 1) for (let i = from; i < to; i++) buf[q++] = e[i] - min;
-    else if (width === 2) {
-      for (let i = from; i < to; i++) {
-        const v = e[i] - min;
-        buf[q++] = v;
-        buf[q++] = v >>> 8;
-      }
-    } else if (width === 4) {
-      for (let i = from; i < to; i++) {
-        const v = e[i] - min;
-        buf[q++] = v;
-        buf[q++] = v >>> 8;
-        buf[q++] = v >>> 16;
-        buf[q++] = v >>> 24;
-      }
-    }
-  }
-  for (let i = 4 * n; i < 5 * n; i++) counts[e[i]]++;
-  w.commitRaw(q, n, n);
-  return true;
 }
 
 /** The strings of the slots that have them (see the layouts' `sideA`/`sideB`), by slot index. */
