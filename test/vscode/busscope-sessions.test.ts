@@ -149,7 +149,8 @@ describe('Busscope sessions, views and commands', function () {
       return names.join() === 'audio,gameplay,ui' ? nodes : undefined;
     });
     const gameplay = buses.find((n) => label(tree.getTreeItem(n)) === 'gameplay')!;
-    assert.match(String(tree.getTreeItem(gameplay).description), /types · .*listeners/);
+    // A live app shows its current rate.
+    assert.match(String(tree.getTreeItem(gameplay).description), /types · .*listeners · [\d.k]+\/s$/);
     const types = await waitFor('player.health under gameplay', () => {
       const t = tree.getChildren(gameplay);
       return t.some((n) => label(tree.getTreeItem(n)) === 'player.health') ? t : undefined;
@@ -235,8 +236,15 @@ describe('Busscope sessions, views and commands', function () {
     assert.equal(s.connected, false);
     await waitFor('the socket to close', () => socketsTo(appPort).length === 0, 3000);
     await waitFor('Busscope problems to clear', () => busscopeDiagnostics().length === 0, 3000);
-    // The model stays inspectable until cleared.
-    assert.ok(api.views.subscriptions.getChildren().length >= 3);
+    // The model stays inspectable until cleared, without a rate: the app is no longer watched.
+    const tree = api.views.subscriptions;
+    const buses = tree.getChildren();
+    assert.ok(buses.length >= 3);
+    for (const bus of buses) {
+      const item = tree.getTreeItem(bus);
+      assert.doesNotMatch(String(item.description), /\/s/, `${label(item)} shows no rate once detached`);
+      for (const type of tree.getChildren(bus)) assert.doesNotMatch(String(tree.getTreeItem(type).description), /\/s/);
+    }
     await vscode.commands.executeCommand('busscope.clear');
     assert.equal(api.sessions.sessions.length, 0);
     assert.equal(await vscode.commands.executeCommand('busscope.stopDemo'), true);

@@ -238,7 +238,7 @@ export class SubscriptionsTree extends ThrottledTree {
         }
         const item = new vscode.TreeItem(bus.name, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = nodeId(node);
-        item.description = `${plural(bus.types.size, 'type')} · ${plural(listeners, 'listener')} · ${formatRate(rate)}`;
+        item.description = `${plural(bus.types.size, 'type')} · ${plural(listeners, 'listener')}${rateSuffix(session, rate)}`;
         item.tooltip = `Bus "${bus.name}" (id ${bus.id})${bus.disposedAt !== null ? ', disposed' : ''}\n${formatCount(bus.dispatches)} dispatches, ${listeners} live subscriptions`;
         item.iconPath = new vscode.ThemeIcon('symbol-namespace');
         item.contextValue = 'busscope.bus';
@@ -269,7 +269,7 @@ export class SubscriptionsTree extends ThrottledTree {
         const sum = aggregateBuses(c.buses, model.now);
         const item = new vscode.TreeItem(`${node.className} ×${formatCount(sum.buses)}`, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = nodeId(node);
-        item.description = `${plural(sum.listeners, 'listener')} · ${plural(sum.dispatches, 'dispatch', 'dispatches')} · ${formatRate(sum.rate)}`;
+        item.description = `${plural(sum.listeners, 'listener')} · ${plural(sum.dispatches, 'dispatch', 'dispatches')}${rateSuffix(session, sum.rate)}`;
         item.tooltip = `${formatCount(sum.buses)} ${node.className} instances${sum.disposed > 0 ? ` (${formatCount(sum.disposed)} disposed)` : ''}\n${formatCount(sum.listeners)} live listeners, ${formatCount(sum.dispatches)} dispatches over ${plural(sum.types, 'event type')}`;
         item.iconPath = new vscode.ThemeIcon('symbol-class');
         item.contextValue = 'busscope.busClass';
@@ -297,8 +297,9 @@ export class SubscriptionsTree extends ThrottledTree {
         const item = new vscode.TreeItem(t.name, t.live.size > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = nodeId(node);
         const badge = this.typeBadge?.(t.name);
-        item.description = badge === undefined ? typeDescription(t, model.now) : `${badge} · ${typeDescription(t, model.now)}`;
-        item.tooltip = typeTooltip(t, model.now, warnings);
+        const now = session.isLive ? model.now : null;
+        item.description = badge === undefined ? typeDescription(t, now) : `${badge} · ${typeDescription(t, now)}`;
+        item.tooltip = typeTooltip(t, now, warnings);
         item.iconPath = severityIcon(warnings) ?? new vscode.ThemeIcon('symbol-event');
         item.contextValue = 'busscope.type';
         return item;
@@ -324,21 +325,30 @@ export class SubscriptionsTree extends ThrottledTree {
   }
 }
 
-function typeDescription(t: EventTypeState, now: number): string {
+/**
+ * ` · 12/s` while the app runs. An ended session or a trace has no current rate: the last window's
+ * rate would stay on screen forever, as if the app were still dispatching.
+ */
+function rateSuffix(session: { readonly isLive: boolean }, perSecond: number): string {
+  return session.isLive ? ` · ${formatRate(perSecond)}` : '';
+}
+
+/** `now` is null when the session is not live (no rate shown). */
+function typeDescription(t: EventTypeState, now: number | null): string {
   const parts = [t.live.size === 0 ? 'no listeners' : plural(t.live.size, 'listener')];
   parts.push(plural(t.dispatches, 'dispatch', 'dispatches'));
-  const rate = t.rate.ratePerSecond(now);
+  const rate = now === null ? 0 : t.rate.ratePerSecond(now);
   if (rate > 0) parts.push(formatRate(rate));
   if (t.unheard > 0 && t.live.size > 0) parts.push(`${formatCount(t.unheard)} unheard`);
   return parts.join(' · ');
 }
 
-function typeTooltip(t: EventTypeState, now: number, warnings: readonly Warning[] | undefined): vscode.MarkdownString {
+function typeTooltip(t: EventTypeState, now: number | null, warnings: readonly Warning[] | undefined): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${escape(t.name)}**\n\n`);
   md.appendMarkdown(`${t.live.size} live listeners (${t.subscribedEver} subscribed over time)  \n`);
   md.appendMarkdown(
-    `${formatCount(t.dispatches)} dispatches, ${formatRate(t.rate.ratePerSecond(now))}; ${formatCount(t.unheard)} unheard, ${formatCount(t.consumed)} consumed  \n`,
+    `${formatCount(t.dispatches)} dispatches${now === null ? '' : `, ${formatRate(t.rate.ratePerSecond(now))}`}; ${formatCount(t.unheard)} unheard, ${formatCount(t.consumed)} consumed  \n`,
   );
   if (t.dispatches > 0)
     md.appendMarkdown(

@@ -9,7 +9,7 @@
 // The protocol's modules by name, not its index: the page's bundle must not keep the reader's module state.
 import { ProtocolError } from '../protocol/errors';
 import { parseJsonObject } from '../protocol/fields';
-import { FrameDecoder, FrameKind } from '../protocol/framing';
+import { FrameKind, FrameSplitter } from '../protocol/framing';
 import { MAX_CLIENT_FRAME_BYTES } from '../protocol/limits';
 import {
   encodeControlFrame,
@@ -67,7 +67,7 @@ export interface PageLinkOptions {
 
 export class PageLink extends RecordSink {
   private state: 'connecting' | 'hello-sent' | 'open' | 'closed' = 'connecting';
-  private readonly decoder = new FrameDecoder(MAX_CLIENT_FRAME_BYTES, 4096);
+  private readonly decoder = new FrameSplitter(MAX_CLIENT_FRAME_BYTES, 4096);
   private refused: { code: ErrorCode | string; message: string } | undefined;
 
   constructor(
@@ -87,10 +87,6 @@ export class PageLink extends RecordSink {
   /** A method, so TypeScript does not narrow `state` across the calls that change it. */
   private isClosed(): boolean {
     return this.state === 'closed';
-  }
-
-  get isOpen(): boolean {
-    return this.state === 'open';
   }
 
   // RecordSink

@@ -5,8 +5,12 @@ import { notConsumedResult } from './dispatch-context';
 import { runHandlersFor, type RunHandlers } from './dispatch-code';
 import { runsBefore } from './priority';
 import { runtime } from './runtime';
+import { INACTIVE, KIND, ONCE, PLAIN, SLOW } from './subscription-state';
 import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
+
+/** @internal The states the bus's loops test (event-bus.ts). */
+export { INACTIVE, PLAIN, SLOW };
 
 /** @internal What handlers get as `ctx`: a Snapshot (fast loop) or a DispatchContextImpl (checking loops). */
 export interface HandlerContext {
@@ -61,19 +65,6 @@ export function ownerIdOf(owner: object | undefined): number {
 const released: StoredHandler = () => undefined;
 /** @internal Swapped into a running snapshot in place of a handler unsubscribed before its turn. */
 export const skippedHandler: StoredHandler = () => undefined;
-
-/**
- * @internal `SubscriptionRecord.state`: one field the checking loops read per handler.
- * PLAIN: active, no owner, not once (call it straight away); SLOW: active with an owner or `once`
- * (check first); INACTIVE: unsubscribed. The ONCE bit is added to any of them.
- */
-export const PLAIN = 0;
-/** @internal */
-export const SLOW = 1;
-/** @internal */
-export const INACTIVE = 2;
-const KIND = 3;
-const ONCE = 4;
 
 /**
  * @internal When subscriptions were made: one shared object per task (or per 64 subscriptions,

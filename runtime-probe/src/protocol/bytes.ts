@@ -78,11 +78,6 @@ export class ByteWriter {
     this.length = 0;
   }
 
-  /** The buffer as a DataView (valid until the buffer grows: take it after `reserve`). */
-  get dataView(): DataView {
-    return this.view;
-  }
-
   /** Make room for `n` more bytes. */
   ensure(n: number): void {
     const need = this.length + n;
@@ -135,39 +130,12 @@ export class ByteWriter {
 
   /** `uvarint` without the capacity check: the caller has `ensure`d room for 8 bytes. */
   uvarintUnchecked(value: number): void {
-    const buf = this.buf;
-    let pos = this.length;
-    if (value < 0x80) {
-      buf[pos] = value;
-      this.length = pos + 1;
-      return;
-    }
-    // Above 2^28 bit operations would overflow int32: peel 7-bit groups arithmetically first.
-    while (value >= TWO_POW_28) {
-      buf[pos++] = (value % 128) | 0x80;
-      value = Math.floor(value / 128);
-    }
-    while (value >= 0x80) {
-      buf[pos++] = (value & 0x7f) | 0x80;
-      value >>>= 7;
-    }
-    buf[pos++] = value;
-    this.length = pos;
+    this.length = putUvarint(this.buf, this.length, value);
   }
 
   svarint(value: number): void {
     this.ensure(8);
     this.uvarintUnchecked(value >= 0 ? value * 2 : -value * 2 - 1);
-  }
-
-  /** `svarint` without the capacity check. */
-  svarintUnchecked(value: number): void {
-    this.uvarintUnchecked(value >= 0 ? value * 2 : -value * 2 - 1);
-  }
-
-  /** `u8` without the capacity check. */
-  u8Unchecked(value: number): void {
-    this.buf[this.length++] = value;
   }
 
   bytes(data: Uint8Array): void {

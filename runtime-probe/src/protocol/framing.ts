@@ -42,13 +42,14 @@ export function encodeFrame(kind: FrameKind, body: Uint8Array): Uint8Array {
 /**
  * Splits a byte stream into frames. Push chunks as they arrive, then call `next()` until it returns
  * `undefined`. Throws `ProtocolError` (`frame-too-large`, `malformed`, `unknown-kind`) as soon as a
- * header is wrong; after an error the decoder is unusable (close the connection).
+ * header is wrong; after an error the decoder is unusable (close the connection). What a page needs
+ * (page-link.ts); FrameDecoder adds what the Node side asks of a stream.
  */
-export class FrameDecoder {
-  private buf: Uint8Array;
-  private start = 0;
-  private end = 0;
-  private failed: ProtocolError | undefined;
+export class FrameSplitter {
+  protected buf: Uint8Array;
+  protected start = 0;
+  protected end = 0;
+  protected failed: ProtocolError | undefined;
 
   constructor(
     /**
@@ -59,19 +60,6 @@ export class FrameDecoder {
     initialCapacity = 64 * 1024,
   ) {
     this.buf = new Uint8Array(initialCapacity);
-  }
-
-  /** Bytes received but not yet returned as frames. */
-  get bufferedBytes(): number {
-    return this.end - this.start;
-  }
-
-  /** The `length` announced by a frame whose header arrived but whose body has not (0 when none). */
-  get partialFrameLength(): number {
-    if (this.end - this.start < 4) return 0;
-    const b = this.buf;
-    const s = this.start;
-    return (b[s] | (b[s + 1] << 8) | (b[s + 2] << 16)) + b[s + 3] * 0x1000000;
   }
 
   /** Drops the buffer (the connection is over): a half-received frame is not kept alive by a lingering reference. */
@@ -144,15 +132,34 @@ export class FrameDecoder {
     return { kind: kind as FrameKind, body: b.subarray(s + 5, s + 4 + length) };
   }
 
+  private fail(error: ProtocolError): never {
+    this.failed = error;
+    throw error;
+  }
+}
+
+/**
+ * A FrameSplitter that also tells how much of a frame is pending and whether a stream ended inside
+ * one: for the probe server's stall watch, the client and trace files.
+ */
+export class FrameDecoder extends FrameSplitter {
+  /** Bytes received but not yet returned as frames. */
+  get bufferedBytes(): number {
+    return this.end - this.start;
+  }
+
+  /** The `length` announced by a frame whose header arrived but whose body has not (0 when none). */
+  get partialFrameLength(): number {
+    if (this.end - this.start < 4) return 0;
+    const b = this.buf;
+    const s = this.start;
+    return (b[s] | (b[s + 1] << 8) | (b[s + 2] << 16)) + b[s + 3] * 0x1000000;
+  }
+
   /** Throws `truncated` when a partial frame is left (end of a file or of a closed stream). */
   finish(): void {
     if (this.failed) throw this.failed;
     const left = this.end - this.start;
     if (left > 0) throw new ProtocolError('truncated', `stream ended inside a frame (${left} bytes left over)`);
-  }
-
-  private fail(error: ProtocolError): never {
-    this.failed = error;
-    throw error;
   }
 }

@@ -110,11 +110,6 @@ export class RecordWriter {
     return this.w.length;
   }
 
-  /** The buffer `reserveRaw` returned, as a DataView (fixed-width fields). */
-  get rawView(): DataView {
-    return this.w.dataView;
-  }
-
   commitRaw(position: number, records: number, dispatches: number): void {
     this.w.length = position;
     this.records += records;

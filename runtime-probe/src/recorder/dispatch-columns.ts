@@ -7,7 +7,7 @@ import { BLOCK_ENTRY_BYTES, DISPATCH_COLUMNS, MAX_BLOCK_FIELD } from '../protoco
 import { putSvarint, putUvarint } from '../protocol/bytes';
 import { toNs } from '../protocol/record-writer';
 import { RecordCode } from '../protocol/records';
-import { DISPATCH, SLOT_WIDTH as SLOT_STRIDE } from './layouts';
+import { DispatchSlot, SLOT_WIDTH as SLOT_STRIDE } from './layouts';
 import { entryScratch, MAX_BLOCK_ENTRIES, type ColumnsEncoder } from './ring-encoder';
 import type { WindowClock } from './window-clock';
 
@@ -31,19 +31,18 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   origins,
 ) {
   const W = SLOT_STRIDE;
-  // Offsets as locals: the loop runs per record.
-  const at = DISPATCH.at;
-  const code = DISPATCH.code;
-  const oSeq = at.seq;
-  const oParent = at.parentSeq;
-  const oStartTick = at.startTick;
-  const oEndTick = at.endTick;
-  const oBus = at.bus;
-  const oType = at.type;
-  const oDelivered = at.delivered;
-  const oConsumedBy = at.consumedBy;
-  const oDepth = at.depth;
-  const oSite = at.site;
+  // Offsets are enum members: a bundler writes them in as numbers.
+  const code = RecordCode.Dispatch;
+  const oSeq = DispatchSlot.seq;
+  const oParent = DispatchSlot.parentSeq;
+  const oStartTick = DispatchSlot.startTick;
+  const oEndTick = DispatchSlot.endTick;
+  const oBus = DispatchSlot.bus;
+  const oType = DispatchSlot.type;
+  const oDelivered = DispatchSlot.delivered;
+  const oConsumedBy = DispatchSlot.consumedBy;
+  const oDepth = DispatchSlot.depth;
+  const oSite = DispatchSlot.site;
   const reads = clock.keptReads;
   if (reads === 0 || countsBus > MAX_BLOCK_FIELD) return 0;
   const readTicks = clock.sampleTicks;

@@ -72,6 +72,23 @@ export function isInternalFrame(frame: { readonly file: string; readonly functio
   return isProbeFile(frame.file) || frame.file.startsWith('node:') || (frame.functionName !== undefined && INTERNAL_FUNCTION.test(frame.functionName));
 }
 
+/** The part of V8's CallSite API used here (https://v8.dev/docs/stack-trace-api). */
+export interface V8CallSite {
+  getScriptNameOrSourceURL?(): unknown;
+  getFileName(): unknown;
+  getLineNumber(): number | null;
+  getColumnNumber(): number | null;
+  getFunctionName(): string | null;
+  getMethodName(): string | null;
+  getTypeName(): string | null;
+  isToplevel(): boolean;
+  isConstructor(): boolean;
+  isEval(): boolean;
+  isAsync?(): boolean;
+  getEnclosingLineNumber?(): number | null;
+  getEnclosingColumnNumber?(): number | null;
+}
+
 /** A call site as captured on the hot path: V8's raw position and what is needed to map and name it. */
 export interface RawFrame {
   /** The script name V8 reports (a path, or a file:// URL for ES modules): the position cache's key. */
@@ -82,6 +99,12 @@ export interface RawFrame {
   readonly column: number;
   /** The frame as an unmapped stack line shows it (parsed from V8's own serialization). */
   readonly unmapped: ResolvedFrame;
+  /** What the host's source mapping read of the call site (undefined without one). */
+  readonly mapKeys: SourceMapKeys | undefined;
+}
+
+/** What mapping a frame needs of its V8 call site, read when the site is captured (the call site itself is not kept). */
+export interface SourceMapKeys {
   /** `getFileName()`: what Node's source map cache is keyed by. */
   readonly mapKey: string | undefined;
   readonly isConstructor: boolean;
@@ -106,8 +129,13 @@ export interface ResolvedFrame {
   readonly functionName: string | undefined;
 }
 
-/** Maps a raw frame to the site a stack line shows (Node: through source maps; elsewhere: as is). */
-export type FrameResolver = (raw: RawFrame) => ResolvedFrame;
-
-/** The resolver of runtimes without source-map support: the frame as V8 printed it. */
-export const unmappedFrame: FrameResolver = (raw) => raw.unmapped;
+/**
+ * Source mapping of captured sites (Node: source-map.ts). A host without one (pages, workers) ships
+ * none of it: its sites are the frames as the runtime printed them.
+ */
+export interface FrameMapper {
+  /** On the hot path, once per new position: what `resolve` will need of the call site. */
+  readKeys(site: V8CallSite, caller: V8CallSite | undefined): SourceMapKeys;
+  /** Off the hot path: the site a stack line shows for `raw`. Never throws. */
+  resolve(raw: RawFrame): ResolvedFrame;
+}

@@ -9,31 +9,18 @@
 
 import { RecordCode } from '../protocol/records';
 
-/** Offsets of one record kind: field name → index in the slot (1 … width-1; 0 is the code). */
-export type SlotFields = { readonly [field: string]: number };
-
-export interface SlotLayout<F extends SlotFields> {
+/**
+ * A record kind's slot: its code and its fields, an enum of offsets 1 … width-1 (0 holds the code).
+ * The recorder writes `ring[r + DispatchSlot.seq]` and the drain reads the same: a bundler inlines
+ * enum members, so the page's code holds `ring[r + 1]` — no layout object, no field name shipped.
+ */
+export interface SlotLayout {
   readonly code: number;
-  /** Field → offset in the slot. */
-  readonly at: F;
-  /** Doubles used, code included. */
-  readonly width: number;
+  /** The kind's offsets enum (field → offset; TypeScript adds offset → field). */
+  readonly fields: object;
   /** What the side arrays carry for this kind (documentation, and checked by the layout test). */
   readonly sideA?: string;
   readonly sideB?: string;
-}
-
-/** Offsets 1, 2, … in the order given. */
-function layout<const N extends readonly string[]>(
-  code: number,
-  names: N,
-  side: { sideA?: string; sideB?: string } = {},
-): SlotLayout<{ readonly [K in N[number]]: number }> {
-  const at: Record<string, number> = {};
-  names.forEach((n, i) => {
-    at[n] = i + 1;
-  });
-  return Object.freeze({ code, at: Object.freeze(at) as { readonly [K in N[number]]: number }, width: names.length + 1, ...side });
 }
 
 /**
@@ -42,54 +29,125 @@ function layout<const N extends readonly string[]>(
  * window-clock tick (`startTick`, `endTick`) resolved at drain (window-clock.ts). `startBound` is
  * the start's error bound (ms) when `start` is known.
  */
-export const DISPATCH = layout(RecordCode.Dispatch, [
-  'seq',
-  'startTick',
-  'endTick',
-  'start',
-  'end',
-  'startBound',
-  'bus',
-  'type',
-  'delivered',
-  'consumedBy',
-  'depth',
-  'parentSeq',
-  'site',
-] as const);
+export enum DispatchSlot {
+  seq = 1,
+  startTick,
+  endTick,
+  start,
+  end,
+  startBound,
+  bus,
+  type,
+  delivered,
+  consumedBy,
+  depth,
+  parentSeq,
+  site,
+}
+
 /** `sampleEvery`: N of a timed dispatch that stands for N of its type (handler-sampler.ts). */
-export const HANDLER = layout(RecordCode.Handler, ['seq', 'subscription', 'start', 'duration', 'consumed', 'sampleEvery'] as const);
-export const HANDLER_ERROR = layout(RecordCode.HandlerError, ['seq', 'subscription', 'time'] as const, { sideA: 'message', sideB: 'stack' });
-export const PAYLOAD = layout(RecordCode.Payload, ['seq', 'truncated'] as const, { sideA: 'json' });
+export enum HandlerSlot {
+  seq = 1,
+  subscription,
+  start,
+  duration,
+  consumed,
+  sampleEvery,
+}
+
+export enum HandlerErrorSlot {
+  seq = 1,
+  subscription,
+  time,
+}
+
+export enum PayloadSlot {
+  seq = 1,
+  truncated,
+}
+
 /** `busKind`: BUS_KINDS index + 1 (0: not said); `className`: string id (0: none). */
-export const BUS_CREATED = layout(RecordCode.BusCreated, ['time', 'bus', 'name', 'busKind', 'className'] as const);
-export const BUS_DISPOSED = layout(RecordCode.BusDisposed, ['time', 'bus'] as const);
-export const SUBSCRIBE = layout(
-  RecordCode.Subscribe,
-  ['time', 'subscription', 'bus', 'type', 'priority', 'label', 'once', 'site', 'ownerId', 'origin'] as const,
-  { sideA: 'owner' },
-);
-export const UNSUBSCRIBE = layout(RecordCode.Unsubscribe, ['time', 'subscription', 'reason', 'calls'] as const);
-export const OWNER_COLLECTED = layout(RecordCode.OwnerCollected, ['time', 'bus', 'removed', 'ownerId'] as const, { sideA: 'owner' });
-export const ENQUEUE = layout(RecordCode.Enqueue, ['time', 'bus', 'type', 'queueLength'] as const);
-export const FLUSH = layout(RecordCode.Flush, ['time', 'bus', 'dispatched'] as const);
-export const DEPTH_LIMIT = layout(RecordCode.DepthLimit, ['time', 'bus', 'type', 'depth', 'parentSeq'] as const);
+export enum BusCreatedSlot {
+  time = 1,
+  bus,
+  name,
+  busKind,
+  className,
+}
 
-/** Every layout written to the ring. */
-export const SLOT_LAYOUTS: readonly SlotLayout<SlotFields>[] = [
-  DISPATCH,
-  HANDLER,
-  HANDLER_ERROR,
-  PAYLOAD,
-  BUS_CREATED,
-  BUS_DISPOSED,
-  SUBSCRIBE,
-  UNSUBSCRIBE,
-  OWNER_COLLECTED,
-  ENQUEUE,
-  FLUSH,
-  DEPTH_LIMIT,
-];
+export enum BusDisposedSlot {
+  time = 1,
+  bus,
+}
 
-/** Doubles per ring slot: the widest layout. */
-export const SLOT_WIDTH = Math.max(...SLOT_LAYOUTS.map((l) => l.width));
+export enum SubscribeSlot {
+  time = 1,
+  subscription,
+  bus,
+  type,
+  priority,
+  label,
+  once,
+  site,
+  ownerId,
+  origin,
+}
+
+export enum UnsubscribeSlot {
+  time = 1,
+  subscription,
+  reason,
+  calls,
+}
+
+export enum OwnerCollectedSlot {
+  time = 1,
+  bus,
+  removed,
+  ownerId,
+}
+
+export enum EnqueueSlot {
+  time = 1,
+  bus,
+  type,
+  queueLength,
+}
+
+export enum FlushSlot {
+  time = 1,
+  bus,
+  dispatched,
+}
+
+export enum DepthLimitSlot {
+  time = 1,
+  bus,
+  type,
+  depth,
+  parentSeq,
+}
+
+/**
+ * Every kind written to the ring, for the layout test (the recorder uses the enums). A function, so
+ * a bundle that never calls it leaves it and the enum objects out.
+ */
+export function slotLayouts(): readonly SlotLayout[] {
+  return [
+    { code: RecordCode.Dispatch, fields: DispatchSlot },
+    { code: RecordCode.Handler, fields: HandlerSlot },
+    { code: RecordCode.HandlerError, fields: HandlerErrorSlot, sideA: 'message', sideB: 'stack' },
+    { code: RecordCode.Payload, fields: PayloadSlot, sideA: 'json' },
+    { code: RecordCode.BusCreated, fields: BusCreatedSlot },
+    { code: RecordCode.BusDisposed, fields: BusDisposedSlot },
+    { code: RecordCode.Subscribe, fields: SubscribeSlot, sideA: 'owner' },
+    { code: RecordCode.Unsubscribe, fields: UnsubscribeSlot },
+    { code: RecordCode.OwnerCollected, fields: OwnerCollectedSlot, sideA: 'owner' },
+    { code: RecordCode.Enqueue, fields: EnqueueSlot },
+    { code: RecordCode.Flush, fields: FlushSlot },
+    { code: RecordCode.DepthLimit, fields: DepthLimitSlot },
+  ];
+}
+
+/** Doubles per ring slot: the widest kind (a dispatch: the code and 13 fields). The layout test checks it. */
+export const SLOT_WIDTH = 14;

@@ -26,7 +26,7 @@ import {
 import { MAX_PAYLOAD_CAP_BYTES, TARGET_BATCH_BYTES } from '../protocol/limits';
 import { DETAIL_LEVELS, type DetailLevel, type RecordingConfig } from '../protocol/messages';
 import { RecordWriter } from '../protocol/record-writer';
-import { UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records';
+import { RecordCode, UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records';
 import { BUS_KINDS } from '../protocol/records';
 import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';
@@ -38,20 +38,35 @@ import type { RecordSink } from './sink';
 import { captureSite } from './sites';
 import { SiteTable, StringTable, type SiteEntry } from './tables';
 import {
-  BUS_CREATED,
-  BUS_DISPOSED,
-  DEPTH_LIMIT,
-  DISPATCH,
-  ENQUEUE,
-  FLUSH,
-  HANDLER,
-  HANDLER_ERROR,
-  OWNER_COLLECTED,
-  PAYLOAD,
+  BusCreatedSlot,
+  BusDisposedSlot,
+  DepthLimitSlot,
+  DispatchSlot,
+  EnqueueSlot,
+  FlushSlot,
+  HandlerErrorSlot,
+  HandlerSlot,
+  OwnerCollectedSlot,
+  PayloadSlot,
+  SubscribeSlot,
+  UnsubscribeSlot,
   SLOT_WIDTH as W,
-  SUBSCRIBE,
-  UNSUBSCRIBE,
 } from './layouts';
+import {
+  ST,
+  ST_SEQ,
+  ST_BUS,
+  ST_TYPE,
+  ST_DEPTH,
+  ST_PARENT,
+  ST_START,
+  ST_SUB,
+  ST_SITE,
+  ST_HANDLER_START,
+  ST_START_TICK,
+  ST_START_BOUND,
+  ST_SAMPLE,
+} from './dispatch-stack';
 import { encodeDispatchBlock, encodeSlot, type ColumnsEncoder, type SideStrings } from './ring-encoder';
 import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
@@ -63,24 +78,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const reasonsMatch: Same<TracerUnsubscribeReason, UnsubscribeReason> = true;
 void reasonsMatch;
 
-/** Doubles per row of the dispatch stack (see the ST_ offsets). */
-const ST = 12;
-const ST_SEQ = 0;
-const ST_BUS = 1;
-const ST_TYPE = 2;
-const ST_DEPTH = 3;
-const ST_PARENT = 4;
-/** NaN when the dispatch is not timed (detail `lifecycle`, or tracking without recording). */
-const ST_START = 5;
-const ST_SUB = 6;
-const ST_SITE = 7;
-const ST_HANDLER_START = 8;
-/** Window-clock tick of the start (0: the start is `ST_START`, or untimed when that is NaN too). */
-const ST_START_TICK = 9;
-/** Error bound (ms) of `ST_START` once known. */
-const ST_START_BOUND = 10;
-/** Detail `handlers`: N when this dispatch's handlers are timed (it stands for N dispatches), else 0. */
-const ST_SAMPLE = 11;
 const DRAIN_INTERVAL_MS = 10;
 const MAX_ERROR_TEXT = 16 * 1024;
 /** Slots of the dispatched-type id cache (a power of two). */
@@ -135,7 +132,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   private cfg: RecordingConfig;
   private detail: number;
-  private sanitize: PayloadSanitizer | undefined;
+  protected sanitize: PayloadSanitizer | undefined;
   private readonly isProxy: ProxyCheck | undefined;
   private readonly capture: typeof capturePayload | undefined;
   private readonly skipLines = new Map<string, number>();
@@ -145,12 +142,12 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** True while at least one sink is attached: only then are records written. */
   private recording = false;
   /** Install the dispatch tracer without sinks (stack tracking for snapshots taken under a debugger). */
-  private tracking = false;
+  protected tracking = false;
   private timer: ReturnType<typeof setInterval> | undefined;
 
   // --- the ring (allocated while recording)
   private capacity: number;
-  private nextCapacity: number;
+  protected nextCapacity: number;
   private highWater: number;
   private ring: Float64Array | null = null;
   /** Strings that do not fit a slot (owner descriptions, error texts, payload JSON), by slot. */
@@ -208,7 +205,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   // --- event breakpoints and per-type counts
   private breakTypes: ReadonlySet<string> = new Set();
-  private focusBuses: ReadonlySet<number> = new Set();
+  protected focusBuses: ReadonlySet<number> = new Set();
   /** Per bus id: dispatch records seen per type id (typed, so the drain adds without a map update per record). */
   private readonly typeDispatches = new Map<number, Float64Array>();
   /** (bus, type) keys with a recorded enqueue (a type may be enqueued and never dispatched yet). */
@@ -224,7 +221,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.encodeColumns = host.encodeColumns;
     this.windowClock = new WindowClock(host.clock, () => this.drain());
     this.timeOrigin = host.clock.timeOrigin;
-    this.sites = new SiteTable(this.strings, host.resolveFrame);
+    this.sites = new SiteTable(this.strings, host.sourceMaps);
     this.delivery = new SinkDelivery(this.strings, this.sites);
     this.watchDebugger = host.watchDebugger ?? (() => undefined);
     this.capacity = this.nextCapacity = options.maxBufferedRecords;
@@ -270,15 +267,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     return this.cfg;
   }
 
-  /** Ring size in records; takes effect the next time recording starts. */
-  setCapacity(maxBufferedRecords: number): void {
-    this.nextCapacity = maxBufferedRecords;
-  }
-
-  setSanitizer(sanitize: PayloadSanitizer | undefined): void {
-    this.sanitize = sanitize;
-  }
-
   setBreakOn(types: ReadonlySet<string>): void {
     this.breakTypes = types;
     // While there is something to break on, the bus skips the `debugger` statement when no debugger can listen.
@@ -294,18 +282,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.focusBuses = buses;
   }
 
-  get focus(): ReadonlySet<number> {
-    return this.focusBuses;
-  }
-
   get breakOn(): ReadonlySet<string> {
     return this.breakTypes;
-  }
-
-  setTracking(on: boolean): void {
-    this.tracking = on;
-    this.updateModes();
-    this.updateInstall();
   }
 
   /**
@@ -373,7 +351,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.updateInstall();
   }
 
-  private updateModes(): void {
+  protected updateModes(): void {
     this.timed = this.recording && this.detail !== DETAIL_LIFECYCLE;
     this.handlersTimed = this.recording && this.detail === DETAIL_HANDLERS;
     this.handlerHooks = this.hooksBase = this.tracking || !this.recording;
@@ -385,7 +363,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
    * event breakpoints are set. At detail `lifecycle` with none of those, nothing needs to see a
    * dispatch, so it is not installed and a dispatch costs what it costs detached.
    */
-  private updateInstall(): void {
+  protected updateInstall(): void {
     const want = (this.recording && (this.detail !== DETAIL_LIFECYCLE || this.breakTypes.size > 0)) || this.tracking;
     const installed = primaryDispatchTracer() === this;
     if (want && !installed) setDispatchTracer(this);
@@ -525,14 +503,13 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const r = this.alloc();
     if (r < 0) return this.dropFull(false);
     const ring = this.ring as Float64Array;
-    const at = HANDLER.at;
-    ring[r] = HANDLER.code;
-    ring[r + at.seq] = seq;
-    ring[r + at.subscription] = sub.id;
-    ring[r + at.start] = start;
-    ring[r + at.duration] = t - start;
-    ring[r + at.consumed] = consumed ? 1 : 0;
-    ring[r + at.sampleEvery] = every;
+    ring[r] = RecordCode.Handler;
+    ring[r + HandlerSlot.seq] = seq;
+    ring[r + HandlerSlot.subscription] = sub.id;
+    ring[r + HandlerSlot.start] = start;
+    ring[r + HandlerSlot.duration] = t - start;
+    ring[r + HandlerSlot.consumed] = consumed ? 1 : 0;
+    ring[r + HandlerSlot.sampleEvery] = every;
   }
 
   handlerError(seq: number, _bus: TracedBus, sub: TracedSubscription, error: unknown): void {
@@ -553,11 +530,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    const at = HANDLER_ERROR.at;
-    r[b] = HANDLER_ERROR.code;
-    r[b + at.seq] = seq;
-    r[b + at.subscription] = sub.id;
-    r[b + at.time] = this.clock.now();
+    r[b] = RecordCode.HandlerError;
+    r[b + HandlerErrorSlot.seq] = seq;
+    r[b + HandlerErrorSlot.subscription] = sub.id;
+    r[b + HandlerErrorSlot.time] = this.clock.now();
     this.sideA[b / W] = message;
     this.sideB[b / W] = stack;
   }
@@ -596,21 +572,20 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const r = this.allocSlot();
     if (r < 0) return this.dropFull(true);
     const ring = this.ring as Float64Array;
-    const at = DISPATCH.at;
-    ring[r] = DISPATCH.code;
-    ring[r + at.seq] = seq;
-    ring[r + at.startTick] = startTick;
-    ring[r + at.endTick] = endTick;
-    ring[r + at.start] = start;
-    ring[r + at.end] = end;
-    ring[r + at.startBound] = st[b + ST_START_BOUND];
-    ring[r + at.bus] = st[b + ST_BUS];
-    ring[r + at.type] = st[b + ST_TYPE];
-    ring[r + at.delivered] = delivered;
-    ring[r + at.consumedBy] = consumedBy;
-    ring[r + at.depth] = st[b + ST_DEPTH];
-    ring[r + at.parentSeq] = st[b + ST_PARENT];
-    ring[r + at.site] = st[b + ST_SITE];
+    ring[r] = RecordCode.Dispatch;
+    ring[r + DispatchSlot.seq] = seq;
+    ring[r + DispatchSlot.startTick] = startTick;
+    ring[r + DispatchSlot.endTick] = endTick;
+    ring[r + DispatchSlot.start] = start;
+    ring[r + DispatchSlot.end] = end;
+    ring[r + DispatchSlot.startBound] = st[b + ST_START_BOUND];
+    ring[r + DispatchSlot.bus] = st[b + ST_BUS];
+    ring[r + DispatchSlot.type] = st[b + ST_TYPE];
+    ring[r + DispatchSlot.delivered] = delivered;
+    ring[r + DispatchSlot.consumedBy] = consumedBy;
+    ring[r + DispatchSlot.depth] = st[b + ST_DEPTH];
+    ring[r + DispatchSlot.parentSeq] = st[b + ST_PARENT];
+    ring[r + DispatchSlot.site] = st[b + ST_SITE];
     // The OpenTelemetry span's trace id, while one is open for this dispatch (a string the SDK holds).
     // A free slot's side strings are null (the drain clears what it used): set only what there is.
     const traceIdOf = currentTraceIdSource();
@@ -654,9 +629,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = PAYLOAD.code;
-    r[b + PAYLOAD.at.seq] = seq;
-    r[b + PAYLOAD.at.truncated] = captured.truncated ? 1 : 0;
+    r[b] = RecordCode.Payload;
+    r[b + PayloadSlot.seq] = seq;
+    r[b + PayloadSlot.truncated] = captured.truncated ? 1 : 0;
     this.sideA[b / W] = captured.json;
   }
 
@@ -670,12 +645,12 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = BUS_CREATED.code;
-    r[b + BUS_CREATED.at.time] = this.clock.now();
-    r[b + BUS_CREATED.at.bus] = bus.busId;
-    r[b + BUS_CREATED.at.name] = nameId;
-    r[b + BUS_CREATED.at.busKind] = bus.busKind === undefined ? 0 : BUS_KINDS.indexOf(bus.busKind) + 1;
-    r[b + BUS_CREATED.at.className] = classNameId;
+    r[b] = RecordCode.BusCreated;
+    r[b + BusCreatedSlot.time] = this.clock.now();
+    r[b + BusCreatedSlot.bus] = bus.busId;
+    r[b + BusCreatedSlot.name] = nameId;
+    r[b + BusCreatedSlot.busKind] = bus.busKind === undefined ? 0 : BUS_KINDS.indexOf(bus.busKind) + 1;
+    r[b + BusCreatedSlot.className] = classNameId;
   }
 
   busDisposed(bus: TracedBus): void {
@@ -683,9 +658,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = BUS_DISPOSED.code;
-    r[b + BUS_DISPOSED.at.time] = this.clock.now();
-    r[b + BUS_DISPOSED.at.bus] = bus.busId;
+    r[b] = RecordCode.BusDisposed;
+    r[b + BusDisposedSlot.time] = this.clock.now();
+    r[b + BusDisposedSlot.bus] = bus.busId;
   }
 
   /** Installed as the bus tracer (again): subscriptions made before now were not seen. */
@@ -710,18 +685,17 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    const at = SUBSCRIBE.at;
-    r[b] = SUBSCRIBE.code;
-    r[b + at.time] = this.clock.now();
-    r[b + at.subscription] = sub.id;
-    r[b + at.bus] = bus.busId;
-    r[b + at.type] = typeId;
-    r[b + at.priority] = sub.priority;
-    r[b + at.label] = labelId;
-    r[b + at.once] = sub.once ? 1 : 0;
-    r[b + at.site] = site === undefined ? 0 : site.id;
-    r[b + at.ownerId] = sub.ownerId ?? 0;
-    r[b + at.origin] = sub.origin === undefined ? 0 : SITE_ORIGINS.indexOf(sub.origin) + 1;
+    r[b] = RecordCode.Subscribe;
+    r[b + SubscribeSlot.time] = this.clock.now();
+    r[b + SubscribeSlot.subscription] = sub.id;
+    r[b + SubscribeSlot.bus] = bus.busId;
+    r[b + SubscribeSlot.type] = typeId;
+    r[b + SubscribeSlot.priority] = sub.priority;
+    r[b + SubscribeSlot.label] = labelId;
+    r[b + SubscribeSlot.once] = sub.once ? 1 : 0;
+    r[b + SubscribeSlot.site] = site === undefined ? 0 : site.id;
+    r[b + SubscribeSlot.ownerId] = sub.ownerId ?? 0;
+    r[b + SubscribeSlot.origin] = sub.origin === undefined ? 0 : SITE_ORIGINS.indexOf(sub.origin) + 1;
     this.sideA[b / W] = sub.ownerDescription ?? null;
   }
 
@@ -730,12 +704,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    const at = UNSUBSCRIBE.at;
-    r[b] = UNSUBSCRIBE.code;
-    r[b + at.time] = this.clock.now();
-    r[b + at.subscription] = sub.id;
-    r[b + at.reason] = REASON_CODE[reason];
-    r[b + at.calls] = sub.calls;
+    r[b] = RecordCode.Unsubscribe;
+    r[b + UnsubscribeSlot.time] = this.clock.now();
+    r[b + UnsubscribeSlot.subscription] = sub.id;
+    r[b + UnsubscribeSlot.reason] = REASON_CODE[reason];
+    r[b + UnsubscribeSlot.calls] = sub.calls;
   }
 
   ownerCollected(bus: TracedBus, ownerDescription: string | undefined, removed: number, ownerId?: number): void {
@@ -743,12 +716,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    const at = OWNER_COLLECTED.at;
-    r[b] = OWNER_COLLECTED.code;
-    r[b + at.time] = this.clock.now();
-    r[b + at.bus] = bus.busId;
-    r[b + at.removed] = removed;
-    r[b + at.ownerId] = ownerId ?? 0;
+    r[b] = RecordCode.OwnerCollected;
+    r[b + OwnerCollectedSlot.time] = this.clock.now();
+    r[b + OwnerCollectedSlot.bus] = bus.busId;
+    r[b + OwnerCollectedSlot.removed] = removed;
+    r[b + OwnerCollectedSlot.ownerId] = ownerId ?? 0;
     this.sideA[b / W] = ownerDescription ?? null;
   }
 
@@ -758,12 +730,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    const at = ENQUEUE.at;
-    r[b] = ENQUEUE.code;
-    r[b + at.time] = this.clock.now();
-    r[b + at.bus] = bus.busId;
-    r[b + at.type] = typeId;
-    r[b + at.queueLength] = queueLength;
+    r[b] = RecordCode.Enqueue;
+    r[b + EnqueueSlot.time] = this.clock.now();
+    r[b + EnqueueSlot.bus] = bus.busId;
+    r[b + EnqueueSlot.type] = typeId;
+    r[b + EnqueueSlot.queueLength] = queueLength;
   }
 
   flushed(bus: TracedBus, dispatched: number): void {
@@ -771,10 +742,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = FLUSH.code;
-    r[b + FLUSH.at.time] = this.clock.now();
-    r[b + FLUSH.at.bus] = bus.busId;
-    r[b + FLUSH.at.dispatched] = dispatched;
+    r[b] = RecordCode.Flush;
+    r[b + FlushSlot.time] = this.clock.now();
+    r[b + FlushSlot.bus] = bus.busId;
+    r[b + FlushSlot.dispatched] = dispatched;
   }
 
   depthLimitHit(bus: TracedBus, type: string, depth: number): void {
@@ -784,13 +755,12 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    const at = DEPTH_LIMIT.at;
-    r[b] = DEPTH_LIMIT.code;
-    r[b + at.time] = this.clock.now();
-    r[b + at.bus] = bus.busId;
-    r[b + at.type] = typeId;
-    r[b + at.depth] = depth;
-    r[b + at.parentSeq] = parentSeq;
+    r[b] = RecordCode.DepthLimit;
+    r[b + DepthLimitSlot.time] = this.clock.now();
+    r[b + DepthLimitSlot.bus] = bus.busId;
+    r[b + DepthLimitSlot.type] = typeId;
+    r[b + DepthLimitSlot.depth] = depth;
+    r[b + DepthLimitSlot.parentSeq] = parentSeq;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -910,7 +880,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     if (ring !== null) {
       let pos = this.readPos;
       for (let n = 0; n < this.size; n++) {
-        if (ring[pos * W] === DISPATCH.code) dispatches++;
+        if (ring[pos * W] === RecordCode.Dispatch) dispatches++;
         this.sideA[pos] = null;
         this.sideB[pos] = null;
         if (++pos === this.capacity) pos = 0;
@@ -928,9 +898,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const w = this.writer;
     const cap = this.capacity;
     const side: SideStrings = { sideA: this.sideA, sideB: this.sideB, timeOrigin: this.timeOrigin };
-    const busAt = DISPATCH.at.bus;
-    const typeAt = DISPATCH.at.type;
-    const dispatchCode = DISPATCH.code;
+    const busAt = DispatchSlot.bus;
+    const typeAt = DispatchSlot.type;
+    const dispatchCode = RecordCode.Dispatch;
     const clock = this.windowClock;
     let columns = this.encodeColumns;
     for (const sink of this.sinks) if (sink.protocolVersion < 6) columns = undefined;
@@ -965,7 +935,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             size -= n;
           }
         } else {
-          if (code === ENQUEUE.code) this.typeEnqueued.add(ring[b + ENQUEUE.at.bus] * 0x4000000 + ring[b + ENQUEUE.at.type]);
+          if (code === RecordCode.Enqueue) this.typeEnqueued.add(ring[b + EnqueueSlot.bus] * 0x4000000 + ring[b + EnqueueSlot.type]);
           encodeSlot(ring, b, pos, side, w, clock);
           pos++;
           if (pos === cap) pos = 0;

@@ -2,7 +2,7 @@
 // No Node built-ins here (the recorder core runs in pages and workers too); recorder.ts supplies Node's host.
 
 import type { RecordingConfig } from '../protocol/messages';
-import type { FrameResolver } from './frames';
+import type { FrameMapper } from './frames';
 import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
 import type { ColumnsEncoder } from './ring-encoder';
 
@@ -20,7 +20,7 @@ export interface RecorderHost {
   /** Tells Proxies apart (payload capture describes them instead of running their traps); undefined: cannot. */
   readonly isProxy: ProxyCheck | undefined;
   /** Source mapping of captured sites (default: none, the frame as the runtime printed it). */
-  readonly resolveFrame?: FrameResolver;
+  readonly sourceMaps?: FrameMapper;
   /**
    * Payload capture (payload.ts). Without it the recorder records no payloads: `capturePayloads`
    * stays false whatever a client asks (the browser entry leaves it out to stay within its size budget).

@@ -7,9 +7,9 @@ import { types as utilTypes } from 'node:util';
 import '../bus/optional-parts';
 import { watchInspector } from '../debug/inspector-gate';
 import { encodeColumns } from './dispatch-columns';
-import { capturePayload } from './payload';
+import { capturePayload, type PayloadSanitizer } from './payload';
 import { RecorderCore, type RecorderHost, type RecorderOptions } from './recorder-core';
-import { resolveRawFrame } from './source-map';
+import { sourceMapper } from './source-map';
 
 export {
   DEFAULT_MAX_BUFFERED_RECORDS,
@@ -25,13 +25,37 @@ export const NODE_RECORDER_HOST: RecorderHost = Object.freeze({
   clock: performance,
   isProxy: utilTypes.isProxy,
   capturePayload,
-  resolveFrame: resolveRawFrame,
+  sourceMaps: sourceMapper,
   watchDebugger: watchInspector,
   encodeColumns,
 });
 
+/**
+ * The recorder with the probe's controls that only Node uses (kept out of RecorderCore, which pages
+ * and workers ship): the ring size and sanitizer from `probe.start()` options, the focus the
+ * process-wide emitters read, and dispatch tracking for an attached debugger.
+ */
 export class Recorder extends RecorderCore {
   constructor(options: RecorderOptions) {
     super({ ...options, host: NODE_RECORDER_HOST });
+  }
+
+  /** Ring size in records; takes effect the next time recording starts. */
+  setCapacity(maxBufferedRecords: number): void {
+    this.nextCapacity = maxBufferedRecords;
+  }
+
+  setSanitizer(sanitize: PayloadSanitizer | undefined): void {
+    this.sanitize = sanitize;
+  }
+
+  get focus(): ReadonlySet<number> {
+    return this.focusBuses;
+  }
+
+  setTracking(on: boolean): void {
+    this.tracking = on;
+    this.updateModes();
+    this.updateInstall();
   }
 }

@@ -7,19 +7,19 @@ import { BLOCK_AT, BLOCK_ENTRY_BYTES, MAX_BLOCK_FIELD } from '../protocol/dispat
 import { toNs, type RecordWriter } from '../protocol/record-writer';
 import { RecordCode } from '../protocol/records';
 import {
-  BUS_CREATED,
-  BUS_DISPOSED,
-  DEPTH_LIMIT,
-  DISPATCH,
-  ENQUEUE,
-  FLUSH,
-  HANDLER,
-  HANDLER_ERROR,
-  OWNER_COLLECTED,
-  PAYLOAD,
+  BusCreatedSlot,
+  BusDisposedSlot,
+  DepthLimitSlot,
+  DispatchSlot,
+  EnqueueSlot,
+  FlushSlot,
+  HandlerErrorSlot,
+  HandlerSlot,
+  OwnerCollectedSlot,
+  PayloadSlot,
+  SubscribeSlot,
+  UnsubscribeSlot,
   SLOT_WIDTH as SLOT_STRIDE,
-  SUBSCRIBE,
-  UNSUBSCRIBE,
 } from './layouts';
 import type { WindowClock } from './window-clock';
 
@@ -89,19 +89,18 @@ export function encodeDispatchBlock(
   origins: readonly (string | ProducedOrigin | null)[],
 ): number {
   const W = SLOT_STRIDE;
-  const code = DISPATCH.code;
+  const code = RecordCode.Dispatch;
   // Offsets as locals: the loops below run per record.
-  const at = DISPATCH.at;
-  const oSeq = at.seq;
-  const oStartTick = at.startTick;
-  const oEndTick = at.endTick;
-  const oBus = at.bus;
-  const oType = at.type;
-  const oDelivered = at.delivered;
-  const oConsumedBy = at.consumedBy;
-  const oDepth = at.depth;
-  const oParent = at.parentSeq;
-  const oSite = at.site;
+  const oSeq = DispatchSlot.seq;
+  const oStartTick = DispatchSlot.startTick;
+  const oEndTick = DispatchSlot.endTick;
+  const oBus = DispatchSlot.bus;
+  const oType = DispatchSlot.type;
+  const oDelivered = DispatchSlot.delivered;
+  const oConsumedBy = DispatchSlot.consumedBy;
+  const oDepth = DispatchSlot.depth;
+  const oParent = DispatchSlot.parentSeq;
+  const oSite = DispatchSlot.site;
   const reads = clock.keptReads;
   if (reads === 0) return 0;
   const readTicks = clock.sampleTicks;
@@ -232,18 +231,17 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
   const code = ring[b];
   switch (code) {
     case RecordCode.Dispatch: {
-      const at = DISPATCH.at;
-      let start = ring[b + at.start];
-      let bound = ring[b + at.startBound];
+      let start = ring[b + DispatchSlot.start];
+      let bound = ring[b + DispatchSlot.startBound];
       if (start !== start) {
-        const t = clock.resolve(ring[b + at.startTick]);
+        const t = clock.resolve(ring[b + DispatchSlot.startTick]);
         start = t.time;
         bound = t.bound;
       }
-      let end = ring[b + at.end];
+      let end = ring[b + DispatchSlot.end];
       let endBound = 0;
       if (end !== end) {
-        const t = clock.resolve(ring[b + at.endTick]);
+        const t = clock.resolve(ring[b + DispatchSlot.endTick]);
         end = t.time;
         endBound = t.bound;
       }
@@ -251,17 +249,17 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
       const durationBound = bound + endBound > DURATION_BOUND_SENT_MS ? bound + endBound : 0;
       const origin = side.sideB[pos] as ProducedOrigin | null;
       w.dispatch(
-        ring[b + at.seq],
+        ring[b + DispatchSlot.seq],
         start,
         end > start ? end - start : 0,
         bound,
-        ring[b + at.bus],
-        ring[b + at.type],
-        ring[b + at.delivered],
-        ring[b + at.consumedBy],
-        ring[b + at.depth],
-        ring[b + at.parentSeq],
-        ring[b + at.site],
+        ring[b + DispatchSlot.bus],
+        ring[b + DispatchSlot.type],
+        ring[b + DispatchSlot.delivered],
+        ring[b + DispatchSlot.consumedBy],
+        ring[b + DispatchSlot.depth],
+        ring[b + DispatchSlot.parentSeq],
+        ring[b + DispatchSlot.site],
         durationBound,
         origin === null ? 0 : origin[0],
         side.sideA[pos],
@@ -272,74 +270,92 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
       return;
     }
     case RecordCode.Handler: {
-      const at = HANDLER.at;
-      w.handler(ring[b + at.seq], ring[b + at.subscription], ring[b + at.start], ring[b + at.duration], ring[b + at.consumed] === 1, ring[b + at.sampleEvery]);
+      w.handler(
+        ring[b + HandlerSlot.seq],
+        ring[b + HandlerSlot.subscription],
+        ring[b + HandlerSlot.start],
+        ring[b + HandlerSlot.duration],
+        ring[b + HandlerSlot.consumed] === 1,
+        ring[b + HandlerSlot.sampleEvery],
+      );
       return;
     }
     case RecordCode.HandlerError: {
-      const at = HANDLER_ERROR.at;
-      w.handlerError(ring[b + at.seq], ring[b + at.subscription], ring[b + at.time], side.sideA[pos] ?? '', side.sideB[pos] as string | null);
+      w.handlerError(
+        ring[b + HandlerErrorSlot.seq],
+        ring[b + HandlerErrorSlot.subscription],
+        ring[b + HandlerErrorSlot.time],
+        side.sideA[pos] ?? '',
+        side.sideB[pos] as string | null,
+      );
       side.sideA[pos] = null;
       side.sideB[pos] = null;
       return;
     }
     case RecordCode.Payload:
-      w.payload(ring[b + PAYLOAD.at.seq], side.sideA[pos] ?? 'null', ring[b + PAYLOAD.at.truncated] === 1);
+      w.payload(ring[b + PayloadSlot.seq], side.sideA[pos] ?? 'null', ring[b + PayloadSlot.truncated] === 1);
       side.sideA[pos] = null;
       return;
     case RecordCode.Subscribe: {
-      const at = SUBSCRIBE.at;
       w.subscribe(
-        ring[b + at.time],
-        ring[b + at.subscription],
-        ring[b + at.bus],
-        ring[b + at.type],
-        ring[b + at.priority],
-        ring[b + at.label],
+        ring[b + SubscribeSlot.time],
+        ring[b + SubscribeSlot.subscription],
+        ring[b + SubscribeSlot.bus],
+        ring[b + SubscribeSlot.type],
+        ring[b + SubscribeSlot.priority],
+        ring[b + SubscribeSlot.label],
         side.sideA[pos],
-        ring[b + at.once] === 1,
-        ring[b + at.site],
-        ring[b + at.ownerId],
-        ring[b + at.origin],
+        ring[b + SubscribeSlot.once] === 1,
+        ring[b + SubscribeSlot.site],
+        ring[b + SubscribeSlot.ownerId],
+        ring[b + SubscribeSlot.origin],
       );
       side.sideA[pos] = null;
       return;
     }
     case RecordCode.Unsubscribe: {
-      const at = UNSUBSCRIBE.at;
-      w.unsubscribe(ring[b + at.time], ring[b + at.subscription], ring[b + at.reason], ring[b + at.calls]);
+      w.unsubscribe(ring[b + UnsubscribeSlot.time], ring[b + UnsubscribeSlot.subscription], ring[b + UnsubscribeSlot.reason], ring[b + UnsubscribeSlot.calls]);
       return;
     }
     case RecordCode.Enqueue: {
-      const at = ENQUEUE.at;
-      w.enqueue(ring[b + at.time], ring[b + at.bus], ring[b + at.type], ring[b + at.queueLength]);
+      w.enqueue(ring[b + EnqueueSlot.time], ring[b + EnqueueSlot.bus], ring[b + EnqueueSlot.type], ring[b + EnqueueSlot.queueLength]);
       return;
     }
     case RecordCode.Flush:
-      w.flush(ring[b + FLUSH.at.time], ring[b + FLUSH.at.bus], ring[b + FLUSH.at.dispatched]);
+      w.flush(ring[b + FlushSlot.time], ring[b + FlushSlot.bus], ring[b + FlushSlot.dispatched]);
       return;
     case RecordCode.DepthLimit: {
-      const at = DEPTH_LIMIT.at;
-      w.depthLimit(ring[b + at.time], ring[b + at.bus], ring[b + at.type], ring[b + at.depth], ring[b + at.parentSeq]);
+      w.depthLimit(
+        ring[b + DepthLimitSlot.time],
+        ring[b + DepthLimitSlot.bus],
+        ring[b + DepthLimitSlot.type],
+        ring[b + DepthLimitSlot.depth],
+        ring[b + DepthLimitSlot.parentSeq],
+      );
       return;
     }
     case RecordCode.OwnerCollected: {
-      const at = OWNER_COLLECTED.at;
-      w.ownerCollected(ring[b + at.time], ring[b + at.bus], side.sideA[pos], ring[b + at.removed], ring[b + at.ownerId]);
+      w.ownerCollected(
+        ring[b + OwnerCollectedSlot.time],
+        ring[b + OwnerCollectedSlot.bus],
+        side.sideA[pos],
+        ring[b + OwnerCollectedSlot.removed],
+        ring[b + OwnerCollectedSlot.ownerId],
+      );
       side.sideA[pos] = null;
       return;
     }
     case RecordCode.BusCreated:
       w.busCreated(
-        ring[b + BUS_CREATED.at.time],
-        ring[b + BUS_CREATED.at.bus],
-        ring[b + BUS_CREATED.at.name],
-        ring[b + BUS_CREATED.at.busKind],
-        ring[b + BUS_CREATED.at.className],
+        ring[b + BusCreatedSlot.time],
+        ring[b + BusCreatedSlot.bus],
+        ring[b + BusCreatedSlot.name],
+        ring[b + BusCreatedSlot.busKind],
+        ring[b + BusCreatedSlot.className],
       );
       return;
     case RecordCode.BusDisposed:
-      w.busDisposed(ring[b + BUS_DISPOSED.at.time], ring[b + BUS_DISPOSED.at.bus]);
+      w.busDisposed(ring[b + BusDisposedSlot.time], ring[b + BusDisposedSlot.bus]);
       return;
     default:
       throw new Error(`ring slot with unknown record code ${code}`);

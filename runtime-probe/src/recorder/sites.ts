@@ -10,27 +10,10 @@
 // `Error.prepareStackTrace`, e.g. a source-map hook): the stack text, parsed line by line.
 
 import { isInternalFrame, parseStackLine } from './frames';
-import type { RawFrame, ResolvedFrame } from './frames';
+import type { RawFrame, ResolvedFrame, V8CallSite } from './frames';
 import { NOT_A_SITE, type SiteEntry, type SiteTable } from './tables';
 
 export { isInternalFrame, parseStackLine, type ParsedFrame } from './frames';
-
-/** The part of V8's CallSite API used here (https://v8.dev/docs/stack-trace-api). */
-interface V8CallSite {
-  getScriptNameOrSourceURL?(): unknown;
-  getFileName(): unknown;
-  getLineNumber(): number | null;
-  getColumnNumber(): number | null;
-  getFunctionName(): string | null;
-  getMethodName(): string | null;
-  getTypeName(): string | null;
-  isToplevel(): boolean;
-  isConstructor(): boolean;
-  isEval(): boolean;
-  isAsync?(): boolean;
-  getEnclosingLineNumber?(): number | null;
-  getEnclosingColumnNumber?(): number | null;
-}
 
 type CaptureStackTrace = (target: object, constructorOpt?: Function) => void;
 type PrepareStackTrace = (error: Error, frames: V8CallSite[]) => unknown;
@@ -168,7 +151,7 @@ function scan(frames: readonly V8CallSite[], sites: SiteTable, add: boolean, fir
     if (known !== undefined) return known;
     if (!add) return NEW_POSITION;
     // First time at this position (cold): read it as the stack text would show it, and classify it.
-    const raw = i < first ? undefined : rawFrame(cs, file, line, column, frames[i + 1]);
+    const raw = i < first ? undefined : rawFrame(cs, file, line, column, frames[i + 1], sites);
     if (raw === undefined || isInternalFrame(raw.unmapped)) {
       sites.skipPosition(file, line, column);
       continue;
@@ -187,27 +170,10 @@ function scan(frames: readonly V8CallSite[], sites: SiteTable, add: boolean, fir
 }
 
 /** The frame as stack text shows it (V8's own serialization, parsed): undefined when that has no site. */
-function rawFrame(cs: V8CallSite, file: string, line: number, column: number, caller: V8CallSite | undefined): RawFrame | undefined {
+function rawFrame(cs: V8CallSite, file: string, line: number, column: number, caller: V8CallSite | undefined, sites: SiteTable): RawFrame | undefined {
   const text = parseStackLine(`at ${String(cs)}`);
   if (text === undefined) return undefined;
-  const mapKey = cs.getFileName();
-  const callerKey = caller?.getFileName();
-  const isAsync = typeof cs.isAsync === 'function' && cs.isAsync();
-  return {
-    file,
-    line,
-    column,
-    unmapped: text,
-    mapKey: typeof mapKey === 'string' ? mapKey : undefined,
-    isConstructor: !isAsync && cs.isConstructor(),
-    typeName: cs.getTypeName(),
-    functionOrMethod: cs.getFunctionName() ?? cs.getMethodName(),
-    enclosingLine: (typeof cs.getEnclosingLineNumber === 'function' ? cs.getEnclosingLineNumber() : 0) ?? 0,
-    enclosingColumn: (typeof cs.getEnclosingColumnNumber === 'function' ? cs.getEnclosingColumnNumber() : 0) ?? 0,
-    callerMapKey: typeof callerKey === 'string' ? callerKey : undefined,
-    callerLine: caller?.getLineNumber() ?? 0,
-    callerColumn: caller?.getColumnNumber() ?? 0,
-  };
+  return { file, line, column, unmapped: text, mapKeys: sites.mapper?.readKeys(cs, caller) };
 }
 
 /** Marks stack lines already classified as not-the-site (internal or unparseable). */

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { fileUrlToPath } from './frames';
 
 export type { RawFrame, ResolvedFrame } from './frames';
-import type { RawFrame, ResolvedFrame } from './frames';
+import type { FrameMapper, RawFrame, ResolvedFrame, SourceMapKeys, V8CallSite } from './frames';
 
 interface SourceMapEntry {
   readonly originalSource?: string;
@@ -50,22 +50,40 @@ function mapFor(key: string | undefined): SourceMapLike | undefined {
   return sm ?? undefined;
 }
 
+/** What `mappedFrame` needs of a call site, read when its site is first captured. */
+function readSourceMapKeys(cs: V8CallSite, caller: V8CallSite | undefined): SourceMapKeys {
+  const mapKey = cs.getFileName();
+  const callerKey = caller?.getFileName();
+  const isAsync = typeof cs.isAsync === 'function' && cs.isAsync();
+  return {
+    mapKey: typeof mapKey === 'string' ? mapKey : undefined,
+    isConstructor: !isAsync && cs.isConstructor(),
+    typeName: cs.getTypeName(),
+    functionOrMethod: cs.getFunctionName() ?? cs.getMethodName(),
+    enclosingLine: (typeof cs.getEnclosingLineNumber === 'function' ? cs.getEnclosingLineNumber() : 0) ?? 0,
+    enclosingColumn: (typeof cs.getEnclosingColumnNumber === 'function' ? cs.getEnclosingColumnNumber() : 0) ?? 0,
+    callerMapKey: typeof callerKey === 'string' ? callerKey : undefined,
+    callerLine: caller?.getLineNumber() ?? 0,
+    callerColumn: caller?.getColumnNumber() ?? 0,
+  };
+}
+
 /** The frame through its source map, as Node prints it; undefined when it has no mapping. */
-function mappedFrame(raw: RawFrame, sm: SourceMapLike): ResolvedFrame | undefined {
+function mappedFrame(raw: RawFrame, keys: SourceMapKeys, sm: SourceMapLike): ResolvedFrame | undefined {
   const entry = sm.findEntry(raw.line - 1, raw.column - 1);
   const source = entry.originalSource;
   if (source === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return undefined;
   // Transpilers may have renamed the function: the enclosing function's name in the map, else the
   // name at the call in the caller (same file only).
   let symbol: string | undefined;
-  if (raw.enclosingLine > 0) symbol = sm.findEntry(raw.enclosingLine - 1, raw.enclosingColumn - 1).name;
-  if (!symbol && raw.callerMapKey !== undefined && raw.callerMapKey === raw.mapKey) {
-    symbol = sm.findEntry(raw.callerLine - 1, raw.callerColumn - 1).name;
+  if (keys.enclosingLine > 0) symbol = sm.findEntry(keys.enclosingLine - 1, keys.enclosingColumn - 1).name;
+  if (!symbol && keys.callerMapKey !== undefined && keys.callerMapKey === keys.mapKey) {
+    symbol = sm.findEntry(keys.callerLine - 1, keys.callerColumn - 1).name;
   }
-  const typeName = raw.typeName;
-  const original = `${typeName !== null && typeName !== 'global' ? `${typeName}.` : ''}${raw.functionOrMethod || '<anonymous>'}`;
+  const typeName = keys.typeName;
+  const original = `${typeName !== null && typeName !== 'global' ? `${typeName}.` : ''}${keys.functionOrMethod || '<anonymous>'}`;
   let name = symbol && symbol !== original ? symbol : original;
-  if (raw.isConstructor) name = `new ${name}`;
+  if (keys.isConstructor) name = `new ${name}`;
   // What parsing "name (file:line:column)" keeps of the name.
   const alias = name.indexOf(' [as ');
   if (alias >= 0) name = name.slice(0, alias);
@@ -88,9 +106,13 @@ function mappedFrame(raw: RawFrame, sm: SourceMapLike): ResolvedFrame | undefine
 export function resolveRawFrame(raw: RawFrame): ResolvedFrame {
   try {
     if (!sourceMapsEnabled()) return raw.unmapped;
-    const sm = mapFor(raw.mapKey);
-    return (sm === undefined ? undefined : mappedFrame(raw, sm)) ?? raw.unmapped;
+    const keys = raw.mapKeys;
+    const sm = keys === undefined ? undefined : mapFor(keys.mapKey);
+    return (sm === undefined || keys === undefined ? undefined : mappedFrame(raw, keys, sm)) ?? raw.unmapped;
   } catch {
     return raw.unmapped;
   }
 }
+
+/** Node's source mapping of captured sites (the recorder host's `sourceMaps`). */
+export const sourceMapper: FrameMapper = { readKeys: readSourceMapKeys, resolve: resolveRawFrame };

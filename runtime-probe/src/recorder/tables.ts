@@ -7,9 +7,8 @@
 
 // The protocol's modules by name, not its index: a page bundle must not keep the reader's module state.
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from '../protocol/limits';
-import type { SiteInfo } from '../protocol/records';
 import type { SourceSite } from '../bus/tracer';
-import { unmappedFrame, type FrameResolver, type RawFrame, type ResolvedFrame } from './frames';
+import type { FrameMapper, RawFrame, ResolvedFrame } from './frames';
 
 /**
  * Bounded: an app that makes up names (`user.${id}.updated` for every user) must not grow the
@@ -100,7 +99,6 @@ export class SiteEntry implements SourceSite {
   private resolvedColumn = 0;
   private resolvedFunction: string | undefined = undefined;
   private ids: { readonly fileId: number; readonly functionId: number } | null = null;
-  private frozenInfo: SiteInfo | null = null;
 
   constructor(
     readonly id: number,
@@ -135,13 +133,6 @@ export class SiteEntry implements SourceSite {
   /** String id of `functionName`, 0 without one. */
   get functionId(): number {
     return this.interned().functionId;
-  }
-  /** The wire form. */
-  get info(): SiteInfo {
-    if (this.frozenInfo === null) {
-      this.frozenInfo = Object.freeze({ file: this.file, line: this.line, column: this.column, functionName: this.functionName ?? null });
-    }
-    return this.frozenInfo;
   }
 
   private interned(): { readonly fileId: number; readonly functionId: number } {
@@ -189,8 +180,13 @@ export class SiteTable {
   constructor(
     readonly strings: StringTable,
     /** Source mapping, injected (Node's lives in source-map.ts; the core imports no Node built-in). */
-    readonly resolveFrame: FrameResolver = unmappedFrame,
+    readonly mapper?: FrameMapper,
   ) {}
+
+  /** The site a stack line shows for `raw`: mapped when there is a mapper, else as the runtime printed it. */
+  resolveFrame(raw: RawFrame): ResolvedFrame {
+    return this.mapper === undefined ? raw.unmapped : this.mapper.resolve(raw);
+  }
 
   /** The site or NOT_A_SITE recorded for a raw V8 position; undefined when unseen. */
   atPosition(file: string, line: number, column: number): SiteEntry | typeof NOT_A_SITE | undefined {

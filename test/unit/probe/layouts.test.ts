@@ -2,23 +2,31 @@
 // record kind the ring carries has exactly one layout.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SLOT_LAYOUTS, SLOT_WIDTH } from '../../../runtime-probe/src/recorder/layouts';
+import { slotLayouts, SLOT_WIDTH } from '../../../runtime-probe/src/recorder/layouts';
 import { RecordCode } from '../../../runtime-probe/src/protocol/records';
 
-test('each layout packs its fields into distinct offsets 1 … width-1 of one slot', () => {
-  for (const l of SLOT_LAYOUTS) {
-    const offsets = Object.values(l.at).sort((a, b) => a - b);
+test('each layout packs its fields into distinct offsets 1 … n of one slot, and SLOT_WIDTH fits the widest', () => {
+  let widest = 0;
+  for (const l of slotLayouts()) {
+    // The enum object maps names to offsets (and offsets back to names): the names' offsets.
+    const offsets = Object.entries(l.fields)
+      .filter(([name]) => !/^\d+$/.test(name))
+      .map(([, offset]) => offset as number)
+      .sort((a, b) => a - b);
     assert.deepEqual(
       offsets,
-      Array.from({ length: l.width - 1 }, (_, i) => i + 1),
+      Array.from({ length: offsets.length }, (_, i) => i + 1),
       `record code ${l.code}`,
     );
-    assert.ok(l.width <= SLOT_WIDTH);
+    widest = Math.max(widest, offsets.length + 1);
   }
+  assert.equal(SLOT_WIDTH, widest, 'SLOT_WIDTH is the widest slot (the code and its fields)');
 });
 
 test("one layout per ring record kind (definitions, drops, dispatch blocks and columns and worker threads' batches never go through the ring)", () => {
-  const codes = SLOT_LAYOUTS.map((l) => l.code).sort((a, b) => a - b);
+  const codes = slotLayouts()
+    .map((l) => l.code)
+    .sort((a, b) => a - b);
   const expected = Object.values(RecordCode)
     .filter(
       (c) =>
