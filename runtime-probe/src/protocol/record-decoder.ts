@@ -217,11 +217,12 @@ export class RecordDecoder {
     }
     let tick = 0;
     for (let i = 0; i < count; i++) {
+      // zigzag, in 32-bit integer arithmetic (a writer keeps these columns within u32)
       const zs = c[i];
       const zt = c[count + i];
-      tick += zt % 2 === 0 ? zt / 2 : -(zt + 1) / 2;
+      tick += (zt >>> 1) ^ -(zt & 1);
       this.blockEntry(
-        seqBase + i + (zs % 2 === 0 ? zs / 2 : -(zs + 1) / 2),
+        seqBase + i + ((zs >>> 1) ^ -(zs & 1)),
         tick,
         tick + c[2 * count + i],
         c[3 * count + i],
