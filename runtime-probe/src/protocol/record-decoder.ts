@@ -121,8 +121,11 @@ export class RecordDecoder {
   /** The block being decoded: its entries and seqBase (set by `blockHead`). */
   private blockCount = 0;
   private blockSeqBase = 0;
-  /** Dispatch-columns values, column after column (reused; grows). */
-  private columns = new Float64Array(0);
+  /**
+   * Dispatch-columns values, column after column (reused; grows). Unsigned 32-bit, as a writer keeps
+   * every field: decoded fields are then small integers, not doubles (record objects stay unboxed).
+   */
+  private columns = new Uint32Array(0);
 
   constructor(limits: RecordDecoderLimits = { maxEntries: MAX_STRING_TABLE_ENTRIES, maxStringBytes: MAX_STRING_TABLE_BYTES }) {
     this.maxEntries = limits.maxEntries;
@@ -196,7 +199,7 @@ export class RecordDecoder {
     const seqBase = this.blockSeqBase;
     if (count > MAX_COLUMN_ENTRIES) throw new ProtocolError('malformed', `dispatch columns of ${count} entries (at most ${MAX_COLUMN_ENTRIES})`);
     const columns = DISPATCH_COLUMNS.length;
-    if (this.columns.length < columns * count) this.columns = new Float64Array(columns * Math.max(count, 1024));
+    if (this.columns.length < columns * count) this.columns = new Uint32Array(columns * Math.max(count, 1024));
     const c = this.columns;
     const buf = r.buf;
     for (let k = 0, at = 0; k < columns; k++, at += count) {

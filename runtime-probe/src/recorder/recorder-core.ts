@@ -166,7 +166,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private top = -1;
   private stack = new Float64Array(this.stackCap * ST);
   /** Per stack entry, the producer-port origin of its event (`runtime.produced` at its start). */
-  private readonly origins: (ProducedOrigin | undefined)[] = [];
+  /** One entry per stack row, present from the start: a read past an array's end can be a slow path. */
+  private readonly origins: (ProducedOrigin | undefined)[] = new Array<ProducedOrigin | undefined>(this.stackCap).fill(undefined);
   private lastSeq = 0;
   /**
    * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
@@ -610,6 +611,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     next.set(this.stack);
     this.stack = next;
     this.stackCap = cap;
+    while (this.origins.length < cap) this.origins.push(undefined);
   }
 
   /** A due dispatch's site (site-sampler.ts). */
