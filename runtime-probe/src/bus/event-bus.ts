@@ -162,7 +162,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
   readonly queueContexts: unknown[] = [];
   /** @internal */
   queueHead = 0;
-  private flushing = false;
+  /** @internal Read by the recorder (TracedBus.flushing). */
+  flushing = false;
   private flushScheduled = false;
   private readonly scheduledFlush: (() => void) | null;
   private closed = false;

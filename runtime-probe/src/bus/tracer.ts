@@ -36,6 +36,11 @@ export interface TracedBus {
   readonly busKind?: BusKind;
   /** The instance's class name, when it is an emitter. */
   readonly className?: string;
+  /**
+   * False while the bus is not flushing its queue, so no producer port's origin can be pending for
+   * its dispatch (the recorder then skips reading `runtime.produced`); absent: not said.
+   */
+  readonly flushing?: boolean;
   /** Live subscriptions, for snapshots. */
   tracedSubscriptions(): Iterable<TracedSubscription>;
 }
@@ -129,9 +134,14 @@ export interface ContextCarrier {
 // of the package installs its tracer in every copy, and every copy's buses are in one registry.
 let tracer: BusTracer | undefined = runtime.tracer;
 let dispatchTracer: DispatchTracer | undefined = runtime.dispatchTracer;
+// The acting trace id source, as this copy last heard: the recorder asks for it per dispatch, and the
+// shared runtime object is in dictionary mode (the threads' id counters are accessors), where every
+// read is a hash lookup. Refreshed with the tracer slots: hooking a source re-installs them.
+let traceIdSource: TraceIdSource | undefined = runtime.traceIdSource;
 runtime.copies.push((t, d) => {
   tracer = t;
   dispatchTracer = d;
+  traceIdSource = runtime.traceIdSource;
 });
 const liveBuses = runtime.buses;
 
@@ -220,6 +230,7 @@ export function hookTraceIdSource(source: TraceIdSource): Unhook {
   const list = (runtime.traceIdSources ??= []);
   list.push(source);
   runtime.traceIdSource = source;
+  installTracers(); // tells every copy
   let hooked = true;
   return () => {
     if (!hooked) return;
@@ -227,12 +238,13 @@ export function hookTraceIdSource(source: TraceIdSource): Unhook {
     const i = list.lastIndexOf(source);
     if (i >= 0) list.splice(i, 1);
     runtime.traceIdSource = list.length === 0 ? undefined : list[list.length - 1];
+    installTracers();
   };
 }
 
 /** @internal The acting trace id source, if any (read by the recorder once per recorded dispatch). */
 export function currentTraceIdSource(): TraceIdSource | undefined {
-  return runtime.traceIdSource;
+  return traceIdSource;
 }
 
 /** @internal The acting context carrier, if any (read by `enqueue` and `flush`, never by `dispatch`). */

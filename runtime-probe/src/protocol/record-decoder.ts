@@ -6,7 +6,7 @@
 // to none (PROTOCOL.md, "String table caps").
 
 import { ByteReader } from './bytes';
-import { BLOCK_AT, BLOCK_ENTRY_BYTES, BlockClock, DURATION_BOUND_STATED_NS } from './dispatch-block';
+import { BLOCK_AT, BLOCK_ENTRY_BYTES, BlockClock, DISPATCH_COLUMNS, DURATION_BOUND_STATED_NS, MAX_COLUMN_ENTRIES } from './dispatch-block';
 import { DispatchColumns } from './dispatch-columns';
 import { ProtocolError } from './errors';
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from './limits';
@@ -44,6 +44,7 @@ const DEPTH_LIMIT = RecordCode.DepthLimit;
 const OWNER_COLLECTED = RecordCode.OwnerCollected;
 const DROPS = RecordCode.Drops;
 const DISPATCH_BLOCK = RecordCode.DispatchBlock;
+const DISPATCH_COLUMNS_CODE = RecordCode.DispatchColumns;
 const EXT_DURATION_BOUND = DISPATCH_EXTENSION.durationBound;
 const EXT_THREAD_ID = DISPATCH_EXTENSION.threadId;
 const EXT_TRACE_ID = DISPATCH_EXTENSION.traceId;
@@ -87,8 +88,8 @@ export interface RecordSink {
   /** Any other record. */
   record(record: BusRecord): void;
   /**
-   * Optional: the entries of a dispatch block, all at once as columns (rows in stream order), instead
-   * of a `dispatch` call each. `columns` is the decoder's, reused: read it during the call only.
+   * Optional: the entries of a dispatch block (either layout), all at once as columns (rows in stream
+   * order), instead of a `dispatch` call each. `columns` is the decoder's, reused: read it during the call only.
    */
   dispatchRun?(columns: DispatchColumns): void;
 }
@@ -123,8 +124,18 @@ export class RecordDecoder {
   version: number = PROTOCOL_VERSION;
   /** The reads of the dispatch block being decoded (reused). */
   private readonly blockClock = new BlockClock();
-  /** The entries of the dispatch block being decoded, for a sink that takes runs (reused). */
-  private readonly columns = new DispatchColumns();
+  /** The block being decoded: its entries and seqBase (set by `blockHead`). */
+  private blockCount = 0;
+  private blockSeqBase = 0;
+  /**
+   * Dispatch-columns values, column after column (reused; grows). Unsigned 32-bit, as a writer keeps
+   * every field: decoded fields are then small integers, not doubles (record objects stay unboxed).
+   */
+  private columnValues = new Uint32Array(0);
+  /** The entries of the block being decoded, for a sink that takes runs (reused). */
+  private readonly run = new DispatchColumns();
+  /** `run` while the block being decoded goes to a sink that takes runs, else null. */
+  private activeRun: DispatchColumns | null = null;
 
   constructor(limits: RecordDecoderLimits = { maxEntries: MAX_STRING_TABLE_ENTRIES, maxStringBytes: MAX_STRING_TABLE_BYTES }) {
     this.maxEntries = limits.maxEntries;
@@ -132,20 +143,20 @@ export class RecordDecoder {
   }
 
   /**
-   * One dispatch block (dispatch-block.ts), from after its code: each entry as a dispatch record, to
-   * `sink` or `list`. Returns the entries. Touches neither cursor of the batch.
+   * The head of a dispatch block or dispatch-columns record, from after its code: its count, seqBase
+   * and clock reads (loaded into `blockClock`, ticks relative to the first read, times in ns).
    */
-  private decodeBlock(r: ByteReader, list: BusRecord[] | null, sink: RecordSink | null): number {
+  private blockHead(r: ByteReader): void {
     const count = r.uvarint();
-    const seqBase = r.uvarint();
+    this.blockSeqBase = r.uvarint();
     const reads = r.uvarint();
     if (count === 0 || reads === 0) throw new ProtocolError('malformed', `dispatch block of ${count} entries and ${reads} clock reads`);
     if (reads > r.remaining) throw new ProtocolError('truncated', `dispatch block of ${reads} clock reads past the batch's end`);
+    this.blockCount = count;
     const clock = this.blockClock;
     clock.reset(reads);
     const ticks = clock.ticks;
     const times = clock.times;
-    // Reads' ticks relative to the first read (as entries hold them), times in ns.
     r.uvarint(); // the first read's absolute tick: entries are relative to it
     let tick = 0;
     let time = r.svarint();
@@ -157,81 +168,180 @@ export class RecordDecoder {
       ticks[i] = tick;
       times[i] = time;
     }
+  }
+
+  /**
+   * One dispatch block (dispatch-block.ts), from after its code: each entry as a dispatch record, to
+   * `sink` or `list`. Returns the entries. Touches neither cursor of the batch.
+   */
+  private decodeBlock(r: ByteReader, list: BusRecord[] | null, sink: RecordSink | null): number {
+    this.blockHead(r);
+    const count = this.blockCount;
+    const seqBase = this.blockSeqBase;
     if (count * BLOCK_ENTRY_BYTES > r.remaining) throw new ProtocolError('truncated', `dispatch block of ${count} entries past the batch's end`);
     const view = r.view;
     let e = r.pos;
     r.pos += count * BLOCK_ENTRY_BYTES;
-    // A sink that takes runs gets the block as columns, in one call (dispatch-columns.ts says why).
-    const run = sink !== null && sink.dispatchRun !== undefined ? this.columns : null;
-    if (run !== null) run.reset(count);
+    this.beginRun(count, sink);
     for (let i = 0; i < count; i++, e += BLOCK_ENTRY_BYTES) {
       const seq = seqBase + view.getUint32(e + BLOCK_AT.seq, true);
-      clock.resolve(view.getUint32(e + BLOCK_AT.startTick, true));
-      const startNs = Math.round(clock.time);
-      const startBoundNs = Math.round(clock.bound);
-      clock.resolve(view.getUint32(e + BLOCK_AT.endTick, true));
-      const endNs = Math.round(clock.time);
-      const boundsNs = startBoundNs + Math.round(clock.bound);
-      const bus = view.getUint32(e + BLOCK_AT.bus, true);
-      const typeId = view.getUint32(e + BLOCK_AT.type, true);
-      const type = this.str(typeId);
-      const delivered = view.getUint32(e + BLOCK_AT.delivered, true);
-      const consumedBy = view.getUint32(e + BLOCK_AT.consumedBy, true);
-      const depth = view.getUint32(e + BLOCK_AT.depth, true);
-      const parentDelta = view.getUint32(e + BLOCK_AT.parentDelta, true);
-      const site = this.optSite(view.getUint32(e + BLOCK_AT.site, true));
-      const parentSeq = parentDelta === 0 ? 0 : seq - parentDelta;
-      const start = startNs * MS_PER_NS;
-      const startBound = startBoundNs * MS_PER_NS;
-      const duration = (endNs > startNs ? endNs - startNs : 0) * MS_PER_NS;
-      // Stated only when an end fell in a long window, as the varint form does.
-      const durationBound = boundsNs > DURATION_BOUND_STATED_NS ? boundsNs * MS_PER_NS : 0;
-      if (run !== null) {
-        run.seq[i] = seq;
-        run.bus[i] = bus;
-        run.typeId[i] = typeId;
-        run.type[i] = type;
-        run.start[i] = start;
-        run.startBound[i] = startBound;
-        run.duration[i] = duration;
-        run.durationBound[i] = durationBound;
-        run.delivered[i] = delivered;
-        run.consumedBy[i] = consumedBy;
-        run.depth[i] = depth;
-        run.parentSeq[i] = parentSeq;
-        run.site[i] = site;
-        run.count = i + 1;
-      } else if (sink !== null) {
-        sink.dispatch(seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound);
-      } else if (durationBound === 0) {
-        (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
-      } else {
-        (list as BusRecord[]).push({
-          kind: 'dispatch',
-          seq,
-          bus,
-          type,
-          start,
-          startBound,
-          duration,
-          delivered,
-          consumedBy,
-          depth,
-          parentSeq,
-          site,
-          durationBound,
-        });
-      }
+      this.blockEntry(
+        seq,
+        view.getUint32(e + BLOCK_AT.startTick, true),
+        view.getUint32(e + BLOCK_AT.endTick, true),
+        view.getUint32(e + BLOCK_AT.bus, true),
+        view.getUint32(e + BLOCK_AT.type, true),
+        view.getUint32(e + BLOCK_AT.delivered, true),
+        view.getUint32(e + BLOCK_AT.consumedBy, true),
+        view.getUint32(e + BLOCK_AT.depth, true),
+        view.getUint32(e + BLOCK_AT.parentDelta, true),
+        view.getUint32(e + BLOCK_AT.site, true),
+        list,
+        sink,
+      );
     }
-    if (run !== null) this.deliverRun(sink as RecordSink);
+    if (this.activeRun !== null) this.deliverRun(sink as RecordSink);
     return count;
+  }
+
+  /** One dispatch-columns record (version 6, dispatch-block.ts), from after its code; like `decodeBlock`. */
+  private decodeColumns(r: ByteReader, list: BusRecord[] | null, sink: RecordSink | null): number {
+    this.blockHead(r);
+    const count = this.blockCount;
+    const seqBase = this.blockSeqBase;
+    if (count > MAX_COLUMN_ENTRIES) throw new ProtocolError('malformed', `dispatch columns of ${count} entries (at most ${MAX_COLUMN_ENTRIES})`);
+    const columns = DISPATCH_COLUMNS.length;
+    if (this.columnValues.length < columns * count) this.columnValues = new Uint32Array(columns * Math.max(count, 1024));
+    const c = this.columnValues;
+    const buf = r.buf;
+    for (let k = 0, at = 0; k < columns; k++, at += count) {
+      const width = r.u8();
+      const base = r.uvarint();
+      if (width === 0) {
+        c.fill(base, at, at + count);
+        continue;
+      }
+      if (width !== 1 && width !== 2 && width !== 4) throw new ProtocolError('malformed', `dispatch column ${DISPATCH_COLUMNS[k]} of width ${width}`);
+      if (width * count > r.remaining) throw new ProtocolError('truncated', `dispatch columns of ${count} entries past the batch's end`);
+      let p = r.pos;
+      r.pos += width * count;
+      const to = at + count;
+      if (width === 1) for (let i = at; i < to; i++) c[i] = base + buf[p++];
+      else if (width === 2) for (let i = at; i < to; i++, p += 2) c[i] = base + (buf[p] | (buf[p + 1] << 8));
+      else for (let i = at; i < to; i++, p += 4) c[i] = base + (buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16)) + buf[p + 3] * 0x1000000;
+    }
+    let tick = 0;
+    this.beginRun(count, sink);
+    for (let i = 0; i < count; i++) {
+      // zigzag, in 32-bit integer arithmetic (a writer keeps these columns within u32)
+      const zs = c[i];
+      const zt = c[count + i];
+      tick += (zt >>> 1) ^ -(zt & 1);
+      this.blockEntry(
+        seqBase + i + ((zs >>> 1) ^ -(zs & 1)),
+        tick,
+        tick + c[2 * count + i],
+        c[3 * count + i],
+        c[4 * count + i],
+        c[5 * count + i],
+        c[6 * count + i],
+        c[7 * count + i],
+        c[8 * count + i],
+        c[9 * count + i],
+        list,
+        sink,
+      );
+    }
+    if (this.activeRun !== null) this.deliverRun(sink as RecordSink);
+    return count;
+  }
+
+  /**
+   * A sink that takes runs gets a block's entries as columns, in one call (dispatch-columns.ts says
+   * why); `blockEntry` fills them.
+   */
+  private beginRun(count: number, sink: RecordSink | null): void {
+    const run = sink !== null && sink.dispatchRun !== undefined ? this.run : null;
+    if (run !== null) run.reset(count);
+    this.activeRun = run;
   }
 
   /** Hands the columns filled so far to the sink (all of a block, or the entries before an error in it). */
   private deliverRun(sink: RecordSink): void {
-    const run = this.columns;
-    if (run.count > 0) sink.dispatchRun?.(run);
+    const run = this.run;
+    if (this.activeRun !== null && run.count > 0) sink.dispatchRun?.(run);
     run.count = 0;
+    this.activeRun = null;
+  }
+
+  /** One entry of a dispatch block or dispatch-columns record: its ticks resolved, as a dispatch record. */
+  private blockEntry(
+    seq: number,
+    startTick: number,
+    endTick: number,
+    bus: number,
+    typeId: number,
+    delivered: number,
+    consumedBy: number,
+    depth: number,
+    parentDelta: number,
+    siteId: number,
+    list: BusRecord[] | null,
+    sink: RecordSink | null,
+  ): void {
+    const clock = this.blockClock;
+    clock.resolve(startTick);
+    const startNs = Math.round(clock.time);
+    const startBoundNs = Math.round(clock.bound);
+    clock.resolve(endTick);
+    const endNs = Math.round(clock.time);
+    const boundsNs = startBoundNs + Math.round(clock.bound);
+    const type = this.str(typeId);
+    const site = this.optSite(siteId);
+    const parentSeq = parentDelta === 0 ? 0 : seq - parentDelta;
+    const start = startNs * MS_PER_NS;
+    const startBound = startBoundNs * MS_PER_NS;
+    const duration = (endNs > startNs ? endNs - startNs : 0) * MS_PER_NS;
+    // Stated only when an end fell in a long window, as the varint form does.
+    const durationBound = boundsNs > DURATION_BOUND_STATED_NS ? boundsNs * MS_PER_NS : 0;
+    const run = this.activeRun;
+    if (run !== null) {
+      const i = run.count;
+      run.seq[i] = seq;
+      run.bus[i] = bus;
+      run.typeId[i] = typeId;
+      run.type[i] = type;
+      run.start[i] = start;
+      run.startBound[i] = startBound;
+      run.duration[i] = duration;
+      run.durationBound[i] = durationBound;
+      run.delivered[i] = delivered;
+      run.consumedBy[i] = consumedBy;
+      run.depth[i] = depth;
+      run.parentSeq[i] = parentSeq;
+      run.site[i] = site;
+      run.count = i + 1;
+    } else if (sink !== null) {
+      sink.dispatch(seq, bus, type, typeId, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site, durationBound);
+    } else if (durationBound === 0) {
+      (list as BusRecord[]).push({ kind: 'dispatch', seq, bus, type, start, startBound, duration, delivered, consumedBy, depth, parentSeq, site });
+    } else {
+      (list as BusRecord[]).push({
+        kind: 'dispatch',
+        seq,
+        bus,
+        type,
+        start,
+        startBound,
+        duration,
+        delivered,
+        consumedBy,
+        depth,
+        parentSeq,
+        site,
+        durationBound,
+      });
+    }
   }
 
   /** Number of strings defined so far (ids 1 … n are valid when defined densely). */
@@ -489,6 +599,16 @@ export class RecordDecoder {
             n += this.decodeBlock(r, list, sink) - 1;
           } catch (error) {
             // Entries decoded before the error reach the sink too, as records do.
+            if (sink !== null) this.deliverRun(sink);
+            throw error;
+          }
+          break;
+        }
+        case DISPATCH_COLUMNS_CODE: {
+          if (this.version < 6) throw new ProtocolError('unknown-kind', `unknown record code ${code} at byte ${r.pos - 1} of a batch`);
+          try {
+            n += this.decodeColumns(r, list, sink) - 1;
+          } catch (error) {
             if (sink !== null) this.deliverRun(sink);
             throw error;
           }

@@ -61,6 +61,8 @@ export const RecordCode = {
    * string and site tables. Decodes to a `records` message with `thread`.
    */
   ThreadRecords: 17,
+  /** Version 6: a dispatch block in columns of the width each needs (dispatch-block.ts); decodes to `dispatch` records. */
+  DispatchColumns: 18,
 } as const;
 export type RecordCode = (typeof RecordCode)[keyof typeof RecordCode];
 

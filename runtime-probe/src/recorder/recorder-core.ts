@@ -67,7 +67,7 @@ import {
   ST_START_BOUND,
   ST_SAMPLE,
 } from './dispatch-stack';
-import { encodeDispatchBlock, encodeSlot, type SideStrings } from './ring-encoder';
+import { encodeDispatchBlock, encodeSlot, type ColumnsEncoder, type SideStrings } from './ring-encoder';
 import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
 import { HandlerSampler } from './handler-sampler';
@@ -80,6 +80,8 @@ void reasonsMatch;
 
 const DRAIN_INTERVAL_MS = 10;
 const MAX_ERROR_TEXT = 16 * 1024;
+/** Slots of the dispatched-type id cache (a power of two). */
+const TYPE_CACHE_SLOTS = 64;
 
 const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEntries(UNSUBSCRIBE_REASONS.map((r, i) => [r, i])) as {
   [R in UnsubscribeReason]: number;
@@ -98,8 +100,15 @@ export {
   type RecorderOptions,
 } from './recorder-host';
 
+/**
+ * Records after which the hot path drains: few enough that the slots written since the last drain
+ * (112 bytes each) are still in the core's cache when the drain reads them. At 0.75 of the default
+ * ring (7 MB) every drain streamed megabytes from memory, which cost more than encoding them.
+ */
+const DRAIN_RECORDS = 4096;
+
 function highWaterOf(capacity: number): number {
-  return Math.max(1, Math.floor(capacity * 0.75));
+  return Math.max(1, Math.min(DRAIN_RECORDS, Math.floor(capacity * 0.75)));
 }
 
 function detailCode(d: DetailLevel): number {
@@ -118,6 +127,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
    */
   firstTracedSubscriptionId = 0;
   private readonly clock: RecorderClock;
+  private readonly encodeColumns: ColumnsEncoder | undefined;
   private readonly watchDebugger: (on: boolean) => void;
 
   private cfg: RecordingConfig;
@@ -157,7 +167,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private top = -1;
   private stack = new Float64Array(this.stackCap * ST);
   /** Per stack entry, the producer-port origin of its event (`runtime.produced` at its start). */
-  private readonly origins: (ProducedOrigin | undefined)[] = [];
+  /** One entry per stack row, present from the start: a read past an array's end can be a slow path. */
+  private readonly origins: (ProducedOrigin | undefined)[] = new Array<ProducedOrigin | undefined>(this.stackCap).fill(undefined);
   private lastSeq = 0;
   /**
    * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
@@ -185,9 +196,12 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private hooksBase = true;
   /** Recording payloads (detail `dispatch` or `handlers`). */
   private payloads = false;
-  /** One-entry cache of the last dispatched type's string id (most dispatch loops repeat a type). */
-  private lastType = '';
-  private lastTypeId = 0;
+  /**
+   * Direct-mapped cache of dispatched types' string ids, by a cheap hash of the name: an app
+   * interleaves a handful of types, and a one-entry cache missed on nearly every dispatch of them.
+   */
+  private readonly typeKeys: (string | undefined)[] = new Array<string | undefined>(TYPE_CACHE_SLOTS).fill(undefined);
+  private readonly typeIds = new Int32Array(TYPE_CACHE_SLOTS);
   /** Which dispatches have their site captured (site-sampler.ts). */
   private siteSampler: SiteSampler;
 
@@ -206,6 +220,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   constructor(options: RecorderCoreOptions) {
     const host = options.host;
     this.clock = host.clock;
+    this.encodeColumns = host.encodeColumns;
     this.windowClock = new WindowClock(host.clock, () => this.drain());
     this.timeOrigin = host.clock.timeOrigin;
     this.sites = new SiteTable(this.strings, host.sourceMaps);
@@ -395,13 +410,15 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   dispatchStart(bus: TracedBus, type: string, depth: number, parentSeq: number, payload: unknown): number {
     const seq = ++this.lastSeq;
-    const typeId = type === this.lastType ? this.lastTypeId : this.typeIdOf(type);
+    const slot = (type.charCodeAt(0) * 31 + type.charCodeAt(type.length >> 1) + type.length) & (TYPE_CACHE_SLOTS - 1);
+    const typeId = this.typeKeys[slot] === type ? this.typeIds[slot] : this.typeIdOf(type, slot);
     const top = ++this.top;
     if (top >= this.stackCap) this.growStack();
-    // A producer port's event (set by flush): taken, so the dispatches its handlers make are not from that producer.
-    const origin = runtime.produced;
+    // A producer port's event (set by flush): taken, so the dispatches its handlers make are not from
+    // that producer. Only a flushing bus can have one (the shared runtime is slow to read).
+    const origin = bus.flushing === false ? undefined : runtime.produced;
     if (origin !== undefined) runtime.produced = undefined;
-    this.origins[top] = origin;
+    if (origin !== undefined || this.origins[top] !== undefined) this.origins[top] = origin;
     const st = this.stack;
     const b = top * ST;
     if (parentSeq === 0 && top > 0) {
@@ -416,10 +433,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     st[b + ST_DEPTH] = depth;
     st[b + ST_PARENT] = parentSeq;
     st[b + ST_SUB] = 0;
-    st[b + ST_HANDLER_START] = NaN;
+    // ST_HANDLER_START and ST_START_BOUND are read only once set (a timed dispatch, a resolved start).
     st[b + ST_START] = NaN;
     st[b + ST_START_TICK] = 0;
-    st[b + ST_START_BOUND] = 0;
     st[b + ST_SAMPLE] = 0;
     if (!this.timed) {
       // Lifecycle detail, or tracking for snapshots only: no clock, no record.
@@ -434,6 +450,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
         // Handlers timed: exact reads at every handler boundary, and the bus calls the hooks.
         const t = this.clock.now();
         st[b + ST_START] = t;
+        st[b + ST_START_BOUND] = 0;
+        st[b + ST_HANDLER_START] = NaN;
         st[b + ST_SAMPLE] = this.sampler.take(typeId, t);
         this.boundary = t;
         this.boundaryValid = true;
@@ -449,10 +467,13 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     return seq;
   }
 
-  private typeIdOf(type: string): number {
+  private typeIdOf(type: string, slot: number): number {
     const id = this.strings.intern(type);
-    this.lastType = type;
-    this.lastTypeId = id;
+    // Not a name that got the shared overflow id: each dispatch of those is counted by the table.
+    if (this.strings.texts[id] === type) {
+      this.typeKeys[slot] = type;
+      this.typeIds[slot] = id;
+    }
     return id;
   }
 
@@ -569,9 +590,14 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     ring[r + DispatchSlot.parentSeq] = st[b + ST_PARENT];
     ring[r + DispatchSlot.site] = st[b + ST_SITE];
     // The OpenTelemetry span's trace id, while one is open for this dispatch (a string the SDK holds).
+    // A free slot's side strings are null (the drain clears what it used): set only what there is.
     const traceIdOf = currentTraceIdSource();
-    this.sideA[r / W] = traceIdOf === undefined ? null : readTraceId(traceIdOf);
-    this.sideB[r / W] = this.origins[top] ?? null;
+    if (traceIdOf !== undefined) this.sideA[r / W] = readTraceId(traceIdOf);
+    const origin = this.origins[top];
+    if (origin !== undefined) {
+      this.sideB[r / W] = origin;
+      this.origins[top] = undefined;
+    }
     // Drained after the write, not before (as `alloc` does): this record's ticks must be resolved
     // by the drain that trims the clock reads they need.
     if (this.size >= this.highWater && !this.draining) this.drain();
@@ -587,6 +613,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     next.set(this.stack);
     this.stack = next;
     this.stackCap = cap;
+    while (this.origins.length < cap) this.origins.push(undefined);
   }
 
   /** A due dispatch's site (site-sampler.ts). */
@@ -879,6 +906,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const typeAt = DispatchSlot.type;
     const dispatchCode = RecordCode.Dispatch;
     const clock = this.windowClock;
+    let columns = this.encodeColumns;
+    for (const sink of this.sinks) if (sink.protocolVersion < 6) columns = undefined;
     // Most records of a drain come from one bus: its counters are looked up once per change of bus.
     let countsBus = -1;
     let counts = this.typeDispatches.get(countsBus) ?? new Float64Array(0);
@@ -896,7 +925,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             countsBus = busId;
           }
           // Runs of dispatch records (the bulk) go as dispatch blocks; what cannot start one, alone.
-          const n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB);
+          // Dispatch columns when every sink reads them, else (or when the run does not fit them) a block.
+          let n = columns === undefined ? 0 : columns(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB);
+          if (n === 0) n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB);
           if (n === 0) {
             counts[typeId]++;
             encodeSlot(ring, b, pos, side, w, clock);

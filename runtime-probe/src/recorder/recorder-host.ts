@@ -4,6 +4,7 @@
 import type { RecordingConfig } from '../protocol/messages';
 import type { FrameMapper } from './frames';
 import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
+import type { ColumnsEncoder } from './ring-encoder';
 
 export const DEFAULT_MAX_BUFFERED_RECORDS = 65_536;
 
@@ -25,6 +26,8 @@ export interface RecorderHost {
    * stays false whatever a client asks (the browser entry leaves it out to stay within its size budget).
    */
   readonly capturePayload?: typeof capturePayload;
+  /** Dispatch columns (protocol version 6, dispatch-columns.ts); without it the recorder writes version-4 blocks. */
+  readonly encodeColumns?: ColumnsEncoder;
   /** Called with true while event breakpoints are set (Node: watch for an attached debugger). */
   readonly watchDebugger?: (on: boolean) => void;
 }

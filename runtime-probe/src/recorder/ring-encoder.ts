@@ -23,13 +23,31 @@ import {
 } from './layouts';
 import type { WindowClock } from './window-clock';
 
+/**
+ * Encodes a run of dispatch slots as dispatch columns (dispatch-columns.ts; Node's host only: the
+ * page bundle is budgeted, and a page's link keeps the version-4 blocks). Like `encodeDispatchBlock`.
+ */
+export type ColumnsEncoder = (
+  ring: Float64Array,
+  pos: number,
+  size: number,
+  capacity: number,
+  w: RecordWriter,
+  clock: WindowClock,
+  stopBytes: number,
+  countsBus: number,
+  counts: Float64Array,
+  traceIds: readonly (string | null)[],
+  origins: readonly (string | ProducedOrigin | null)[],
+) => number;
+
 /** A duration's bound is sent when above this (ms); below, `startBound` says enough. */
 export const DURATION_BOUND_SENT_MS = 0.1;
 
 /** Entries per dispatch block at most (a block's reads are looked up once per block). */
-const MAX_BLOCK_ENTRIES = 4096;
+export const MAX_BLOCK_ENTRIES = 4096;
 /** Entries are built here as u32s (one store per field), then copied into the batch at once. */
-const entryScratch = new Uint32Array((MAX_BLOCK_ENTRIES * BLOCK_ENTRY_BYTES) >> 2);
+export const entryScratch = new Uint32Array((MAX_BLOCK_ENTRIES * BLOCK_ENTRY_BYTES) >> 2);
 const entryBytes = new Uint8Array(entryScratch.buffer);
 /** The wire is little-endian; a Uint32Array is the platform's order. */
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;

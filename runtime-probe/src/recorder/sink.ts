@@ -3,6 +3,11 @@
 // recorder counts what it skipped so the sink later receives an exact `drops` record.
 
 export abstract class RecordSink {
+  /**
+   * The protocol version this sink's stream speaks. Dispatch columns (version 6) are written only
+   * while every sink speaks 6; a sink that does not say gets the version-4 dispatch blocks.
+   */
+  protocolVersion = 5;
   /** String / site definitions this sink has been sent (ids 1 … n). */
   stringsSent = 0;
   sitesSent = 0;

@@ -255,6 +255,7 @@ export class ClientConnection extends RecordSink {
       this.features = new Set(message.features ?? []);
       this.state = 'open';
       this.admitted = true;
+      this.protocolVersion = version;
       this.host.admit(this, version);
       return;
     }

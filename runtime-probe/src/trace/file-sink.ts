@@ -9,6 +9,7 @@ import { RecordSink } from '../recorder/sink';
 import { openTraceFile } from './open-trace-file';
 
 export class FileSink extends RecordSink {
+  override protocolVersion = PROTOCOL_VERSION;
   private fd: number | null;
   failed = false;
 

@@ -185,7 +185,7 @@ describe('sessions against the real demo app', { timeout: 60_000 }, () => {
       (e: unknown) => attachErrorFrom(e, { what: 'busscope-demo', appProtocolVersion: 2 }),
     );
     assert.equal(versionError.code, 'version-mismatch');
-    assert.match(versionError.message, /this Busscope extension speaks version 5, 4, 3, 2, 1\b/);
+    assert.match(versionError.message, /this Busscope extension speaks version 6, 5, 4, 3, 2, 1\b/);
 
     // Nothing listening.
     const closed = net.createServer();

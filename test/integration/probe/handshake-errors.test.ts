@@ -55,7 +55,7 @@ test('every bad client is refused with a clear message; the app and a good clien
     assert.ok(e, `${name}: an error message before the close`);
     assert.equal(e.code, code, `${name}: ${e.message}`);
     assert.match(e.message, pattern, name);
-    assert.deepEqual(e.supportedVersions, [5, 4]);
+    assert.deepEqual(e.supportedVersions, [6, 5, 4]);
     assert.equal(r.messages.length, 1, `${name}: nothing but the error`);
   };
   expectError('no handshake', noHandshake, 'handshake-timeout', /no hello within 3000 ms/);
@@ -67,7 +67,7 @@ test('every bad client is refused with a clear message; the app and a good clien
   expectError('oversized frame', tooLarge, 'frame-too-large', /65537 bytes exceeds the limit of 4096 bytes before hello/);
   expectError('record frame', recordFrame, 'handshake-required', /first message must be hello/);
   expectError('ping first', notHello, 'handshake-required', /got ping/);
-  expectError('wrong version', wrongVersion, 'unsupported-version', /client speaks 7, 8, this probe speaks 5, 4/);
+  expectError('wrong version', wrongVersion, 'unsupported-version', /client speaks 7, 8, this probe speaks 6, 5, 4/);
   for (const r of [emptyToken, wrongToken, garbage, badJson, tooLarge, recordFrame, notHello, wrongVersion]) {
     assert.ok(r.closedAfterMs < 2000, 'refused at once, not after the handshake timeout');
   }
@@ -76,7 +76,7 @@ test('every bad client is refused with a clear message; the app and a good clien
   // is told the probe writes versions 5 and 4 (batches are encoded once for all clients; 4 is 5 without the worker threads).
   await assert.rejects(
     ProbeClient.connect({ port: info.port, token: info.token, protocolVersions: [1], timeoutMs: 3000 }),
-    (e: unknown) => e instanceof ProbeClientError && e.code === 'unsupported-version' && /client speaks 1, this probe speaks 5, 4/.test(e.message),
+    (e: unknown) => e instanceof ProbeClientError && e.code === 'unsupported-version' && /client speaks 1, this probe speaks 6, 5, 4/.test(e.message),
   );
   await assert.rejects(
     ProbeClient.connect({ port: info.port, token: 'nope', timeoutMs: 3000 }),

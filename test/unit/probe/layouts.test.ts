@@ -23,13 +23,19 @@ test('each layout packs its fields into distinct offsets 1 … n of one slot, an
   assert.equal(SLOT_WIDTH, widest, 'SLOT_WIDTH is the widest slot (the code and its fields)');
 });
 
-test("one layout per ring record kind (definitions, drops, dispatch blocks and worker threads' batches never go through the ring)", () => {
+test("one layout per ring record kind (definitions, drops, dispatch blocks and columns and worker threads' batches never go through the ring)", () => {
   const codes = slotLayouts()
     .map((l) => l.code)
     .sort((a, b) => a - b);
   const expected = Object.values(RecordCode)
     .filter(
-      (c) => c !== RecordCode.String && c !== RecordCode.Site && c !== RecordCode.Drops && c !== RecordCode.DispatchBlock && c !== RecordCode.ThreadRecords,
+      (c) =>
+        c !== RecordCode.String &&
+        c !== RecordCode.Site &&
+        c !== RecordCode.Drops &&
+        c !== RecordCode.DispatchBlock &&
+        c !== RecordCode.DispatchColumns &&
+        c !== RecordCode.ThreadRecords,
     )
     .sort((a, b) => a - b);
   assert.deepEqual(codes, expected);

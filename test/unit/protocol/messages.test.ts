@@ -172,18 +172,20 @@ test('probe messages with the wrong shape are rejected', () => {
 });
 
 test('version negotiation picks the highest common version', () => {
-  assert.equal(PROTOCOL_VERSION, 5);
-  // A reader reads 5 … 1 (old traces, old probes); the probe writes 5, and 4 (the same batches
-  // without the worker threads' messages and batches) to a client that offers nothing higher.
+  assert.equal(PROTOCOL_VERSION, 6);
+  // A reader reads 6 … 1 (old traces, old probes); the probe writes 6, and 5 or 4 (without dispatch
+  // columns; 4 also without the worker threads' messages and batches) to a client that offers nothing higher.
   assert.equal(negotiateProtocolVersion([1]), 1);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 7]), 2);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 7]), 3);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 4, 7]), 4);
   assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 4, 5, 7]), 5);
-  assert.equal(negotiateProtocolVersion([6, 7]), undefined);
+  assert.equal(negotiateProtocolVersion([0, 1, 2, 3, 4, 5, 6, 7]), 6);
+  assert.equal(negotiateProtocolVersion([7, 8]), undefined);
   assert.equal(negotiateProtocolVersion([1, 2, 3], PROBE_PROTOCOL_VERSIONS), undefined);
   assert.equal(negotiateProtocolVersion([1, 2, 3, 4], PROBE_PROTOCOL_VERSIONS), 4);
   assert.equal(negotiateProtocolVersion([1, 2, 3, 4, 5], PROBE_PROTOCOL_VERSIONS), 5);
+  assert.equal(negotiateProtocolVersion([1, 2, 3, 4, 5, 6], PROBE_PROTOCOL_VERSIONS), 6);
   assert.equal(negotiateProtocolVersion([1, 2, 3], [3, 2]), 3);
   assert.equal(negotiateProtocolVersion([]), undefined);
 });

@@ -71,7 +71,7 @@ test('two workers each with a bus: one session shows three threads, each bus und
     },
   });
   try {
-    assert.equal(client.welcome.protocolVersion, 5);
+    assert.equal(client.welcome.protocolVersion, 6);
     await until('both workers in the session', () => model.threads.size === 2);
     await reply(alpha.worker, 'dispatch');
     await reply(beta.worker, 'dispatch');
