@@ -105,9 +105,10 @@ test('a dispatch block reaches a sink that takes runs in one call per block, as 
   const dispatches = expected.filter((e) => e.startsWith('["dispatch"')).length;
   assert.ok(dispatches >= 20_000, `dispatches recorded: ${dispatches}`);
   assert.deepEqual(got, expected);
-  // Bounded work: the sink is called per block, not per dispatch (a batch holds a block or two).
+  // Bounded work: the sink is called per block, not per dispatch (a block holds up to a drain's
+  // records: thousands here, whichever layout the probe wrote).
   assert.equal(dispatchCalls, 0, 'no dispatch of a block went one at a time');
-  assert.ok(runCalls >= 1 && runCalls <= 2 * batches, `${runCalls} runs for ${batches} batches`);
+  assert.ok(runCalls >= 1 && runCalls <= dispatches / 500, `${runCalls} runs for ${dispatches} dispatches in ${batches} batches`);
 });
 
 test('a model fed dispatch blocks as runs equals the model fed record objects', async () => {
