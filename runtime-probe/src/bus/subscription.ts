@@ -158,8 +158,9 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
     this.id = id;
     this.handler = handler;
     this.state = (list === null ? INACTIVE : once ? SLOW : PLAIN) | (once ? ONCE : 0);
-    // Joins `list` at the end of its dispatches so far (see `calls`).
-    this.callCount = list === null ? 0 : -list.runs;
+    // Joins `list` at the end of its dispatches so far (see `calls`). `0 -`, not `-`: -0 is no small
+    // integer to the engine, and one such value made the field a boxed double (+16 B per record).
+    this.callCount = list === null ? 0 : 0 - list.runs;
     this.where = list === null ? type : list;
     this.meta = subscribeInstant();
     if (label !== undefined || signal !== null || priority !== 0) {

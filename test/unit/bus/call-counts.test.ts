@@ -157,7 +157,7 @@ test('handler counts changing between dispatches (across the unrolled / loop bou
   // the unrolled body (which starts at index 0): the switch must not show a stale index as ctx.subscriptionId.
   const bus = new EventBus<Events>({ name: 'resized' });
   let seen: number[] = [];
-  const subscribeOne = (): Subscription => bus.subscribe('tick', (_: void, ctx: DispatchContext) => void seen.push(ctx.subscriptionId));
+  const subscribeOne = (): Subscription => bus.subscribe('tick', (_p, ctx: DispatchContext<Events>) => void seen.push(ctx.subscriptionId));
   const subs: Subscription[] = [];
   for (let i = 0; i < 14; i++) subs.push(subscribeOne());
   const run = (): number => {
