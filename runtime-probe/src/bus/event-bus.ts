@@ -894,8 +894,9 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /** @internal Removes an active subscription of this bus. False when it was not one. */
   removeSubscription(sub: SubscriptionRecord, reason: UnsubscribeReason): boolean {
+    // A subscription has a list exactly while it is active.
     const list = sub.list;
-    if (list === null || list.bus !== this || sub.kind === INACTIVE) return false;
+    if (list === null || list.bus !== this) return false;
     list.unlink(sub, depthNow() > 0);
     if (list === this.wildcard) this.updateStars();
     this.retire(sub, reason);
@@ -905,7 +906,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
   /** Everything after a subscription left its list: counts, owner group, signal, tracer. */
   private retire(sub: SubscriptionRecord, reason: UnsubscribeReason): void {
     this.count--;
-    const group = sub.group;
+    const group = sub.release();
     if (group !== null) {
       const subs = group.subs;
       const i = subs.lastIndexOf(sub);
@@ -914,7 +915,6 @@ export class EventBus<E extends EventMap> implements TracedBus {
       // An emptied group stays (keyed weakly by its owner) so the owner's next subscription reuses
       // it instead of registering with the FinalizationRegistry again; it goes with the owner.
     }
-    sub.release();
     const tracer = currentBusTracer();
     if (tracer !== undefined) {
       try {

@@ -72,9 +72,13 @@ export const skippedHandler: StoredHandler = () => undefined;
  * rest of a subscribe + dispose) and stores a reference instead of a boxed double.
  */
 class Instant {
+  declare readonly ms: number;
   /** False here; true for SubscriptionExtras (cheaper to test than `instanceof`). */
-  readonly own: boolean = false;
-  constructor(readonly ms: number) {}
+  declare own: boolean;
+  constructor(ms: number) {
+    this.ms = ms;
+    this.own = false;
+  }
 }
 const INSTANT_USES = 64;
 let instant: Instant | null = null;
@@ -83,13 +87,14 @@ const forgetInstant = (): void => {
   instant = null;
 };
 function subscribeInstant(): Instant {
-  let i = instant;
-  if (i === null || ++instantUses > INSTANT_USES) {
-    if (i === null) queueMicrotask(forgetInstant);
-    i = instant = new Instant(Date.now());
-    instantUses = 0;
-  }
-  return i;
+  // The clock read apart: this stays small enough to inline into subscribe.
+  const i = instant;
+  return i !== null && ++instantUses <= INSTANT_USES ? i : newInstant(i);
+}
+function newInstant(old: Instant | null): Instant {
+  if (old === null) queueMicrotask(forgetInstant);
+  instantUses = 0;
+  return (instant = new Instant(Date.now()));
 }
 
 /**
@@ -97,7 +102,10 @@ function subscribeInstant(): Instant {
  * fields). Also carries `createdAt`, so the record needs one field for both.
  */
 class SubscriptionExtras extends Instant {
-  override readonly own: boolean = true;
+  constructor(ms: number) {
+    super(ms);
+    this.own = true;
+  }
   label: string | undefined = undefined;
   priority = 0;
   signal: AbortSignal | null = null;
@@ -107,33 +115,43 @@ class SubscriptionExtras extends Instant {
   consumedResult: DispatchResult | null = null;
 }
 
-/** @internal */
+/**
+ * @internal Its fields are `declare`d and assigned in the constructor: a class field is defined on
+ * the new object before the constructor runs (and then assigned), which made subscribing slower.
+ */
 export class SubscriptionRecord implements Subscription, TracedSubscription {
+  declare readonly id: number;
+  declare handler: StoredHandler;
   /** PLAIN / SLOW / INACTIVE, plus ONCE. */
-  state: number;
+  declare state: number;
   /**
    * Its call count, as a base for the list's dispatch count: while in a list, calls are
    * `callCount + list.runs` (minus a call not made yet, see `pendingCall`); the checking
    * loops add their calls, the fast loop takes back dispatches that did not reach it. When it leaves
    * its list it becomes the plain count.
    */
-  callCount = 0;
+  declare callCount: number;
   /** While active its list (how it finds its bus, its dispatch count, its type); afterwards its type. */
-  private where: ListenerList | string;
+  declare private where: ListenerList | string;
   /** createdAt (shared per task), or this subscription's own extras (which carry createdAt too). */
-  private meta: Instant;
+  declare private meta: Instant;
 
   constructor(
-    readonly id: number,
+    id: number,
     type: string,
-    public handler: StoredHandler,
+    handler: StoredHandler,
     priority: number,
     label: string | undefined,
     once: boolean,
     list: ListenerList | null,
     signal: AbortSignal | null,
   ) {
+    this.id = id;
+    this.handler = handler;
     this.state = (list === null ? INACTIVE : once ? SLOW : PLAIN) | (once ? ONCE : 0);
+    // Joins `list` at the end of its dispatches so far (see `calls`). `0 -`, not `-`: -0 is no small
+    // integer to the engine, and one such value made the field a boxed double (+16 B per record).
+    this.callCount = list === null ? 0 : 0 - list.runs;
     this.where = list === null ? type : list;
     this.meta = subscribeInstant();
     if (label !== undefined || signal !== null || priority !== 0) {
@@ -215,11 +233,6 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
     return this.callCount + list.runs - list.pendingCall(this);
   }
 
-  /** @internal Joins `list` (at the end of its dispatches so far). */
-  joined(list: ListenerList): void {
-    this.callCount -= list.runs;
-  }
-
   /** @internal Leaves `list`: the count becomes plain. */
   left(list: ListenerList): void {
     this.callCount += list.runs;
@@ -271,19 +284,30 @@ export class SubscriptionRecord implements Subscription, TracedSubscription {
     if (typeof where !== 'string') where.bus.removeSubscription(this, 'signal');
   }
 
-  /** @internal Called by the bus once the record has left every list (after `ListenerList.unlink`). */
-  release(): void {
+  /**
+   * @internal Called by the bus once the record has left every list (after `ListenerList.unlink`).
+   * Returns its owner's group (for the bus to leave), or null.
+   */
+  release(): OwnerGroup | null {
     this.state = (this.state & ONCE) | INACTIVE;
     // Drop the handler so a handle kept by the user does not keep the handler's closure alive.
     this.handler = released;
     const extras = this.extras;
-    if (extras !== undefined && extras.signal !== null) {
-      const signal = extras.signal;
+    if (extras === undefined) return null;
+    const signal = extras.signal;
+    if (signal !== null) {
       extras.signal = null;
       signal.removeEventListener('abort', this);
     }
+    return extras.group;
   }
 }
+
+/** `Snapshot.run` after the handler count changed in place: updates the snapshot, then runs. */
+const runResized: RunHandlers = (handlers, payload, snap, sink) => {
+  snap.resized();
+  return snap.run(handlers, payload, snap, sink);
+};
 
 const EMPTY_HANDLERS: readonly StoredHandler[] = [];
 const EMPTY_SUBS: readonly SubscriptionRecord[] = [];
@@ -308,9 +332,13 @@ export class Snapshot {
   index = 0;
   /** Indexes of handlers swapped for `skippedHandler` while this snapshot ran (rare; null when none). */
   skipped: number[] | null = null;
-  /** What a dispatch that called every handler returns (kept in step with the handler count). */
+  /** What a dispatch that called every handler returns (in step with the handler count once `run` ran). */
   result!: DispatchResult;
-  /** The fast loop's body for this many handlers (kept in step too: no table lookup per dispatch). */
+  /**
+   * The fast loop's body for this many handlers (no table lookup per dispatch), or `runResized`
+   * after the count changed in place: subscribe and dispose only store that, and the next dispatch
+   * brings `run`, `result` and `index` up to date (pairs with no dispatch between them cost no lookups).
+   */
   run!: RunHandlers;
   constructor(
     readonly type: string,
@@ -398,7 +426,6 @@ export class ListenerList {
     let i = subs.length;
     // The newest subscription: it goes after every one that runs before it.
     while (i > 0 && !runsBefore(subs[i - 1].priority, subs[i - 1].id, sub.priority, sub.id)) i--;
-    sub.joined(this);
     if (sub.kind !== PLAIN) this.gate += SLOW_STEP;
     if (!copy && subs !== EMPTY_SUBS) {
       const handlers = snap.handlers;
@@ -409,7 +436,7 @@ export class ListenerList {
         subs.splice(i, 0, sub);
         handlers.splice(i, 0, sub.handler);
       }
-      snap.resized();
+      snap.run = runResized;
     } else {
       const nextSubs = subs.slice(0, i);
       nextSubs.push(sub);
@@ -441,11 +468,11 @@ export class ListenerList {
       // the common subscribe-then-dispose case
       subs.pop();
       snap.handlers.pop();
-      snap.resized();
+      snap.run = runResized;
     } else {
       subs.splice(i, 1);
       snap.handlers.splice(i, 1);
-      snap.resized();
+      snap.run = runResized;
     }
     return true;
   }

@@ -150,3 +150,48 @@ test('a stack overflow abandoning a dispatch leaves exact counts for the handler
   assert.ok(ca > 100, `a was called at every level (${ca})`);
   assert.equal(cb, 1);
 });
+
+test('handler counts changing between dispatches (across the unrolled / loop boundary): ids, delivered and calls follow', () => {
+  // Subscribe and dispose only mark the list's snapshot; the next dispatch updates its body, result
+  // and running index. 14 handlers take the loop (which leaves its index on the last handler), 12
+  // the unrolled body (which starts at index 0): the switch must not show a stale index as ctx.subscriptionId.
+  const bus = new EventBus<Events>({ name: 'resized' });
+  let seen: number[] = [];
+  const subscribeOne = (): Subscription => bus.subscribe('tick', (_p, ctx: DispatchContext<Events>) => void seen.push(ctx.subscriptionId));
+  const subs: Subscription[] = [];
+  for (let i = 0; i < 14; i++) subs.push(subscribeOne());
+  const run = (): number => {
+    seen = [];
+    return bus.dispatch('tick').delivered;
+  };
+  assert.equal(run(), 14);
+  assert.deepEqual(
+    seen,
+    subs.map((s) => s.id),
+  );
+  subs.pop()!.dispose();
+  subs.pop()!.dispose();
+  for (let i = 0; i < 3; i++) subscribeOne().dispose(); // pairs with no dispatch between them
+  assert.equal(run(), 12);
+  assert.deepEqual(
+    seen,
+    subs.map((s) => s.id),
+  );
+  const late = subscribeOne();
+  assert.equal(run(), 13);
+  assert.deepEqual(
+    seen,
+    [...subs, late].map((s) => s.id),
+  );
+  late.dispose();
+  assert.equal(run(), 12);
+  assert.deepEqual(
+    callsById(bus, subs),
+    subs.map(() => 4),
+  );
+  assert.equal(
+    bus.subscriptions().find((i) => i.id === late.id),
+    undefined,
+  );
+  bus.dispose();
+});
