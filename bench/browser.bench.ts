@@ -87,7 +87,9 @@ class Cdp {
   send<T>(method: string, params: object = {}, sessionId?: string): Promise<T> {
     const id = ++this.lastId;
     this.socket.send(JSON.stringify({ id, method, params, sessionId }));
-    return new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }));
+    // A browser that stopped answering fails the bench instead of hanging it.
+    const timer = setTimeout(() => this.pending.get(id)?.reject(new Error(`DevTools: no answer to ${method} in 60 s`)), 60_000);
+    return new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject })).finally(() => clearTimeout(timer));
   }
 }
 
@@ -113,6 +115,11 @@ async function launch(): Promise<{ cdp: Cdp; close(): Promise<void> }> {
       if (m !== null) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`Chromium exited (${String(code)}) before listening: ${err.slice(-500)}`)));
+    setTimeout(() => reject(new Error(`Chromium did not listen within 15 s: ${err.slice(-500)}`)), 15_000).unref();
+  }).catch((error: unknown) => {
+    child.kill();
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
   });
   const socket = new WebSocket(url, { maxPayload: 256 * 1024 * 1024 });
   await new Promise<void>((resolve, reject) => {
