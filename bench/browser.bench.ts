@@ -5,12 +5,21 @@
 // loop alone, and all main-thread task time (Chrome's TaskDuration over the loop plus 200 ms after
 // it, so the recorder's batched encoding and sends are counted). Rounds interleave the two pages.
 // Target (issue #14): attached ≤ 2× detached.
-import { existsSync, readFileSync } from 'node:fs';
+//
+// Chromium is driven over a bare DevTools connection (Runtime and Performance only), not through
+// Playwright: Playwright enables the Network domain on every page, and with it the renderer copies
+// every WebSocket frame it sends into a DevTools event (base64) on the main thread — a cost of an
+// open DevTools Network panel, not of the app, that more than doubled the attached figure. The last
+// row measures it: the attached page at `dispatch` with the Network domain on. Each page has its own
+// browser context, so the two never share a renderer's main thread.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
+import { WebSocket, type RawData } from 'ws';
 import { BrowserAppServer } from '../extension/src/browserApps/browserAppServer';
 import { SessionManager } from '../extension/src/sessions/sessionManager';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/webview/support/chromium';
@@ -61,26 +70,112 @@ interface Sample {
   readonly taskMs: number;
 }
 
-async function measure(page: Page, taskDuration: () => Promise<number>): Promise<Sample> {
-  const before = await taskDuration();
-  const loopMs = await page.evaluate((n) => (window as unknown as { dispatchMany(n: number): number }).dispatchMany(n), DISPATCHES);
-  await page.waitForTimeout(200);
-  const after = await taskDuration();
-  return { loopMs, taskMs: (after - before) * 1000 };
+/** A bare DevTools protocol connection to the browser; page commands go to a session (flattened). */
+class Cdp {
+  private lastId = 0;
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  constructor(private readonly socket: WebSocket) {
+    socket.on('message', (data: RawData) => {
+      const m = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+      const p = m.id === undefined ? undefined : this.pending.get(m.id);
+      if (p === undefined || m.id === undefined) return;
+      this.pending.delete(m.id);
+      if (m.error !== undefined) p.reject(new Error(`DevTools: ${m.error.message}`));
+      else p.resolve(m.result);
+    });
+  }
+  send<T>(method: string, params: object = {}, sessionId?: string): Promise<T> {
+    const id = ++this.lastId;
+    this.socket.send(JSON.stringify({ id, method, params, sessionId }));
+    // A browser that stopped answering fails the bench instead of hanging it.
+    const timer = setTimeout(() => this.pending.get(id)?.reject(new Error(`DevTools: no answer to ${method} in 60 s`)), 60_000);
+    return new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject })).finally(() => clearTimeout(timer));
+  }
 }
 
-async function openPage(browser: import('playwright-core').Browser, url: string): Promise<{ page: Page; taskDuration: () => Promise<number> }> {
-  const page = await browser.newPage();
-  await page.goto(url);
-  await page.waitForFunction(() => (window as unknown as { benchReady?: Promise<void> }).benchReady !== undefined);
-  await page.evaluate(() => (window as unknown as { benchReady: Promise<void> }).benchReady);
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
-  const taskDuration = async (): Promise<number> => {
-    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
-    return metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
+interface BenchPage {
+  evaluate<T>(expression: string): Promise<T>;
+  taskSeconds(): Promise<number>;
+  /** The DevTools Network domain on this page (what Playwright does to every page). */
+  enableNetwork(): Promise<void>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function launch(): Promise<{ cdp: Cdp; close(): Promise<void> }> {
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'busscope-bench-chromium-'));
+  const child = spawn(CHROMIUM as string, [...CHROMIUM_ARGS, '--headless=new', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
+      if (m !== null) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`Chromium exited (${String(code)}) before listening: ${err.slice(-500)}`)));
+    setTimeout(() => reject(new Error(`Chromium did not listen within 15 s: ${err.slice(-500)}`)), 15_000).unref();
+  }).catch((error: unknown) => {
+    child.kill();
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  });
+  const socket = new WebSocket(url, { maxPayload: 256 * 1024 * 1024 });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  return {
+    cdp: new Cdp(socket),
+    close: async () => {
+      socket.close();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await exited;
+      rmSync(profile, { recursive: true, force: true });
+    },
   };
-  return { page, taskDuration };
+}
+
+async function openPage(cdp: Cdp, url: string): Promise<BenchPage> {
+  const { browserContextId } = await cdp.send<{ browserContextId: string }>('Target.createBrowserContext');
+  const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url, browserContextId });
+  const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+  const evaluate = async <T>(expression: string): Promise<T> => {
+    const r = await cdp.send<{ result: { value: T }; exceptionDetails?: { text: string } }>(
+      'Runtime.evaluate',
+      { expression, awaitPromise: true, returnByValue: true },
+      sessionId,
+    );
+    if (r.exceptionDetails !== undefined) throw new Error(`page: ${r.exceptionDetails.text}`);
+    return r.result.value;
+  };
+  const deadline = Date.now() + 10_000;
+  while (!(await evaluate<boolean>('window.benchReady !== undefined'))) {
+    if (Date.now() > deadline) throw new Error(`the bench page did not load: ${url}`);
+    await sleep(20);
+  }
+  await evaluate('window.benchReady.then(() => true)');
+  await cdp.send('Performance.enable', {}, sessionId);
+  return {
+    evaluate,
+    taskSeconds: async () => {
+      const { metrics } = await cdp.send<{ metrics: { name: string; value: number }[] }>('Performance.getMetrics', {}, sessionId);
+      return metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
+    },
+    enableNetwork: async () => {
+      await cdp.send('Network.enable', {}, sessionId);
+    },
+  };
+}
+
+async function measure(page: BenchPage): Promise<Sample> {
+  const before = await page.taskSeconds();
+  const loopMs = await page.evaluate<number>(`dispatchMany(${DISPATCHES})`);
+  await sleep(200);
+  const after = await page.taskSeconds();
+  return { loopMs, taskMs: (after - before) * 1000 };
 }
 
 export async function run(): Promise<void> {
@@ -95,28 +190,29 @@ export async function run(): Promise<void> {
   const app = await serve(readFileSync(entryFile));
   const manager = new SessionManager({ updateIntervalMs: 250 });
   const server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined) });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const browser = await launch();
   try {
     const origin = `http://127.0.0.1:${app.port}/`;
-    const detached = await openPage(browser, origin);
-    const attached = await openPage(browser, `${origin}?${new URLSearchParams({ ws: server.url, token: server.token })}`);
+    const detached = await openPage(browser.cdp, origin);
+    const attached = await openPage(browser.cdp, `${origin}?${new URLSearchParams({ ws: server.url, token: server.token })}`);
     const deadline = Date.now() + 10_000;
-    while (manager.liveSessions.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (manager.liveSessions.length === 0 && Date.now() < deadline) await sleep(20);
     const session = manager.liveSessions[0];
     if (session === undefined) throw new Error('the attached page did not become a session');
     // Warm-up (JIT) on both pages.
-    await measure(detached.page, detached.taskDuration);
-    await measure(attached.page, attached.taskDuration);
+    await measure(detached);
+    await measure(attached);
 
     const rows: string[][] = [];
     const ratios: string[] = [];
-    for (const detail of ['handlers', 'dispatch'] as const) {
-      await session.probeClient?.configure({ detail });
+    for (const detail of ['handlers', 'dispatch', 'dispatch, DevTools Network on'] as const) {
+      if (detail === 'dispatch, DevTools Network on') await attached.enableNetwork();
+      else await session.probeClient?.configure({ detail });
       const d: Sample[] = [];
       const a: Sample[] = [];
       for (let r = 0; r < rounds; r++) {
-        d.push(await measure(detached.page, detached.taskDuration));
-        a.push(await measure(attached.page, attached.taskDuration));
+        d.push(await measure(detached));
+        a.push(await measure(attached));
       }
       const dl = median(d.map((s) => s.loopMs));
       const al = median(a.map((s) => s.loopMs));
@@ -126,16 +222,19 @@ export async function run(): Promise<void> {
       ratios.push(`${detail}: ${formatRatio(at / dt)}`);
     }
     await session.probeClient?.ping();
-    const handled = await attached.page.evaluate(() => (window as unknown as { handled(): number }).handled());
+    const handled = await attached.evaluate<number>('handled()');
     if (handled < DISPATCHES) throw new Error('the handler did not run');
     const received = session.model.totalDispatches;
     const drops = session.model.drops.dispatches;
+    // Every dispatch of the attached page was recorded (it connected before its first one).
+    if (received + drops !== handled) throw new Error(`delivered ${received} + dropped ${drops} ≠ dispatched ${handled}`);
     report(
       `## Browser app (headless Chromium): main-thread ms per ${DISPATCHES.toLocaleString('en-US')} dispatches, 1 handler\n\n` +
         markdownTable(['detail', 'loop detached', 'loop attached', 'loop ratio', 'main thread detached', 'main thread attached', 'main-thread ratio'], rows) +
         `\n\nMedian of ${rounds} interleaved rounds; "main thread" is Chrome's TaskDuration over the loop and 200 ms after it ` +
-        `(the recorder's batched encoding and sends included). Target: attached ≤ 2× detached (${ratios.join(', ')}). ` +
-        `The extension side received ${received.toLocaleString('en-US')} dispatch records, ${drops.toLocaleString('en-US')} counted as dropped.`,
+        `(the recorder's batched encoding and sends included); the last row is the attached page with DevTools' Network domain on. ` +
+        `Target: attached ≤ 2× detached (${ratios.join(', ')}). The page dispatched ${handled.toLocaleString('en-US')}: the extension side ` +
+        `received ${received.toLocaleString('en-US')} dispatch records and ${drops.toLocaleString('en-US')} counted as dropped (delivered + dropped = dispatched).`,
     );
   } finally {
     await browser.close();

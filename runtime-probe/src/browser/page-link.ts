@@ -42,6 +42,7 @@ export interface PageSocket {
   binaryType: 'arraybuffer' | 'blob';
   readonly readyState: number;
   readonly bufferedAmount: number;
+  /** Takes a copy of `data` before it returns (a WebSocket does): the link passes views of buffers it reuses. */
   send(data: Uint8Array): void;
   close(code?: number, reason?: string): void;
   onopen: ((this: never, ev: Event) => unknown) | null;
@@ -70,6 +71,7 @@ export class PageLink extends RecordSink {
   private state: 'connecting' | 'hello-sent' | 'open' | 'closed' = 'connecting';
   private readonly decoder = new FrameSplitter(MAX_CLIENT_FRAME_BYTES, 4096);
   private refused: { code: ErrorCode | string; message: string } | undefined;
+  override readonly copiesFrames = true;
 
   constructor(
     private readonly socket: PageSocket,

@@ -161,7 +161,7 @@ export class Probe {
     try {
       recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () => encodeSnapshotFrame(buildSnapshot(recorder), null));
       mainThreadHub()?.setConfig(recorder.config);
-      mainThreadHub()?.attachStream(sink);
+      mainThreadHub()?.attachStream(sink, () => recorder.drainSoon());
     } catch (error) {
       reportProbeFailure(`recording to ${absolute}`, error);
     }

@@ -88,9 +88,14 @@ export class RecordWriter {
     return this.w.length === FRAME_HEADER_BYTES;
   }
 
-  /** The batch as one complete frame (a copy: sinks may hold it while the writer moves on). */
-  finish(): Uint8Array {
+  /**
+   * The batch as one complete frame: a copy, as sinks may hold it while the writer moves on; or, with
+   * `view`, a view of the writer's buffer, valid until `begin()`, which the caller then calls (for
+   * sinks that copy what they are given, as a WebSocket's `send` does: no second copy).
+   */
+  finish(view = false): Uint8Array {
     this.w.patchU32le(0, this.w.length - 4);
+    if (view) return this.w.written();
     const frame = this.w.toBytes();
     this.begin();
     return frame;

@@ -5,7 +5,8 @@
 //
 // The recorder implements the bus's tracer interfaces. Hot path (the DispatchTracer calls): intern the
 // type (one map lookup), read the clock, write a fixed-width slot into a preallocated Float64Array
-// ring — no allocation per dispatch. Off the hot path (a 10 ms timer, `flushTo`, or inline when the
+// ring — no allocation per dispatch. Off the hot path (a 10 ms timer armed by the first record after
+// the ring empties, so an idle recorder wakes nothing; `flushTo`; or inline when the
 // ring passes its high-water mark): encode the ring into one record batch and offer it to every sink.
 //
 // Drops are exact: a record that does not fit the ring is counted (`buffer-full`), a batch a sink
@@ -144,7 +145,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private recording = false;
   /** Install the dispatch tracer without sinks (stack tracking for snapshots taken under a debugger). */
   protected tracking = false;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  /** The drain timer, armed while the ring holds records or a sink has drops to send (see `allocSlot`). */
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   // --- the ring (allocated while recording)
   private capacity: number;
@@ -333,8 +335,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.recording = true;
     this.sampler.reset();
     this.updateModes();
-    this.timer = setInterval(() => this.drain(), DRAIN_INTERVAL_MS);
-    (this.timer as { unref?: () => void }).unref?.();
     this.updateInstall();
   }
 
@@ -345,7 +345,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.windowClock.close();
     this.resolveOpenStarts();
     this.windowClock.reset();
-    if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.ring = null;
     this.sideA = [];
@@ -394,10 +394,27 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private allocSlot(): number {
     const size = this.size;
     if (size === this.capacity) return -1;
+    // The first record since the ring emptied: it must reach the sinks within DRAIN_INTERVAL_MS.
+    if (size === 0) this.drainSoon();
     let pos = this.readPos + size;
     if (pos >= this.capacity) pos -= this.capacity;
     this.size = size + 1;
     return pos * W;
+  }
+
+  /**
+   * Drains within DRAIN_INTERVAL_MS (the timer runs only while there is something to deliver). A
+   * thread hub that counts drops into a sink calls it: the drops must reach the sink even when this
+   * recorder records nothing itself.
+   */
+  drainSoon(): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.drain();
+      // Records made during the drain, or drops a sink could not take yet: come back for them.
+      if (this.size !== 0 || this.sinks.some((s) => s.hasPendingDrops)) this.drainSoon();
+    }, DRAIN_INTERVAL_MS);
+    (this.timer as { unref?: () => void }).unref?.();
   }
 
   private dropFull(isDispatch: boolean): void {
@@ -963,6 +980,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const w = this.writer;
     const records = w.records;
     const dispatches = w.dispatches;
-    this.delivery.deliverBatch(this.sinks, w.finish(), records, dispatches);
+    // When every sink copies the frame (a page's WebSocket), a copy here would be the second of each byte.
+    const view = this.sinks.every((s) => s.copiesFrames);
+    this.delivery.deliverBatch(this.sinks, w.finish(view), records, dispatches);
+    if (view) w.begin();
   }
 }

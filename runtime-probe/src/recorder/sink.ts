@@ -17,6 +17,11 @@ export abstract class RecordSink {
   /** Records the ring could not hold while this sink was attached. */
   fullDropped = 0;
   fullDroppedDispatches = 0;
+  /**
+   * True when `write` is done with a frame once it returns (it copies it, as a WebSocket's `send`
+   * does): the recorder then hands it a view of its encoder's buffer instead of a copy of its own.
+   */
+  readonly copiesFrames: boolean = false;
 
   /** True when `bytes` more can be queued without exceeding this sink's limit. */
   abstract canAccept(bytes: number): boolean;

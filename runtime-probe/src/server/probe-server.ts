@@ -175,7 +175,7 @@ export class ProbeServer implements ConnectionHost {
     // Version 5: the worker threads' buses join this stream (each after its own snapshot).
     if (protocolVersion >= 5) {
       mainThreadHub()?.setConfig(recorder.config);
-      mainThreadHub()?.attachStream(conn);
+      mainThreadHub()?.attachStream(conn, () => recorder.drainSoon());
     }
     // The latest emitter warnings, after the snapshot that names their buses.
     if (conn.features.has(CLIENT_FEATURES.emitterWarning)) for (const w of this.emitterWarnings) conn.send(w);

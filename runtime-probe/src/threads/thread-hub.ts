@@ -29,6 +29,8 @@ interface Stream {
   readonly sink: RecordSink;
   /** Threads that sent this stream their snapshot (their records follow it). */
   readonly joined: Set<number>;
+  /** The recorder's `drainSoon`: it delivers the drops counted into the sink. */
+  readonly drainSoon: () => void;
 }
 
 /** Frame header (4 length bytes, 1 kind byte) of the worker's frames. */
@@ -87,11 +89,11 @@ export class ThreadHub {
   }
 
   /** A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it. */
-  attachStream(sink: RecordSink): void {
+  attachStream(sink: RecordSink, drainSoon: () => void): void {
     if (this.keys.has(sink)) return;
     const key = this.nextKey++;
     this.keys.set(sink, key);
-    this.streams.set(key, { sink, joined: new Set() });
+    this.streams.set(key, { sink, joined: new Set(), drainSoon });
     this.send({ t: 'attach', key, thread: 0 });
   }
 
@@ -154,6 +156,8 @@ export class ThreadHub {
           sink.slowDropped += m.records;
           sink.slowDroppedDispatches += m.dispatches;
           this.droppedRecords += m.records;
+          // The main recorder may record nothing itself: it must still deliver these counts.
+          stream.drainSoon();
         }
         return;
       }

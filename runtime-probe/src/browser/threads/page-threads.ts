@@ -171,6 +171,8 @@ class PageThreads {
           link.slowDropped += m.records;
           link.slowDroppedDispatches += m.dispatches;
           this.droppedRecords += m.records;
+          // The page's recorder may record nothing itself: it must still deliver these counts.
+          link.recorder.drainSoon();
         }
         return;
       }
