@@ -205,8 +205,12 @@ test('the package is readable: unminified, no source maps naming files it lacks,
     // Minified bundles are a few very long lines; readable ones stay under a few hundred columns.
     assert.ok(longest < 2000, `${f} has a ${longest}-character line: is it minified?`);
   }
+  // The budget keeps out what once made it 2.4 MB (source maps, minified bundles with maps, the
+  // demo's map). It moved from 1 MiB to 1.25 MiB when page payload capture and the version-6 encoder
+  // took the packed size to 1,029 KiB: each entry (testing, cli, register, demo) still bundles its
+  // own copy of the probe, which is where a smaller package would come from.
   const size = statSync(tarball).size;
-  assert.ok(size <= 1024 * 1024, `the tarball is ${(size / 1024).toFixed(0)} KiB, over its 1 MiB budget`);
+  assert.ok(size <= 1.25 * 1024 * 1024, `the tarball is ${(size / 1024).toFixed(0)} KiB, over its 1.25 MiB budget`);
 });
 
 test("a handler error's stack shows EventBus.dispatch at a line of a file the package contains, from ESM and CJS", () => {
