@@ -168,6 +168,7 @@ export class PageLink extends RecordSink {
         probeVersion: PROBE_VERSION,
         app: this.options.app,
         timeOrigin: r.timeOrigin,
+        clockStep: r.windowClock.step,
         config: r.config,
       };
       r.attach(this, [encodeControlFrame(welcome)], () => encodeSnapshotFrame(buildSnapshot(r), null));

@@ -194,6 +194,11 @@ export interface WelcomeMessage {
   readonly app: AppInfo;
   /** Epoch ms of time 0 of every record. */
   readonly timeOrigin: number;
+  /**
+   * Optional: the step of the probe's clock (ms) when coarser than 1 µs (a page's `performance.now()`),
+   * else 0. Readers add it to the bound of every time interpolated from clock reads. Absent: 0.
+   */
+  readonly clockStep?: number;
   readonly config: RecordingConfig;
 }
 

@@ -122,8 +122,8 @@ export class RecordDecoder {
    * 1 dispatch records have no bound and no extension block.
    */
   version: number = PROTOCOL_VERSION;
-  /** The reads of the dispatch block being decoded (reused). */
-  private readonly blockClock = new BlockClock();
+  /** The reads of the dispatch block being decoded (reused); its `stepNs` is the stream's `welcome.clockStep`. */
+  readonly blockClock = new BlockClock();
   /** The block being decoded: its entries and seqBase (set by `blockHead`). */
   private blockCount = 0;
   private blockSeqBase = 0;
