@@ -325,7 +325,6 @@ export class Probe {
       probeVersion: PROBE_VERSION,
       app: appInfo(this.name(), this.startTime),
       timeOrigin: recorder.timeOrigin,
-      clockStep: recorder.windowClock.step,
       config: recorder.config,
     };
   }

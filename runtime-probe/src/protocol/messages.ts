@@ -195,8 +195,8 @@ export interface WelcomeMessage {
   /** Epoch ms of time 0 of every record. */
   readonly timeOrigin: number;
   /**
-   * Optional: the step of the probe's clock (ms) when coarser than 1 µs (a page's `performance.now()`),
-   * else 0. Readers add it to the bound of every time interpolated from clock reads. Absent: 0.
+   * Optional: the step of the probe's clock (ms; a page's `performance.now()` moves in 100 µs steps
+   * unless cross-origin isolated). Readers add it to every dispatch bound. Absent (Node): 0.
    */
   readonly clockStep?: number;
   readonly config: RecordingConfig;

@@ -17,35 +17,6 @@ export const MIN_BOUND_MS = 0.001;
 const MAX_TICKS_PER_WINDOW = 4096;
 const INITIAL_TICKS_PER_WINDOW = 8;
 const SAMPLE_CAPACITY = 8192;
-/** Reads spent at most measuring the clock's step (~3 ms at 65 ns a read). */
-const STEP_PROBE_READS = 40_000;
-/** The step assumed of a clock that did not move in STEP_PROBE_READS reads (ms). */
-const UNSEEN_STEP_MS = 100;
-
-/**
- * The clock's step (ms): the smallest change seen in a few changes of its value, read back to back.
- * Chromium's `performance.now()` moves in 100 µs steps in a page that is not cross-origin isolated
- * (5 µs when isolated; Firefox 1 ms in some modes), so a read says only that the true time lies
- * within a step of it. 0 when the step is within MIN_BOUND_MS, which already covers it, or when the
- * value changes at every read (Node: finer than a read takes; the gap is then read cost, not a step).
- */
-export function measureClockStep(clock: RecorderClock): number {
-  let last = clock.now();
-  let step = UNSEEN_STEP_MS;
-  for (let i = 0, changes = 0, same = 0; i < STEP_PROBE_READS && changes < 3; i++) {
-    const now = clock.now();
-    if (now === last) same++;
-    else {
-      // the first change may end a step begun before the first read: only later ones tell
-      if (same === 0 && changes > 0) return 0;
-      if (now - last < step) step = now - last;
-      last = now;
-      changes++;
-      same = 0;
-    }
-  }
-  return step > MIN_BOUND_MS ? step : 0;
-}
 
 /** The interpolated time of a tick and its error bound (ms). Reused: read it before the next `resolve`. */
 export interface TickTime {
@@ -84,16 +55,11 @@ export class WindowClock {
     this.taskStart = true;
   };
 
-  /** The clock's step (ms, measureClockStep), added to every bound: each read may be off by it. */
-  readonly step: number;
-
   constructor(
     private readonly clock: RecorderClock,
     /** Called when the sample buffer is full (the recorder drains, which resolves and trims). */
     private readonly onFull: () => void,
-  ) {
-    this.step = measureClockStep(clock);
-  }
+  ) {}
 
   /** Reads kept (`sampleTicks`/`sampleTimes` 0 … keptReads-1). */
   get keptReads(): number {
@@ -168,20 +134,20 @@ export class WindowClock {
       const floor = this.floorTime;
       const last = n !== 0 ? times[n - 1] : floor === floor ? floor : 0;
       out.time = last;
-      out.bound = MIN_BOUND_MS + this.step;
+      out.bound = MIN_BOUND_MS;
       return out;
     }
     const tHi = times[lo];
     if (ticks[lo] === k) {
       out.time = tHi;
-      out.bound = MIN_BOUND_MS + this.step;
+      out.bound = MIN_BOUND_MS;
       return out;
     }
     if (lo === 0) {
       // before every kept read: somewhere after the last read dropped
       const floor = this.floorTime === this.floorTime ? this.floorTime : tHi;
       out.time = tHi;
-      out.bound = Math.max(MIN_BOUND_MS, tHi - floor) + this.step;
+      out.bound = Math.max(MIN_BOUND_MS, tHi - floor);
       return out;
     }
     const kLo = ticks[lo - 1];
@@ -189,7 +155,7 @@ export class WindowClock {
     const t = tLo + ((tHi - tLo) * (k - kLo)) / (ticks[lo] - kLo);
     out.time = t;
     const bound = t - tLo > tHi - t ? t - tLo : tHi - t;
-    out.bound = (bound > MIN_BOUND_MS ? bound : MIN_BOUND_MS) + this.step;
+    out.bound = bound > MIN_BOUND_MS ? bound : MIN_BOUND_MS;
     return out;
   }
 

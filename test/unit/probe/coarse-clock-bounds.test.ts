@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EventBus } from '../../../runtime-probe/src/index';
-import { encodeControlFrame, StreamDecoder, type DispatchRecord, type WelcomeMessage } from '../../../runtime-probe/src/protocol/index';
+import { encodeControlFrame, ProtocolError, StreamDecoder, type DispatchRecord, type WelcomeMessage } from '../../../runtime-probe/src/protocol/index';
+import type { DetailLevel } from '../../../runtime-probe/src/protocol/messages';
 import { DEFAULT_RECORDING_CONFIG, RecorderCore, type RecorderClock } from '../../../runtime-probe/src/recorder/recorder';
 import { encodeColumns } from '../../../runtime-probe/src/recorder/dispatch-columns';
 import { RecordSink } from '../../../runtime-probe/src/recorder/sink';
-import { WindowClock } from '../../../runtime-probe/src/recorder/window-clock';
+import { measureClockStep } from '../../../runtime-probe/src/browser/clock-step';
 import { setBusTracer } from '../../../runtime-probe/src/bus/tracer';
 
 const STEP_MS = 0.1;
@@ -40,11 +41,11 @@ class FrameSink extends RecordSink {
   }
 }
 
-/** Records 4,000 dispatches on the coarse clock into a sink of `version`; decodes them with the welcome. */
-async function recordAndDecode(version: number): Promise<{ ds: DispatchRecord[]; trueStart: number[] }> {
+/** Records 4,000 dispatches on the coarse clock into a sink of `version`; decodes them after the page's welcome. */
+async function recordAndDecode(version: number, detail: DetailLevel): Promise<{ ds: DispatchRecord[]; trueStart: number[] }> {
   const rec = new RecorderCore({
     maxBufferedRecords: 1 << 16,
-    config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', captureStacks: false },
+    config: { ...DEFAULT_RECORDING_CONFIG, detail, captureStacks: false },
     sanitize: undefined,
     host: { clock: coarse, isProxy: undefined, encodeColumns },
   });
@@ -55,7 +56,7 @@ async function recordAndDecode(version: number): Promise<{ ds: DispatchRecord[];
     probeVersion: '0.0.0',
     app: { pid: 1, name: 'coarse', cwd: '/', startTime: 0, runtime: 'browser' },
     timeOrigin: coarse.timeOrigin,
-    clockStep: rec.windowClock.step,
+    clockStep: measureClockStep(coarse), // as page-link.ts sends it
     config: rec.config,
   };
   const trueStart: number[] = [];
@@ -89,9 +90,19 @@ async function recordAndDecode(version: number): Promise<{ ds: DispatchRecord[];
   return { ds, trueStart };
 }
 
-for (const version of [6, 4]) {
-  test(`version ${version}: on a 100 µs clock every dispatch's true start lies within start ± startBound, and no bound is below the step`, async () => {
-    const { ds, trueStart } = await recordAndDecode(version);
+test('the page measures its clock: a 100 µs step', () => {
+  assert.ok(Math.abs(measureClockStep(coarse) - STEP_MS) < 1e-9, `measured ${measureClockStep(coarse)} ms`);
+});
+
+// Version 6: dispatch columns; 4: dispatch blocks (both interpolated by the reader); at detail
+// `handlers` every dispatch reads the clock and goes as a varint dispatch record (startBound 0).
+for (const [version, detail] of [
+  [6, 'dispatch'],
+  [4, 'dispatch'],
+  [6, 'handlers'],
+] as const) {
+  test(`version ${version}, detail ${detail}: on a 100 µs clock every dispatch's true start lies within start ± startBound, and no bound is below the step`, async () => {
+    const { ds, trueStart } = await recordAndDecode(version, detail);
     assert.equal(ds.length, 4000, 'every dispatch recorded');
     const first = Math.min(...ds.map((d) => d.seq));
     let outside = 0;
@@ -99,7 +110,8 @@ for (const version of [6, 4]) {
     for (const d of ds) {
       const t = trueStart[d.seq - first];
       const bound = d.startBound ?? 0;
-      assert.ok(bound >= STEP_MS, `a bound of ${(bound * 1000).toFixed(1)} µs on a clock of 100 µs steps`);
+      assert.ok(bound >= STEP_MS - 1e-9, `a bound of ${(bound * 1000).toFixed(1)} µs on a clock of 100 µs steps`);
+      assert.ok((d.durationBound ?? 0) >= 2 * STEP_MS - 1e-9, 'a duration is two reads, each a step off');
       if (Math.abs(t - d.start) > bound) {
         outside++;
         worst ||= `seq ${d.seq}: true ${t.toFixed(4)}, recorded ${d.start.toFixed(4)} ± ${(bound * 1000).toFixed(1)} µs`;
@@ -109,30 +121,22 @@ for (const version of [6, 4]) {
   });
 }
 
-test('times the probe resolves itself (varint dispatch records) state the step too', () => {
-  const clock = new WindowClock(coarse, () => undefined);
-  assert.ok(Math.abs(clock.step - STEP_MS) < 1e-9, `measured a step of ${clock.step} ms`);
-  const truth: number[] = [];
-  for (let i = 0; i < 500; i++) {
-    truth.push(trueNow);
-    clock.next();
-    trueNow += (i % 7) * 0.003;
-  }
-  clock.close();
-  for (let k = 1; k <= 500; k++) {
-    const { time, bound } = clock.resolve(k);
-    assert.ok(bound >= STEP_MS, `tick ${k}: a bound of ${(bound * 1000).toFixed(1)} µs`);
-    assert.ok(Math.abs(truth[k - 1] - time) <= bound, `tick ${k}: true ${truth[k - 1]}, resolved ${time} ± ${bound}`);
-  }
-});
-
-test('a fine clock (Node) states no step: its bounds stay as they were', () => {
-  const rec = new RecorderCore({
-    maxBufferedRecords: 1024,
-    config: DEFAULT_RECORDING_CONFIG,
-    sanitize: undefined,
-    host: { clock: performance, isProxy: undefined },
-  });
-  assert.equal(rec.windowClock.step, 0);
-  rec.shutdown();
+test('welcome.clockStep is optional and never negative', () => {
+  const welcome = (extra: object): Uint8Array =>
+    encodeControlFrame({
+      type: 'welcome',
+      protocolVersion: 6,
+      probeVersion: '0',
+      app: { pid: 1, name: 'n', cwd: '/', startTime: 0, runtime: 'node' },
+      timeOrigin: 0,
+      config: DEFAULT_RECORDING_CONFIG,
+      ...extra,
+    } as WelcomeMessage);
+  const first = (f: Uint8Array): unknown => new StreamDecoder().push(f)[0];
+  assert.equal((first(welcome({})) as WelcomeMessage).clockStep, undefined, 'absent (the Node probe, older traces): the 1 µs floor as before');
+  assert.equal((first(welcome({ clockStep: 0.1 })) as WelcomeMessage).clockStep, 0.1);
+  assert.throws(
+    () => first(welcome({ clockStep: -1 })),
+    (e: unknown) => e instanceof ProtocolError && e.code === 'malformed',
+  );
 });
