@@ -26,6 +26,7 @@ import { runtime } from '../bus/runtime';
 import type { RecorderCore } from '../recorder/recorder-core';
 import { RecordSink } from '../recorder/sink';
 import { buildSnapshot } from '../recorder/snapshot';
+import { measureClockStep } from './clock-step';
 import { setPageBreakOn } from './page-breaks';
 import { encodeSnapshotFrame } from '../server/snapshot-frame';
 
@@ -168,6 +169,7 @@ export class PageLink extends RecordSink {
         probeVersion: PROBE_VERSION,
         app: this.options.app,
         timeOrigin: r.timeOrigin,
+        clockStep: measureClockStep(performance),
         config: r.config,
       };
       r.attach(this, [encodeControlFrame(welcome)], () => encodeSnapshotFrame(buildSnapshot(r), null));

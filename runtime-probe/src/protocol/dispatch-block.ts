@@ -12,7 +12,8 @@
 //   count × ENTRY_BYTES  entries: DISPATCH_BLOCK_FIELDS, each a u32 little-endian
 //
 // A tick's time is interpolated between the reads around it; its error bound is the larger distance
-// to them (at least MIN_TICK_BOUND_NS): the true time lies between the two reads. A tick equal to a
+// to them (at least MIN_TICK_BOUND_NS), plus the probe's clock step (`welcome.clockStep`): the true
+// time lies between the two reads, each of which is within a step of the true time. A tick equal to a
 // read's is that read's time. Every tick of a block lies between its first and last read.
 // Blocks touch neither the batch's time cursor nor its sequence cursor.
 // No Node built-ins here.
@@ -84,6 +85,8 @@ export class BlockClock {
   /** Output of `resolve`. */
   time = 0.5;
   bound = 0.5;
+  /** The probe's clock step (ns, `welcome.clockStep`), added to every bound: each read may be off by it. */
+  stepNs = 0;
 
   /** Room for `n` reads. */
   reset(n: number): void {
@@ -119,12 +122,12 @@ export class BlockClock {
     if (hi === n) {
       // after the last read (a writer that broke the rule): a lower bound only
       this.time = times[n - 1];
-      this.bound = MIN_TICK_BOUND_NS;
+      this.bound = MIN_TICK_BOUND_NS + this.stepNs;
       return;
     }
     if (ticks[hi] === k || hi === 0) {
       this.time = times[hi];
-      this.bound = MIN_TICK_BOUND_NS;
+      this.bound = MIN_TICK_BOUND_NS + this.stepNs;
       return;
     }
     const kLo = ticks[hi - 1];
@@ -133,6 +136,6 @@ export class BlockClock {
     const t = tLo + ((tHi - tLo) * (k - kLo)) / (ticks[hi] - kLo);
     const bound = t - tLo > tHi - t ? t - tLo : tHi - t;
     this.time = t;
-    this.bound = bound > MIN_TICK_BOUND_NS ? bound : MIN_TICK_BOUND_NS;
+    this.bound = (bound > MIN_TICK_BOUND_NS ? bound : MIN_TICK_BOUND_NS) + this.stepNs;
   }
 }

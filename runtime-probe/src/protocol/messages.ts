@@ -194,6 +194,11 @@ export interface WelcomeMessage {
   readonly app: AppInfo;
   /** Epoch ms of time 0 of every record. */
   readonly timeOrigin: number;
+  /**
+   * Optional: the step of the probe's clock (ms; a page's `performance.now()` moves in 100 µs steps
+   * unless cross-origin isolated). Readers add it to every dispatch bound. Absent (Node): 0.
+   */
+  readonly clockStep?: number;
   readonly config: RecordingConfig;
 }
 

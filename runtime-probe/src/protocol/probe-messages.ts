@@ -31,6 +31,12 @@ const ANY = Number.MAX_SAFE_INTEGER;
 function requestId(o: JsonObject, t: string): number {
   return int(o, t, 'requestId', 0, U32);
 }
+function clockStep(o: JsonObject, t: string): number {
+  const v = num(o, t, 'clockStep');
+  if (v < 0) bad(t, 'clockStep', 'a finite number ≥ 0');
+  return v;
+}
+
 function optRequestId(o: JsonObject, t: string): number | null {
   return optInt(o, t, 'requestId', 0, U32);
 }
@@ -179,6 +185,7 @@ export function parseProbeMessage(body: Uint8Array): ProbeMessage {
         probeVersion: str(o, t, 'probeVersion', MAX_VERSION_TEXT_LENGTH),
         app: appInfo(obj(o, t, 'app')),
         timeOrigin: num(o, t, 'timeOrigin'),
+        ...(o.clockStep === undefined ? {} : { clockStep: clockStep(o, t) }),
         config: recordingConfig(obj(o, t, 'config'), 'welcome.config'),
       };
     case 'error': {

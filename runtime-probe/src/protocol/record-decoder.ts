@@ -122,8 +122,8 @@ export class RecordDecoder {
    * 1 dispatch records have no bound and no extension block.
    */
   version: number = PROTOCOL_VERSION;
-  /** The reads of the dispatch block being decoded (reused). */
-  private readonly blockClock = new BlockClock();
+  /** The reads of the dispatch block being decoded (reused); its `stepNs` is the stream's `welcome.clockStep`. */
+  readonly blockClock = new BlockClock();
   /** The block being decoded: its entries and seqBase (set by `blockHead`). */
   private blockCount = 0;
   private blockSeqBase = 0;
@@ -517,7 +517,9 @@ export class RecordDecoder {
               });
             break;
           }
-          const startBound = r.uvarint() * MS_PER_NS;
+          // A coarse clock (`welcome.clockStep`): each read the probe made may be off by a step.
+          const stepNs = this.blockClock.stepNs;
+          const startBound = (r.uvarint() + stepNs) * MS_PER_NS;
           const bus = r.uvarint();
           const typeId = r.uvarint();
           const type = this.str(typeId);
@@ -546,6 +548,8 @@ export class RecordDecoder {
             if (r.pos > end) throw new ProtocolError('malformed', `extension field ${key} runs past its ${length} bytes`);
             r.pos = end; // unknown keys (and any rest of a known one) are skipped
           }
+          // the start's and the end's reads each a step off; an absent bound was at most DURATION_BOUND_STATED_NS
+          if (stepNs > 0) durationBound = (durationBound < 0 ? DURATION_BOUND_STATED_NS * MS_PER_NS : durationBound) + 2 * stepNs * MS_PER_NS;
           if (sink !== null) {
             sink.dispatch(
               seq,

@@ -70,6 +70,7 @@ export class StreamDecoder {
       this.threadDecoders.set(thread, d);
     }
     d.version = this.records.version;
+    d.blockClock.stepNs = this.records.blockClock.stepNs;
     return d;
   }
 
@@ -117,7 +118,10 @@ export class StreamDecoder {
       case FrameKind.Control: {
         const m = parseProbeMessage(frame.body);
         // The welcome names the version of every record batch that follows (live or from a trace).
-        if (m.type === 'welcome') this.records.version = m.protocolVersion;
+        if (m.type === 'welcome') {
+          this.records.version = m.protocolVersion;
+          this.records.blockClock.stepNs = Math.round((m.clockStep ?? 0) * 1e6);
+        }
         return m;
       }
       case FrameKind.Records: {
