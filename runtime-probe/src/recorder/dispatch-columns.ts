@@ -4,11 +4,10 @@
 // No Node built-ins here all the same (a page may take it on once its link says its version).
 
 import { BLOCK_ENTRY_BYTES, DISPATCH_COLUMNS, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
-import { putSvarint, putUvarint } from '../protocol/bytes';
-import { toNs } from '../protocol/record-writer';
+import { putUvarint } from '../protocol/bytes';
 import { RecordCode } from '../protocol/records';
 import { DispatchSlot, SLOT_WIDTH as SLOT_STRIDE } from './layouts';
-import { entryScratch, MAX_BLOCK_ENTRIES, type ColumnsEncoder } from './ring-encoder';
+import { entryScratch, lastReadAtOrBefore, MAX_BLOCK_ENTRIES, writeBlockHead, type ColumnsEncoder } from './ring-encoder';
 import type { WindowClock } from './window-clock';
 
 /**
@@ -121,35 +120,16 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   }
   if (n === 0) return 0;
   // The reads around the run: the last at or before its first tick … the first at or after its last.
-  let r0 = 0;
-  let hi = reads - 1;
-  while (r0 < hi) {
-    const mid = (r0 + hi + 1) >> 1;
-    if (readTicks[mid] <= minTick) r0 = mid;
-    else hi = mid - 1;
-  }
+  const r0 = lastReadAtOrBefore(readTicks, reads, minTick);
   let r1 = r0;
   while (readTicks[r1] < maxTick) r1++;
   const baseTick = readTicks[r0];
   const first = (ring[pos * W + oStartTick] - baseTick) * 2;
   if (first > MAX_BLOCK_FIELD) return 0;
   e[c1] = first;
-  const readTimes = clock.sampleTimes;
   let q = w.position;
   const buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + 64 + n * BLOCK_ENTRY_BYTES);
-  buf[q++] = RecordCode.DispatchColumns;
-  q = putUvarint(buf, q, n);
-  q = putUvarint(buf, q, seqBase);
-  q = putUvarint(buf, q, r1 - r0 + 1);
-  q = putUvarint(buf, q, baseTick);
-  let prevNs = toNs(readTimes[r0]);
-  q = putSvarint(buf, q, prevNs);
-  for (let i = r0 + 1; i <= r1; i++) {
-    q = putUvarint(buf, q, readTicks[i] - readTicks[i - 1]);
-    const ns = toNs(readTimes[i]);
-    q = putSvarint(buf, q, ns - prevNs);
-    prevNs = ns;
-  }
+  q = writeBlockHead(buf, q, RecordCode.DispatchColumns, n, seqBase, clock, r0, r1);
   for (let k = 0, from = 0; k < DISPATCH_COLUMNS.length; k++, from += max) {
     const to = from + n;
     let min = e[from];

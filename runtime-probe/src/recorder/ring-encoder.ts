@@ -146,33 +146,13 @@ export function encodeDispatchBlock(
   }
   if (n === 0 || maxSeq - minSeq > MAX_BLOCK_FIELD) return 0;
   // The reads around the run: the last at or before its first tick … the first at or after its last.
-  let r0 = 0;
-  let hi = reads - 1;
-  while (r0 < hi) {
-    const mid = (r0 + hi + 1) >> 1;
-    if (readTicks[mid] <= minTick) r0 = mid;
-    else hi = mid - 1;
-  }
+  const r0 = lastReadAtOrBefore(readTicks, reads, minTick);
   let r1 = r0;
   while (readTicks[r1] < maxTick) r1++;
   const baseTick = readTicks[r0];
-  const readTimes = clock.sampleTimes;
-  // Header.
   let q = w.position;
   const buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + n * BLOCK_ENTRY_BYTES);
-  buf[q++] = RecordCode.DispatchBlock;
-  q = putUvarint(buf, q, n);
-  q = putUvarint(buf, q, minSeq);
-  q = putUvarint(buf, q, r1 - r0 + 1);
-  q = putUvarint(buf, q, baseTick);
-  let prevNs = toNs(readTimes[r0]);
-  q = putSvarint(buf, q, prevNs);
-  for (let i = r0 + 1; i <= r1; i++) {
-    q = putUvarint(buf, q, readTicks[i] - readTicks[i - 1]);
-    const ns = toNs(readTimes[i]);
-    q = putSvarint(buf, q, ns - prevNs);
-    prevNs = ns;
-  }
+  q = writeBlockHead(buf, q, RecordCode.DispatchBlock, n, minSeq, clock, r0, r1);
   // Pass 2: the entries, as u32s in a scratch array, then one copy into the batch.
   const e = entryScratch;
   const eSeq = BLOCK_AT.seq >> 2;
@@ -360,4 +340,39 @@ export function encodeSlot(ring: Float64Array, b: number, pos: number, side: Sid
     default:
       throw new Error(`ring slot with unknown record code ${code}`);
   }
+}
+
+/** Index of the last clock read at or before `tick` (0 when none is): a binary search, per run. */
+export function lastReadAtOrBefore(readTicks: Float64Array, reads: number, tick: number): number {
+  let r0 = 0;
+  let hi = reads - 1;
+  while (r0 < hi) {
+    const mid = (r0 + hi + 1) >> 1;
+    if (readTicks[mid] <= tick) r0 = mid;
+    else hi = mid - 1;
+  }
+  return r0;
+}
+
+/**
+ * The head both run layouts share (dispatch-block.ts): code, entries, seqBase, then reads r0 … r1
+ * (first absolute, then deltas). Writes at `q` into room the caller reserved; returns the position after.
+ */
+export function writeBlockHead(buf: Uint8Array, q: number, code: number, n: number, seqBase: number, clock: WindowClock, r0: number, r1: number): number {
+  const readTicks = clock.sampleTicks;
+  const readTimes = clock.sampleTimes;
+  buf[q++] = code;
+  q = putUvarint(buf, q, n);
+  q = putUvarint(buf, q, seqBase);
+  q = putUvarint(buf, q, r1 - r0 + 1);
+  q = putUvarint(buf, q, readTicks[r0]);
+  let prevNs = toNs(readTimes[r0]);
+  q = putSvarint(buf, q, prevNs);
+  for (let i = r0 + 1; i <= r1; i++) {
+    q = putUvarint(buf, q, readTicks[i] - readTicks[i - 1]);
+    const ns = toNs(readTimes[i]);
+    q = putSvarint(buf, q, ns - prevNs);
+    prevNs = ns;
+  }
+  return q;
 }
