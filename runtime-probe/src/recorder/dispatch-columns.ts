@@ -50,24 +50,12 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   origins,
 ) {
   const W = SLOT_STRIDE;
-  // Offsets are enum members: a bundler writes them in as numbers.
-  const code = RecordCode.Dispatch;
-  const oSeq = DispatchSlot.seq;
-  const oParent = DispatchSlot.parentSeq;
-  const oStartTick = DispatchSlot.startTick;
-  const oEndTick = DispatchSlot.endTick;
-  const oBus = DispatchSlot.bus;
-  const oType = DispatchSlot.type;
-  const oDelivered = DispatchSlot.delivered;
-  const oConsumedBy = DispatchSlot.consumedBy;
-  const oDepth = DispatchSlot.depth;
-  const oSite = DispatchSlot.site;
   const reads = clock.keptReads;
   if (reads === 0 || countsBus > MAX_BLOCK_FIELD) return 0;
   const readTicks = clock.sampleTicks;
   const firstTick = readTicks[0];
   const lastTick = readTicks[reads - 1];
-  const seqBase = ring[pos * W + oSeq];
+  const seqBase = ring[pos * W + DispatchSlot.seq];
   // The first entry's start is written from the run's first read, at or after the first kept one:
   // its delta from the latter bounds it in the test below.
   let prevTick = firstTick;
@@ -87,18 +75,18 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   let p = pos;
   while (n < max) {
     const b = p * W;
-    if (ring[b] !== code || ring[b + oBus] !== countsBus || traceIds[p] !== null || origins[p] !== null) break;
-    const startTick = ring[b + oStartTick];
-    const endTick = ring[b + oEndTick];
+    if (ring[b] !== RecordCode.Dispatch || ring[b + DispatchSlot.bus] !== countsBus || traceIds[p] !== null || origins[p] !== null) break;
+    const startTick = ring[b + DispatchSlot.startTick];
+    const endTick = ring[b + DispatchSlot.endTick];
     // 0: that time is known already, not a tick (an end tick is never below its start's)
     if (startTick < firstTick || startTick === 0 || endTick > lastTick || endTick < startTick) break;
-    const seq = ring[b + oSeq];
-    const parentSeq = ring[b + oParent];
-    const typeId = ring[b + oType];
-    const delivered = ring[b + oDelivered];
-    const consumedBy = ring[b + oConsumedBy];
-    const depth = ring[b + oDepth];
-    const site = ring[b + oSite];
+    const seq = ring[b + DispatchSlot.seq];
+    const parentSeq = ring[b + DispatchSlot.parentSeq];
+    const typeId = ring[b + DispatchSlot.type];
+    const delivered = ring[b + DispatchSlot.delivered];
+    const consumedBy = ring[b + DispatchSlot.consumedBy];
+    const depth = ring[b + DispatchSlot.depth];
+    const site = ring[b + DispatchSlot.site];
     const parentDelta = parentSeq === 0 ? 0 : seq - parentSeq;
     const ds = seq - seqBase - n;
     const dt = startTick - prevTick;
@@ -129,7 +117,7 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   const r0 = lastReadAtOrBefore(readTicks, reads, minTick);
   let r1 = r0;
   while (readTicks[r1] < maxTick) r1++;
-  const first = (ring[pos * W + oStartTick] - readTicks[r0]) * 2;
+  const first = (ring[pos * W + DispatchSlot.startTick] - readTicks[r0]) * 2;
   put(first, 0, 1, max);
   bits[6] = countsBus;
   bits[7] = ~countsBus;
@@ -150,7 +138,15 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
       buf.set(e.subarray(from, to), q);
       q += n;
     } else if (width !== 0) {
-      for (let i = from; i < to; i++) for (let v = e[i] ^ base, b = 0; b < width; b++, v >>= 8) buf[q++] = v;
+      for (let i = from; i < to; i++) {
+        const v = e[i] ^ base;
+        buf[q++] = v;
+        buf[q++] = v >> 8;
+        if (width === 4) {
+          buf[q++] = v >> 16;
+          buf[q++] = v >> 24;
+        }
+      }
     }
   }
   w.commitRaw(q, n, n);
