@@ -127,7 +127,7 @@ function drain(list: Slot[], columns: boolean): { records: DispatchRecord[]; cou
     ticks.add(slot.startTick).add(slot.endTick);
   });
   // A clock read at every tick a slot names.
-  const clock = new WindowClock({ now: () => clock.tick * MS_PER_TICK, timeOrigin: 0 }, () => undefined);
+  const clock: WindowClock = new WindowClock({ now: (): number => clock.tick * MS_PER_TICK, timeOrigin: 0 }, () => undefined);
   for (const k of [...ticks].sort((x, y) => x - y)) {
     clock.tick = k;
     clock.close();

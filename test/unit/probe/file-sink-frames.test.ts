@@ -22,9 +22,9 @@ test('a trace file gets record batches as views of one buffer, not a copy each, 
   /** The buffer behind each record batch the sink was given (a batch says how many records it holds). */
   const buffers: ArrayBufferLike[] = [];
   const write = sink.write.bind(sink);
-  sink.write = (frame, records, dispatches) => {
+  sink.write = (frame: Uint8Array, records?: number) => {
     if (records !== undefined) buffers.push(frame.buffer);
-    write(frame, records, dispatches);
+    write(frame);
   };
   const rec = new Recorder({
     maxBufferedRecords: 1 << 16,
