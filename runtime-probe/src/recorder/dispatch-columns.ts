@@ -1,7 +1,7 @@
 // Dispatch columns (protocol version 6, protocol/dispatch-block.ts): the drain's runs of dispatch
 // records column by column, each column at the width its range needs. Reached through the recorder
-// host (Node's sets it): the page bundle does without it and writes version-4 blocks.
-// No Node built-ins here all the same (a page may take it on once its link says its version).
+// host: Node's and a page's set it (a page's link speaks 6; the page ships no version-4 block encoder).
+// No Node built-ins here.
 
 import { BLOCK_ENTRY_BYTES, DISPATCH_COLUMNS, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
 import { putUvarint } from '../protocol/bytes';
