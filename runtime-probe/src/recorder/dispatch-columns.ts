@@ -3,7 +3,7 @@
 // host: Node's and a page's set it (a page's link speaks 6; the page ships no version-4 block encoder).
 // No Node built-ins here.
 
-import { BLOCK_ENTRY_BYTES, DISPATCH_COLUMNS, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
+import { BLOCK_ENTRY_BYTES, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
 import { putUvarint } from '../protocol/bytes';
 import { RecordCode } from '../protocol/records';
 import { DispatchSlot, SLOT_WIDTH as SLOT_STRIDE } from './layouts';
@@ -12,8 +12,11 @@ import type { WindowClock } from './window-clock';
 
 /** The columns as i32s, in the block encoder's scratch: the gather stores each field once, in integer arithmetic. */
 const scratch = new Int32Array(entryScratch.buffer);
+// The ten columns of DISPATCH_COLUMNS (protocol/dispatch-block.ts), at e, c1 … c9: a literal, so a
+// page's bundle ships no column names (the dispatch-columns decoding tests fail if the two disagree).
+const COLUMNS = 10;
 /** Per column k: at 2k the AND of its values (the bits all have), at 2k + 1 the AND of their complements (the bits none has). */
-const columnBits = new Int32Array(2 * DISPATCH_COLUMNS.length);
+const columnBits = new Int32Array(2 * COLUMNS);
 
 /** Value `v` of entry `i` of column `k` (columns of `rows` entries). Small: inlined, nine per dispatch. */
 function put(v: number, i: number, k: number, rows: number): void {
@@ -124,7 +127,7 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   let q = w.position;
   const buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + 64 + n * BLOCK_ENTRY_BYTES);
   q = writeBlockHead(buf, q, RecordCode.DispatchColumns, n, seqBase, clock, r0, r1);
-  for (let k = 0, from = 0; k < DISPATCH_COLUMNS.length; k++, from += max) {
+  for (let k = 0, from = 0; k < COLUMNS; k++, from += max) {
     const all = bits[2 * k];
     const spread = (all ^ ~bits[2 * k + 1]) >>> 0;
     const width = spread === 0 ? 0 : spread < 0x100 ? 1 : spread < 0x10000 ? 2 : 4;

@@ -19,7 +19,8 @@ import { TARGET_BATCH_BYTES } from '../../../runtime-probe/src/protocol/limits';
 import { RecordCode } from '../../../runtime-probe/src/protocol/records';
 import { encodeColumns } from '../../../runtime-probe/src/recorder/dispatch-columns';
 import { DispatchSlot, SLOT_WIDTH } from '../../../runtime-probe/src/recorder/layouts';
-import { encodeDispatchBlock, encodeSlot, type SideStrings } from '../../../runtime-probe/src/recorder/ring-encoder';
+import { encodeDispatchBlock } from '../../../runtime-probe/src/recorder/dispatch-block-encoder';
+import { encodeSlot, type SideStrings } from '../../../runtime-probe/src/recorder/ring-encoder';
 import { WindowClock } from '../../../runtime-probe/src/recorder/window-clock';
 
 interface Slot {
