@@ -230,8 +230,13 @@ export class RecordDecoder {
       else if (width === 2) for (let i = at; i < to; i++, p += 2) c[i] = base + (buf[p] | (buf[p + 1] << 8));
       else for (let i = at; i < to; i++, p += 4) c[i] = base + (buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16)) + buf[p + 3] * 0x1000000;
     }
-    let tick = 0;
     this.beginRun(count, sink);
+    if (this.activeRun !== null) {
+      this.columnsToRun(count, seqBase, this.activeRun);
+      this.deliverRun(sink as RecordSink);
+      return count;
+    }
+    let tick = 0;
     for (let i = 0; i < count; i++) {
       // zigzag, in 32-bit integer arithmetic (a writer keeps these columns within u32)
       const zs = c[i];
@@ -254,6 +259,61 @@ export class RecordDecoder {
     }
     if (this.activeRun !== null) this.deliverRun(sink as RecordSink);
     return count;
+  }
+
+  /**
+   * The decoded columns of a dispatch-columns record (in `columnValues`) as rows of `run`, as
+   * `blockEntry` would fill them: the columns a row takes as they are in one copy each, the rest
+   * row by row. `run.count` counts the rows done, so an error in a row leaves the ones before it.
+   */
+  private columnsToRun(count: number, seqBase: number, run: DispatchColumns): void {
+    const c = this.columnValues;
+    run.bus.set(c.subarray(3 * count, 4 * count));
+    run.typeId.set(c.subarray(4 * count, 5 * count));
+    run.delivered.set(c.subarray(5 * count, 6 * count));
+    run.consumedBy.set(c.subarray(6 * count, 7 * count));
+    run.depth.set(c.subarray(7 * count, 8 * count));
+    const clock = this.blockClock;
+    const {
+      seq: seqs,
+      start: starts,
+      startBound: startBounds,
+      duration: durations,
+      durationBound: durationBounds,
+      parentSeq: parents,
+      type: types,
+      site: sites,
+    } = run;
+    const strings = this.strings;
+    let tick = 0;
+    for (let i = 0; i < count; i++) {
+      const zs = c[i];
+      const zt = c[count + i];
+      const typeId = c[4 * count + i];
+      const siteId = c[9 * count + i];
+      const parentDelta = c[8 * count + i];
+      tick += (zt >>> 1) ^ -(zt & 1);
+      const seq = seqBase + i + ((zs >>> 1) ^ -(zs & 1));
+      // As blockEntry: times rounded to whole ns, the duration's bound stated past a threshold.
+      clock.resolve(tick);
+      const startNs = Math.round(clock.time);
+      const startBoundNs = Math.round(clock.bound);
+      clock.resolve(tick + c[2 * count + i]);
+      const endNs = Math.round(clock.time);
+      const boundsNs = startBoundNs + Math.round(clock.bound);
+      const known = strings[typeId];
+      const type = known !== undefined ? known : this.str(typeId);
+      const site = siteId === 0 ? null : this.optSite(siteId);
+      seqs[i] = seq;
+      starts[i] = startNs * MS_PER_NS;
+      startBounds[i] = startBoundNs * MS_PER_NS;
+      durations[i] = (endNs > startNs ? endNs - startNs : 0) * MS_PER_NS;
+      durationBounds[i] = boundsNs > DURATION_BOUND_STATED_NS ? boundsNs * MS_PER_NS : 0;
+      parents[i] = parentDelta === 0 ? 0 : seq - parentDelta;
+      types[i] = type;
+      sites[i] = site;
+      run.count = i + 1;
+    }
   }
 
   /**
