@@ -188,21 +188,24 @@ export class DispatchRing {
       // Rows overwritten here lose their sparse fields.
       if (this.produced.size !== 0) for (let j = i; j < i + m; j++) this.produced.delete(j);
       if (this.traceIds.size !== 0) for (let j = i; j < i + m; j++) this.traceIds.delete(j);
+      // Same element types: copies. The integer columns (float64 in `c`) convert in the row loop
+      // below, which is cheaper than `set`'s converting copy.
       this.startBound.set(c.startBound.subarray(k, end), i);
       this.seq.set(c.seq.subarray(k, end), i);
-      this.bus.set(c.bus.subarray(k, end), i);
       this.typeIndex.set(typeIndex.subarray(k - from, end - from), i);
       this.start.set(c.start.subarray(k, end), i);
       this.duration.set(c.duration.subarray(k, end), i);
-      this.delivered.set(c.delivered.subarray(k, end), i);
-      this.consumedBy.set(c.consumedBy.subarray(k, end), i);
-      this.depth.set(c.depth.subarray(k, end), i);
       this.parentSeq.set(c.parentSeq.subarray(k, end), i);
       this.siteIndex.set(siteIndex.subarray(k - from, end - from), i);
-      const start = c.start;
-      const duration = c.duration;
-      const maxEndSoFar = this.maxEndSoFar;
-      for (let j = k, at = i; j < end; j++, at++) maxEndSoFar[at] = this.advanceMaxima(start[j], duration[j]);
+      const { start, duration, bus, delivered, consumedBy, depth } = c;
+      const { maxEndSoFar, bus: toBus, delivered: toDelivered, consumedBy: toConsumedBy, depth: toDepth } = this;
+      for (let j = k, at = i; j < end; j++, at++) {
+        toBus[at] = bus[j];
+        toDelivered[at] = delivered[j];
+        toConsumedBy[at] = consumedBy[j];
+        toDepth[at] = depth[j];
+        maxEndSoFar[at] = this.advanceMaxima(start[j], duration[j]);
+      }
       this.next = i + m === capacity ? 0 : i + m;
       this.size = Math.min(capacity, this.size + m);
       this.written += m;
