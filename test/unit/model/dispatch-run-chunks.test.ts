@@ -13,7 +13,7 @@ import { after, test } from 'node:test';
 import fc from 'fast-check';
 import { EventBus, probe } from '../../../runtime-probe/src/index';
 import { readTraceFile } from '../../../runtime-probe/src/client/index';
-import { DispatchColumns } from '../../../runtime-probe/src/protocol/index';
+import { ByteWriter, DispatchColumns, RecordCode, RecordDecoder, type BusRecord, type RecordSink } from '../../../runtime-probe/src/protocol/index';
 import { DispatchRing } from '../../../runtime-probe/src/analysis/model/dispatchRing';
 import { Model, buildSnapshot } from '../../../runtime-probe/src/analysis/model/index';
 
@@ -158,5 +158,126 @@ test('dispatch ring: pushRun leaves the ring as pushRow does, across its end and
       },
     ),
     { numRuns: 300 },
+  );
+});
+
+/**
+ * A dispatch-columns record (dispatch-block.ts) from its reads and rows, each column at the width
+ * its largest value needs.
+ */
+function columnsRecord(
+  seqBase: number,
+  reads: readonly (readonly [tick: number, timeNs: number])[],
+  rows: readonly { seqOffset: number; startTick: number; span: number; type: number; depth: number; parentDelta: number }[],
+): Uint8Array {
+  const w = new ByteWriter();
+  w.u8(RecordCode.String);
+  w.uvarint(1);
+  w.string('move');
+  w.u8(RecordCode.DispatchColumns);
+  w.uvarint(rows.length);
+  w.uvarint(seqBase);
+  w.uvarint(reads.length);
+  let tick = 0;
+  let time = 0;
+  reads.forEach(([t, ns], i) => {
+    w.uvarint(i === 0 ? t : t - tick);
+    w.svarint(ns - time);
+    tick = t;
+    time = ns;
+  });
+  const zig = (v: number): number => (v < 0 ? -2 * v - 1 : 2 * v);
+  let prev = reads[0][0];
+  const columns = [
+    rows.map((r) => zig(r.seqOffset)),
+    rows.map((r) => {
+      const d = zig(r.startTick - prev);
+      prev = r.startTick;
+      return d;
+    }),
+    rows.map((r) => r.span),
+    rows.map(() => 1),
+    rows.map((r) => r.type),
+    rows.map((_, i) => i % 3),
+    rows.map((_, i) => (i % 5 === 0 ? 7 : 0)),
+    rows.map((r) => r.depth),
+    rows.map((r) => r.parentDelta),
+    rows.map(() => 0),
+  ];
+  for (const values of columns) {
+    const base = Math.min(...values);
+    const max = Math.max(...values) - base;
+    const width = max === 0 ? 0 : max < 0x100 ? 1 : max < 0x10000 ? 2 : 4;
+    w.u8(width);
+    w.uvarint(base);
+    for (const v of values) for (let b = 0; b < width; b++) w.u8(((v - base) / 2 ** (8 * b)) & 0xff);
+  }
+  return w.toBytes();
+}
+
+test('a dispatch-columns record reaches a run sink exactly as record objects, for ticks on, between, beyond and before the reads', () => {
+  const readArb = fc.array(fc.record({ dTick: fc.integer({ min: 0, max: 50 }), dNs: fc.integer({ min: -5, max: 400_000 }) }), { minLength: 1, maxLength: 12 });
+  const rowArb = fc.record({
+    seqOffset: fc.integer({ min: -3, max: 3 }),
+    tick: fc.integer({ min: -5, max: 400 }),
+    span: fc.integer({ min: 0, max: 60 }),
+    depth: fc.nat(2),
+  });
+  fc.assert(
+    fc.property(readArb, fc.array(rowArb, { minLength: 1, maxLength: 60 }), fc.integer({ min: 0, max: 100_000 }), (readSteps, rowSpecs, stepNs) => {
+      let t = 5;
+      let ns = 1_000_000;
+      const reads = readSteps.map(({ dTick, dNs }) => {
+        t += dTick;
+        ns += dNs;
+        return [t, ns] as const;
+      });
+      // Ticks around the reads (some repeat a read, some lie past the last, a few go back in time).
+      const rows = rowSpecs.map((r, i) => ({
+        seqOffset: i === 0 ? Math.max(0, r.seqOffset) : r.seqOffset,
+        startTick: reads[0][0] + r.tick,
+        span: r.span,
+        type: 1,
+        depth: r.depth,
+        parentDelta: r.depth === 0 ? 0 : 1,
+      }));
+      const body = columnsRecord(1000, reads, rows);
+      const listed: BusRecord[] = [];
+      const listDecoder = new RecordDecoder();
+      listDecoder.blockClock.stepNs = stepNs;
+      listDecoder.decode(body, listed);
+      const got: unknown[] = [];
+      const runDecoder = new RecordDecoder();
+      runDecoder.blockClock.stepNs = stepNs;
+      const sink: RecordSink = {
+        dispatch: () => assert.fail('a run went one dispatch at a time'),
+        record: () => undefined,
+        dispatchRun: (c) => {
+          for (let i = 0; i < c.count; i++) {
+            got.push([
+              c.seq[i],
+              c.bus[i],
+              c.type[i],
+              c.start[i],
+              c.startBound[i],
+              c.duration[i],
+              c.durationBound[i],
+              c.delivered[i],
+              c.consumedBy[i],
+              c.depth[i],
+              c.parentSeq[i],
+              c.site[i],
+            ]);
+          }
+        },
+      };
+      runDecoder.decodeInto(body, sink);
+      const expected = listed
+        .filter((r) => r.kind === 'dispatch')
+        .map((r) => [r.seq, r.bus, r.type, r.start, r.startBound, r.duration, r.durationBound ?? 0, r.delivered, r.consumedBy, r.depth, r.parentSeq, r.site]);
+      assert.equal(expected.length, rows.length);
+      assert.deepEqual(got, expected);
+    }),
+    { numRuns: 400 },
   );
 });
