@@ -1,7 +1,8 @@
 // Time spent in nested dispatches, by the seq of the dispatch they ran inside (see Model.nestedTime).
 // Every dispatch row asks to forget its own seq, and almost none is there: a Map's `delete` of an
-// absent key (a hash and a probe) was a tenth of the model's ingest. A count of the keys per low bits
-// of the seq answers "not there" with one array read; the Map holds the values as before.
+// absent key (a hash and a probe) was an eighth of the model's per-row counting in a profile. A
+// count of the keys per low bits of the seq answers "not there" with one array read; the Map holds
+// the values as before.
 
 const BUCKETS = 1024;
 
