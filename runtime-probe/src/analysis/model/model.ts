@@ -177,7 +177,15 @@ export class Model {
    * dispatch finds its type without hashing the name. Checked on use (name and bus must match), so
    * a stale entry from another stream costs one lookup, never a wrong type.
    */
-  private readonly typesByNameId: (EventTypeState | undefined)[] = [];
+  private readonly typesByNameId: (EventTypeState | undefined)[] = Model.emptyTypesByNameId();
+
+  /**
+   * Room for the first 256 ids, of the elements kind the table keeps: an empty array (small
+   * integers, no room) made each new model's ingest code deoptimize at its first dispatches.
+   */
+  private static emptyTypesByNameId(): (EventTypeState | undefined)[] {
+    return new Array<EventTypeState | undefined>(256).fill(undefined);
+  }
   private session: SessionInfo = Model.emptySession();
   private readonly listeners = new Set<ModelListener>();
 
@@ -491,7 +499,7 @@ export class Model {
     this.owners.clear();
     this.churn.clear();
     this.typesByIndex.length = 0;
-    this.typesByNameId.length = 0;
+    this.typesByNameId.fill(undefined);
     this.typesConsumed.length = 0;
     this.typesDepthLimited.length = 0;
     this.typesWithOwnerRemovals.length = 0;
