@@ -82,7 +82,8 @@ export class BlockClock {
   ticks = new Float64Array(64);
   times = new Float64Array(64);
   count = 0;
-  private hint = 1;
+  /** The segment `resolve` tries first (read index; the decoder's inline fast path reads it too). */
+  hint = 1;
   /** Output of `resolve`. */
   time = 0.5;
   bound = 0.5;
