@@ -15,12 +15,16 @@ export interface FailSink {
 
 /** @internal
  * Runs the handlers of a snapshot with `snap` as their ctx; returns the index of the handler that
- * consumed the event, or the handler count when none did. Keeps the running index in `snap.index`
+ * consumed the event, or ALL_RAN (-1) when none did (a constant, so the caller's test of it folds
+ * away once the body is inlined). Keeps the running index in `snap.index`
  * (ctx.subscriptionId and unsubscribe-before-its-turn read it), so when an error escapes the caller
  * knows where it stopped. The unrolled bodies start and end at index 0 (the caller resets it when
  * they stop early), so the first handler's turn needs no store: with one handler, none at all.
  */
 export type RunHandlers = (handlers: StoredHandler[], payload: unknown, snap: Snapshot, sink: FailSink) => number;
+
+/** @internal What a body returns when no handler consumed. */
+export const ALL_RAN = -1;
 
 /** @internal The generic body: any handler count, and every count where code generation is not allowed. */
 export function runLoop(handlers: StoredHandler[], payload: unknown, snap: Snapshot, sink: FailSink): number {
@@ -34,7 +38,7 @@ export function runLoop(handlers: StoredHandler[], payload: unknown, snap: Snaps
       sink.handlerFailedAt(error, snap, i);
     }
   }
-  return n;
+  return ALL_RAN;
 }
 
 /** Longer lists take the loop: the code grows with the count, the gain does not. */
@@ -49,7 +53,7 @@ export function unrolledSource(n: number): string {
       `try { if (handlers[${k}](payload, snap) === true || snap.consumed) return ${k}; }\n` +
       `catch (error) { snap.consumed = false; sink.handlerFailedAt(error, snap, ${k}); }\n`;
   }
-  return `${body}${n > 1 ? 'snap.index = 0;' : ''}return ${n};`;
+  return `${body}${n > 1 ? 'snap.index = 0;' : ''}return ${ALL_RAN};`;
 }
 
 let generationAllowed = true;

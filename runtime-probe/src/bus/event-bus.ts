@@ -15,11 +15,11 @@ import { runtime, takeBusId, takeSubscriptionId, type ProducedOrigin } from './r
 import {
   defaultIsOwnerAlive,
   describeOwner,
-  fastRun,
   INACTIVE,
   ListenerList,
   OwnerGroup,
   PLAIN,
+  STAR,
   SubscriptionRecord,
   type Snapshot,
   type StoredHandler,
@@ -52,17 +52,19 @@ import type {
 import { checkFunction, checkOptionsObject, checkTypeName, isAbortSignal, isOwnerObject } from './validate';
 
 /**
- * Dispatches running right now in the checking loops, on every bus of the process (so cross-bus
- * ping-pong is caught too); the fast loop (outermost only) does not count itself here: see `depthNow`.
+ * Dispatches running right now, on every bus of the process (so cross-bus ping-pong is caught too):
+ * the nesting depth a dispatch starting now runs at. The fast loop runs only at depth 0 and sets it to 1.
  */
 let dispatchDepth = 0;
 
-/** The nesting depth a dispatch starting now runs at: the checking loops' count, plus the fast loop's one level. */
-const depthNow = (): number => (fastRun.key === 0 ? dispatchDepth : dispatchDepth + 1);
+/** The nesting depth a dispatch starting now runs at. */
+const depthNow = (): number => dispatchDepth;
 /** Traced path only: the sequence number of the traced dispatch running at each depth (0 = none). */
 const seqStack: number[] = [];
 /** The list of every type nobody subscribed to; never mutated (subscribing creates a real list). */
 const NO_SUBSCRIBERS = new ListenerList({ removeSubscription: () => false }, '');
+// Its gate is never open: an unknown type takes the merging loop, which finds the bus's '*' subscribers.
+NO_SUBSCRIBERS.gate = STAR;
 /** What the one-entry type cache holds when it holds nothing: equal to no value a caller can pass. */
 const NO_TYPE: unique symbol = Symbol('no type');
 const releasedHandler: StoredHandler = () => undefined;
@@ -136,8 +138,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
   /** Nested dispatch levels this bus allows before a nested `dispatch` throws `DispatchDepthError`. */
   readonly maxDepth: number;
 
-  /** Non-zero while there are '*' subscribers: every dispatch takes the merging loop. */
-  private stars = 0;
+  /** True while there are '*' subscribers: then every list of the bus has its STAR gate bit (see `updateStars`). */
+  private stars = false;
   /** One-entry cache of the last dispatched type's list (a Map lookup costs more than the rest of a dispatch). */
   private lastType: string | typeof NO_TYPE = NO_TYPE;
   private lastList: ListenerList = NO_SUBSCRIBERS;
@@ -336,36 +338,35 @@ export class EventBus<E extends EventMap> implements TracedBus {
   private dispatchUntraced(type: string, payload: unknown): DispatchResult {
     const typed = type === this.lastType ? this.lastList : this.lookup(type);
     // One gate for everything the fast loop leaves out: the list's gate counts its owned and `once`
-    // subscriptions, stars its bus's '*' subscribers, and any running dispatch (this one is
-    // nested, re-entrant or not) means the checking loop. So the fast loop writes no depth: it is 0.
-    if ((typed.gate | this.stars | dispatchDepth) !== 0 || fastRun.key !== 0) return this.dispatchGeneral(typed, type, payload);
+    // subscriptions and has a bit for its bus's '*' subscribers, and any running dispatch (this one
+    // is nested, re-entrant or not) means the checking loop. So the fast loop runs at depth 0.
+    if ((typed.gate | dispatchDepth) !== 0) return this.dispatchGeneral(typed, type, payload);
     const snap = typed.snap;
-    const handlers = snap.handlers;
-    const n = handlers.length;
     // The snapshot is the handlers' ctx. Call counts are not incremented per handler: `runs` counts
     // this dispatch for every subscription of the list, and `settle` takes back what was not called.
-    // (No handlers: the body returns 0 and the result says so.) Reading `consumed` costs less than
-    // resetting it every time: it is set only after a consumed dispatch or by a ctx kept past one.
-    if (snap.consumed) snap.consumed = false;
     typed.runs++;
-    fastRun.key = typed.key;
+    typed.fast = 1;
+    dispatchDepth = 1;
     let stop: number;
     // try/catch rather than try/finally: the engine's finally costs ~1.3 ns per dispatch here.
     try {
       // Unrolled generated code for short lists, else (or under a CSP) a loop: see dispatch-code.ts.
-      stop = snap.run(handlers, payload, snap, this);
+      stop = snap.run(snap.handlers, payload, snap, this);
     } catch (error) {
       // An error escaping the error path (out of stack): it stopped at the handler that threw.
-      fastRun.key = 0;
-      typed.settle(snap, snap.index, n);
+      dispatchDepth = 0;
+      typed.fast = 0;
+      typed.settle(snap, snap.index);
       throw error;
     }
-    fastRun.key = 0;
-    // Every handler ran and the list did not change under the loop: the common case.
-    if (stop === n && typed.running === null) return snap.result;
-    // Consumed, or someone was unsubscribed before their turn.
-    const delivered = typed.settle(snap, stop, n);
-    return stop === n ? notConsumedResult(delivered) : consumedResult(snap.subs[stop], delivered);
+    dispatchDepth = 0;
+    typed.fast = 0;
+    // Every handler ran, none consumed, and the list did not change under the loop (`replace`
+    // clears the running snapshot's result): the common case.
+    const result = snap.result;
+    if (stop < 0 && result !== null) return result;
+    const delivered = typed.settle(snap, stop);
+    return stop < 0 ? notConsumedResult(delivered) : consumedResult(snap.subs[stop], delivered);
   }
 
   /** @internal The fast loop's error path (FailSink): a handler of `snap` at `index` threw. */
@@ -932,6 +933,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (list === NO_SUBSCRIBERS) {
       // `lookup` left the type in the cache: point it at the new list.
       this.byType.set(type, (list = this.lastList = new ListenerList(this, type)));
+      if (this.stars) list.gate |= STAR;
     }
     return list;
   }
@@ -952,9 +954,15 @@ export class EventBus<E extends EventMap> implements TracedBus {
     return list;
   }
 
-  /** Keeps `stars` in step with the '*' list. */
+  /**
+   * Keeps `stars` in step with the '*' list: while there are '*' subscribers, every list of the bus
+   * carries the STAR bit in its gate, so the fast loop's one test sends them to the merging loop.
+   */
   private updateStars(): void {
-    this.stars = this.wildcard.list.length;
+    const stars = this.wildcard.list.length > 0;
+    if (stars === this.stars) return;
+    this.stars = stars;
+    for (const list of this.byType.values()) list.gate ^= STAR;
   }
 
   private groupFor(owner: object): OwnerGroup {

@@ -321,8 +321,9 @@ export class Snapshot {
   /** The fast loop runs only as the outermost dispatch. */
   readonly depth = 0;
   /**
-   * Set by `consume()`; reset by a throwing handler, and at the start of a dispatch only when set
-   * (a ctx kept past its dispatch), so a dispatch that nobody consumed writes nothing here.
+   * Set by `consume()` (only while the fast loop runs over this snapshot: a ctx kept past its dispatch
+   * changes nothing); reset by a throwing handler and by `ListenerList.settle`. So it is false whenever
+   * a dispatch starts, and the loop does not reset it first.
    */
   consumed = false;
   /**
@@ -332,8 +333,11 @@ export class Snapshot {
   index = 0;
   /** Indexes of handlers swapped for `skippedHandler` while this snapshot ran (rare; null when none). */
   skipped: number[] | null = null;
-  /** What a dispatch that called every handler returns (in step with the handler count once `run` ran). */
-  result!: DispatchResult;
+  /**
+   * What a dispatch that called every handler returns (in step with the handler count once `run` ran);
+   * null once the list changed under the fast loop running over this snapshot (see the bus's `dispatchUntraced`).
+   */
+  result!: DispatchResult | null;
   /**
    * The fast loop's body for this many handlers (no table lookup per dispatch), or `runResized`
    * after the count changed in place: subscribe and dispose only store that, and the next dispatch
@@ -341,6 +345,8 @@ export class Snapshot {
    */
   run!: RunHandlers;
   constructor(
+    /** Its list (see `ListenerList.fast`). */
+    readonly list: ListenerList,
     readonly type: string,
     public handlers: StoredHandler[],
     public subs: SubscriptionRecord[],
@@ -358,22 +364,14 @@ export class Snapshot {
     return this.subs[this.index].id;
   }
   consume(): void {
-    this.consumed = true;
+    if (this.list.fast !== 0) this.consumed = true;
   }
 }
 
-/**
- * @internal The `key` of the list the fast loop is running over, or 0. The fast loop runs only as the
- * outermost dispatch (nested ones take the checking loop), so there is at most one; while it runs, the
- * process's dispatch depth is one more than the bus's depth counter says (see event-bus.ts `depthNow`),
- * which saves the loop storing and restoring that counter. A number, not the list: storing an object
- * reference costs the engine a write barrier, measured at ~1.5 ns per dispatch.
- */
-export const fastRun = { key: 0 };
-let nextListKey = 1;
-
 /** `ListenerList.gate` per subscription that needs checks. */
-const SLOW_STEP = 1;
+const SLOW_STEP = 2;
+/** @internal `ListenerList.gate`'s bit for "the bus has '*' subscribers" (set and cleared by the bus). */
+export const STAR = 1;
 
 /**
  * @internal The subscriptions of one event type (or of `'*'`), highest priority first, ties in
@@ -386,11 +384,17 @@ const SLOW_STEP = 1;
  */
 export class ListenerList {
   snap: Snapshot;
-  /** Unique per list, never 0 (see `fastRun`). */
-  readonly key = nextListKey++;
+  /**
+   * 1 while the fast loop (the bus's `dispatchUntraced`) runs over this list, else 0. The fast loop runs
+   * only as the outermost dispatch (nested ones take the checking loop), so at most one list has it.
+   * A number, not a reference to the running list somewhere: storing an object reference costs the
+   * engine a write barrier, measured at ~1.5 ns per dispatch.
+   */
+  fast = 0;
   /**
    * Zero when the fast loop may run over this list: it counts the subscriptions needing checks (an
-   * owner or `once`), which send every dispatch of the list to the checking loop.
+   * owner or `once`, SLOW_STEP each), and has the STAR bit while the bus has '*' subscribers; either
+   * sends every dispatch of the list to the checking loop.
    */
   gate = 0;
   /**
@@ -399,7 +403,7 @@ export class ListenerList {
    */
   runs = 0;
   /**
-   * While the fast loop runs over this list (`fastRun.key`): the snapshot it runs over, once `snap` was replaced (before
+   * While the fast loop runs over this list (`fast`): the snapshot it runs over, once `snap` was replaced (before
    * that, it is `snap`). Reset by the loop on its way out.
    */
   running: Snapshot | null = null;
@@ -408,7 +412,7 @@ export class ListenerList {
     readonly bus: SubscriptionHost,
     type: string,
   ) {
-    this.snap = new Snapshot(type, EMPTY_HANDLERS as StoredHandler[], EMPTY_SUBS as SubscriptionRecord[]);
+    this.snap = new Snapshot(this, type, EMPTY_HANDLERS as StoredHandler[], EMPTY_SUBS as SubscriptionRecord[]);
   }
 
   get list(): SubscriptionRecord[] {
@@ -417,7 +421,7 @@ export class ListenerList {
 
   /** The snapshot the fast loop is running over, or null when none runs. */
   runningSnapshot(): Snapshot | null {
-    return fastRun.key !== this.key ? null : (this.running ?? this.snap);
+    return this.fast === 0 ? null : (this.running ?? this.snap);
   }
 
   insert(sub: SubscriptionRecord, copy: boolean): void {
@@ -447,10 +451,14 @@ export class ListenerList {
 
   /** A new snapshot object: the running one keeps its arrays and its role as some handler's ctx. */
   private replace(subs: SubscriptionRecord[]): void {
-    if (fastRun.key === this.key && this.running === null) this.running = this.snap;
+    if (this.fast !== 0 && this.running === null) {
+      // Tells the fast loop, once it is back, that the list changed under it (see `runFast`).
+      this.snap.result = null;
+      this.running = this.snap;
+    }
     const handlers: StoredHandler[] = [];
     for (let k = 0; k < subs.length; k++) handlers.push(subs[k].handler);
-    this.snap = new Snapshot(this.snap.type, handlers, subs);
+    this.snap = new Snapshot(this, this.snap.type, handlers, subs);
   }
 
   /** Takes `sub` out (settling its call count); false when it was not in the list. */
@@ -502,16 +510,19 @@ export class ListenerList {
   }
 
   /**
-   * The fast loop's way out when it stopped at `stop` < n (consumed, or an error escaping) or the list
-   * changed under it: the subscriptions after `stop` were counted by `runs` but not called, skipped
-   * handlers were not called either. Returns how many handlers were really called.
+   * The fast loop's way out when it stopped at `stop` (consumed, or an error escaping; ALL_RAN: it
+   * did not stop) or the list changed under it: the subscriptions after `stop` were counted by
+   * `runs` but not called, skipped handlers were not called either. Returns how many handlers were
+   * really called, and leaves the snapshot ready for the next dispatch.
    */
-  settle(snap: Snapshot, stop: number, n: number): number {
+  settle(snap: Snapshot, stop: number): number {
     this.running = null;
-    // Ready for the next dispatch (the loop left them as they were when it stopped).
+    const n = snap.handlers.length;
     snap.index = 0;
+    snap.consumed = false;
+    snap.result = notConsumedResult(n);
     const skipped = snap.skipped;
-    const reached = stop < n ? stop + 1 : n;
+    const reached = stop < 0 ? n : stop + 1;
     for (let k = reached; k < n; k++) {
       if (skipped === null || !skipped.includes(k)) snap.subs[k].callCount--;
     }
