@@ -175,8 +175,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private timed = false;
   /** Recording at detail `handlers`. */
   private handlersTimed = false;
-  /** Recording at detail `dispatch` without payloads: every dispatch takes a tick and nothing else (the hot path's common case). */
-  private ticked = false;
   /** At detail `handlers`: which dispatches get handler timings (handler-sampler.ts). */
   private readonly sampler = new HandlerSampler();
   /**
@@ -351,7 +349,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.handlersTimed = this.recording && this.detail === DETAIL_HANDLERS;
     this.handlerHooks = this.hooksBase = this.tracking || !this.recording;
     this.payloads = this.timed && this.cfg.capturePayloads;
-    this.ticked = this.timed && !this.handlersTimed && !this.payloads;
   }
 
   /**
@@ -445,20 +442,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     st[b + Row.parent] = parentSeq;
     st[b + Row.sub] = 0;
     st[b + Row.sample] = 0;
-    // Row.start, Row.handlerStart and Row.startBound are read only once set (an exact or resolved start).
-    // Everything but the common case in `startOther`: this stays small enough for the engine to
-    // inline into the bus's dispatch.
-    if (!this.ticked) return this.startOther(bus, type, payload, seq, typeId, b);
-    // Detail `dispatch`, no payloads: the site (before the tick, so its cost is not in the dispatch's
-    // time) and a tick; the clock is read once per window, the time resolved at drain.
-    st[b + Row.site] = this.siteSampler.due(typeId) ? this.sampleSite() : 0;
-    st[b + Row.startTick] = this.windowClock.next();
-    return seq;
-  }
-
-  /** The rest of `dispatchStart` (stack row `b` written but its site and start) at any other detail. */
-  private startOther(bus: TracedBus, type: string, payload: unknown, seq: number, typeId: number, b: number): number {
-    const st = this.stack;
+    // Row.handlerStart and Row.startBound are read only once set (a timed dispatch, a resolved start).
     st[b + Row.start] = NaN;
     st[b + Row.startTick] = 0;
     if (!this.timed) {
@@ -486,7 +470,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       this.handlerHooks = this.hooksBase;
       this.boundaryValid = false;
     }
-    // A tick, as in `dispatchStart`.
+    // Detail `dispatch`: a tick; the clock is read once per window, the time resolved at drain.
     st[b + Row.startTick] = this.windowClock.next();
     return seq;
   }
@@ -566,20 +550,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   }
 
   dispatchEnd(seq: number, delivered: number, consumedBy: number): void {
-    const top = this.top;
-    const b = top * Row.width;
-    const st = this.stack;
-    // Kept small (the rest in `endOther`), so the engine can inline it into the bus's dispatch: the
-    // innermost dispatch, started with a tick (detail `dispatch`), still timed.
-    if (top < 0 || st[b + Row.seq] !== seq || st[b + Row.startTick] === 0 || !this.timed) return this.endOther(seq, delivered, consumedBy);
-    // The end first (a tick may drain, which resolves the starts of dispatches still on the stack).
-    const endTick = this.windowClock.next();
-    this.top = top - 1;
-    this.writeDispatch(seq, delivered, consumedBy, top, endTick, NaN);
-  }
-
-  /** `dispatchEnd` of any other dispatch: untimed, handlers timed, a start resolved by a drain, or not the innermost. */
-  private endOther(seq: number, delivered: number, consumedBy: number): void {
     let top = this.top;
     const st = this.stack;
     if (top < 0 || st[top * Row.width + Row.seq] !== seq) {
@@ -592,6 +562,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       this.top = top - 1;
       return;
     }
+    // The end first (a tick may drain, which resolves the starts of dispatches still on the stack).
     let end = NaN;
     let endTick = 0;
     const b = top * Row.width;
@@ -606,18 +577,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       endTick = this.windowClock.next();
     }
     this.top = top - 1;
-    this.writeDispatch(seq, delivered, consumedBy, top, endTick, end);
-  }
-
-  /** The record of dispatch `seq` (stack row `top`, popped) ending at `endTick` or `end`. */
-  private writeDispatch(seq: number, delivered: number, consumedBy: number, top: number, endTick: number, end: number): void {
-    const st = this.stack;
-    const b = top * Row.width;
-    // Read after the end's tick: a drain there resolves a ticked start.
+    // Read after the end's tick: a drain there resolves a ticked start (then `start` is known, the tick 0).
+    const start = st[b + Row.start];
     const startTick = st[b + Row.startTick];
-    // A ticked start leaves Row.start unwritten: the drain reads the tick when `start` is NaN.
-    const start = startTick === 0 ? st[b + Row.start] : NaN;
-    if (start !== start && startTick === 0) return; // began before dispatches were timed
+    if (startTick === 0 && start !== start) return; // began before dispatches were timed
     const r = this.allocSlot();
     if (r < 0) return this.dropFull(true);
     const ring = this.ring as Float64Array;
@@ -826,8 +789,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const st = this.stack;
     for (let i = 0; i <= this.top; i++) {
       const b = i * Row.width;
-      // A ticked start is not resolved before the drain: reported as `now`, as an untimed one.
-      const start = st[b + Row.startTick] === 0 ? st[b + Row.start] : NaN;
+      const start = st[b + Row.start];
       out.push({
         seq: st[b + Row.seq],
         bus: st[b + Row.bus],
