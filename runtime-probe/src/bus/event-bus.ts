@@ -59,14 +59,8 @@ let dispatchDepth = 0;
 
 /** The nesting depth a dispatch starting now runs at: the checking loops' count, plus the fast loop's one level. */
 const depthNow = (): number => (fastRun.key === 0 ? dispatchDepth : dispatchDepth + 1);
-/**
- * Traced path only: the sequence number of the traced dispatch running at each depth (0 = none).
- * Filled ahead (packed, no holes): the traced paths index it without a length loop.
- */
-const seqStack: number[] = Array.from({ length: 64 }, () => 0);
-function growSeqStack(depth: number): void {
-  while (seqStack.length <= depth) seqStack.push(0);
-}
+/** Traced path only: the sequence number of the traced dispatch running at each depth (0 = none). */
+const seqStack: number[] = [];
 /** The list of every type nobody subscribed to; never mutated (subscribing creates a real list). */
 const NO_SUBSCRIBERS = new ListenerList({ removeSubscription: () => false }, '');
 /** What the one-entry type cache holds when it holds nothing: equal to no value a caller can pass. */
@@ -407,7 +401,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     // A refused dispatch is never started.
     const typed = type === this.lastType ? this.lastList : this.lookup(type);
     if (depth > this.maxDepth) this.refuseDepth(type, depth);
-    if (depth >= seqStack.length) growSeqStack(depth);
+    while (seqStack.length <= depth) seqStack.push(0);
     const parentSeq = depth > 0 ? seqStack[depth - 1] : 0;
     let seq = 0;
     try {
