@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, type RawData } from 'ws';
-import { BrowserAppServer } from '../extension/src/browserApps/browserAppServer';
+import { BrowserAppServer, type BrowserApp } from '../extension/src/browserApps/browserAppServer';
 import { SessionManager } from '../extension/src/sessions/sessionManager';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/webview/support/chromium';
 import { formatRatio, markdownTable, median } from './lib/measure';
@@ -189,7 +189,20 @@ export async function run(): Promise<void> {
   const rounds = benchRounds(5);
   const app = await serve(readFileSync(entryFile));
   const manager = new SessionManager({ updateIntervalMs: 250 });
-  const server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined) });
+  // What the page sends, counted as the extension receives it (bytes a dispatch: what the page's `send` costs).
+  let received = 0;
+  const counted = (a: BrowserApp): BrowserApp => ({
+    ...a,
+    wire: (events) =>
+      a.wire({
+        data(chunk) {
+          received += chunk.length;
+          events.data(chunk);
+        },
+        closed: () => events.closed(),
+      }),
+  });
+  const server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(counted(a)).catch(() => undefined) });
   const browser = await launch();
   try {
     const origin = `http://127.0.0.1:${app.port}/`;
@@ -210,31 +223,47 @@ export async function run(): Promise<void> {
       else await session.probeClient?.configure({ detail });
       const d: Sample[] = [];
       const a: Sample[] = [];
+      const bytesBefore = received;
       for (let r = 0; r < rounds; r++) {
         d.push(await measure(detached));
         a.push(await measure(attached));
       }
+      // Every record of these rounds has been sent once the page answers a ping (it drains first).
+      await session.probeClient?.ping();
+      const perDispatch = (received - bytesBefore) / (rounds * DISPATCHES);
       const dl = median(d.map((s) => s.loopMs));
       const al = median(a.map((s) => s.loopMs));
       const dt = median(d.map((s) => s.taskMs));
       const at = median(a.map((s) => s.taskMs));
-      rows.push([detail, dl.toFixed(2), al.toFixed(2), formatRatio(al / dl), dt.toFixed(2), at.toFixed(2), formatRatio(at / dt)]);
+      rows.push([detail, dl.toFixed(2), al.toFixed(2), formatRatio(al / dl), dt.toFixed(2), at.toFixed(2), formatRatio(at / dt), perDispatch.toFixed(1)]);
       ratios.push(`${detail}: ${formatRatio(at / dt)}`);
     }
     await session.probeClient?.ping();
     const handled = await attached.evaluate<number>('handled()');
     if (handled < DISPATCHES) throw new Error('the handler did not run');
-    const received = session.model.totalDispatches;
+    const recorded = session.model.totalDispatches;
     const drops = session.model.drops.dispatches;
     // Every dispatch of the attached page was recorded (it connected before its first one).
-    if (received + drops !== handled) throw new Error(`delivered ${received} + dropped ${drops} ≠ dispatched ${handled}`);
+    if (recorded + drops !== handled) throw new Error(`delivered ${recorded} + dropped ${drops} ≠ dispatched ${handled}`);
     report(
       `## Browser app (headless Chromium): main-thread ms per ${DISPATCHES.toLocaleString('en-US')} dispatches, 1 handler\n\n` +
-        markdownTable(['detail', 'loop detached', 'loop attached', 'loop ratio', 'main thread detached', 'main thread attached', 'main-thread ratio'], rows) +
+        markdownTable(
+          [
+            'detail',
+            'loop detached',
+            'loop attached',
+            'loop ratio',
+            'main thread detached',
+            'main thread attached',
+            'main-thread ratio',
+            'bytes sent a dispatch',
+          ],
+          rows,
+        ) +
         `\n\nMedian of ${rounds} interleaved rounds; "main thread" is Chrome's TaskDuration over the loop and 200 ms after it ` +
-        `(the recorder's batched encoding and sends included); the last row is the attached page with DevTools' Network domain on. ` +
+        `(the recorder's batched encoding and sends included); "bytes sent a dispatch" is what the page's WebSocket carried over those rounds ÷ the attached page's dispatches; the last row is the attached page with DevTools' Network domain on. ` +
         `Target: attached ≤ 2× detached (${ratios.join(', ')}). The page dispatched ${handled.toLocaleString('en-US')}: the extension side ` +
-        `received ${received.toLocaleString('en-US')} dispatch records and ${drops.toLocaleString('en-US')} counted as dropped (delivered + dropped = dispatched).`,
+        `received ${recorded.toLocaleString('en-US')} dispatch records and ${drops.toLocaleString('en-US')} counted as dropped (delivered + dropped = dispatched).`,
     );
   } finally {
     await browser.close();

@@ -163,6 +163,8 @@ export class PageLink extends RecordSink {
       const version = negotiateProtocolVersion(message.protocolVersions, PROBE_PROTOCOL_VERSIONS);
       if (version === undefined) return this.fail('unsupported-version', `no common protocol version (page: ${PROBE_PROTOCOL_VERSIONS.join(', ')})`);
       this.state = 'open';
+      // Version 6 (every extension that accepts pages): the drain writes dispatch columns, ~7 B a dispatch.
+      this.protocolVersion = version;
       const welcome: WelcomeMessage = {
         type: 'welcome',
         protocolVersion: version,

@@ -1,8 +1,12 @@
 // The page's (or worker's) one recorder: the recorder core with the browser's host — `performance`
 // as the clock, payload capture only with `busscope-probe/browser/payloads` (which brings its own
-// Proxy check), sites as the browser prints them. Installed as the bus tracer while a connection records, as the Node probe does.
+// Proxy check), sites as the browser prints them, and dispatch columns (protocol version 6, which
+// every extension that accepts pages reads; the page ships no version-4 block encoder). Installed as
+// the bus tracer while a connection records, as the Node probe does.
 // No Node built-ins here.
 
+// First: a bundler then puts the columns encoder next to ring-encoder.ts, whose code it shares, and it gzips smaller.
+import { encodeColumns } from '../recorder/dispatch-columns';
 import { runtime } from '../bus/runtime';
 import { primaryBusTracer, setBusTracer } from '../bus/tracer';
 import { DEFAULT_MAX_BUFFERED_RECORDS, DEFAULT_RECORDING_CONFIG, RecorderCore, type RecorderHost } from '../recorder/recorder-core';
@@ -11,6 +15,7 @@ import { addProbeFile, parseStackLine } from '../recorder/frames';
 const BROWSER_HOST: RecorderHost = {
   clock: globalThis.performance,
   isProxy: undefined,
+  encodeColumns,
   /** Only once `busscope-probe/browser/payloads` is loaded (read on each use, so it may load after `connect`). */
   get capturePayload() {
     return runtime.optional?.pageCapture;

@@ -17,6 +17,8 @@ import { buildSnapshot } from '../recorder/snapshot';
 import { ProbeServer, encodeSnapshotFrame } from '../server/probe-server';
 import { FileSink } from '../trace/file-sink';
 import { mainThreadHub } from '../threads/thread-hub';
+import { joinedWorkerForwarder } from '../threads/environment';
+import type { WorkerForwarder } from '../threads/worker-forwarder';
 import { watch as watchTarget, type WatchHandle, type WatchOptions } from '../emitters/watch';
 import { installProcessWide, uninstallProcessWide } from '../emitters/process-wide';
 import { appInfo, defaultAppName } from './app-info';
@@ -132,6 +134,8 @@ export class Probe {
     }
     const o = resolveStartOptions('probe.record', options);
     const absolute = path.resolve(file);
+    const forwarder = isMainThread ? undefined : joinedWorkerForwarder();
+    if (forwarder !== undefined) return this.recordJoinedWorker(forwarder, absolute, o, options !== undefined);
     let sink: FileSink;
     let recorder: Recorder;
     try {
@@ -162,6 +166,49 @@ export class Probe {
       recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () => encodeSnapshotFrame(buildSnapshot(recorder), null));
       mainThreadHub()?.setConfig(recorder.config);
       mainThreadHub()?.attachStream(sink, () => recorder.drainSoon());
+    } catch (error) {
+      reportProbeFailure(`recording to ${absolute}`, error);
+    }
+    return {
+      file: absolute,
+      stop: () => {
+        removeExitHook();
+        finish();
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /**
+   * `record(file)` in a worker thread that joined the main thread's probe: the worker's forwarding
+   * recorder writes the file too, so the thread's buses stay in the main thread's session (a recorder
+   * of the probe's own would take them over). Options given here configure that recorder until the
+   * main thread's clients change its settings.
+   */
+  private recordJoinedWorker(forwarder: WorkerForwarder, absolute: string, o: ResolvedStartOptions, explicit: boolean): Recording {
+    const recorder = forwarder.recorder;
+    let sink: FileSink;
+    try {
+      if (explicit) recorder.configure(recordingConfigOf(o));
+      sink = new FileSink(absolute);
+    } catch (error) {
+      reportProbeFailure(`recording to ${absolute}`, error);
+      return { file: absolute, stop: () => Promise.resolve() };
+    }
+    let stopped = false;
+    const finish = () => {
+      if (stopped) return;
+      stopped = true;
+      try {
+        forwarder.detachLocal(sink);
+      } catch (error) {
+        reportProbeFailure(`finishing ${absolute}`, error);
+      }
+      sink.close();
+    };
+    const removeExitHook = onProcessExit(finish);
+    try {
+      forwarder.attachLocal(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () => encodeSnapshotFrame(buildSnapshot(recorder), null));
     } catch (error) {
       reportProbeFailure(`recording to ${absolute}`, error);
     }
@@ -318,7 +365,7 @@ export class Probe {
     return this.appName ?? (fromEnvironment !== undefined && fromEnvironment.trim() !== '' ? fromEnvironment : undefined) ?? defaultAppName();
   }
 
-  private welcome(recorder: Recorder, protocolVersion: number): WelcomeMessage {
+  private welcome(recorder: Pick<Recorder, 'timeOrigin' | 'config'>, protocolVersion: number): WelcomeMessage {
     return {
       type: 'welcome',
       protocolVersion,
@@ -331,13 +378,7 @@ export class Probe {
 
   /** The one recorder; options given explicitly (start, or record with options) update it. */
   private ensureRecorder(o: ResolvedStartOptions, explicit: boolean): Recorder {
-    const config: RecordingConfig = {
-      detail: o.detail,
-      captureStacks: o.captureStacks,
-      capturePayloads: o.capturePayloads,
-      payloadSizeCap: o.payloadSizeCap,
-      dispatchSiteEvery: o.dispatchSiteEvery,
-    };
+    const config = recordingConfigOf(o);
     if (this.recorder === undefined) {
       this.recorder = new Recorder({ maxBufferedRecords: o.maxBufferedRecords, config, sanitize: o.sanitize });
     } else if (explicit) {
@@ -362,6 +403,16 @@ export class Probe {
       recorder.shutdown();
     }
   }
+}
+
+function recordingConfigOf(o: ResolvedStartOptions): RecordingConfig {
+  return {
+    detail: o.detail,
+    captureStacks: o.captureStacks,
+    capturePayloads: o.capturePayloads,
+    payloadSizeCap: o.payloadSizeCap,
+    dispatchSiteEvery: o.dispatchSiteEvery,
+  };
 }
 
 /**

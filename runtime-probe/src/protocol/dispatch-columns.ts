@@ -28,8 +28,10 @@ export class DispatchColumns {
   depth: Float64Array;
   /** 0: no parent. */
   parentSeq: Float64Array;
-  type: string[] = [];
-  site: (SiteInfo | null)[] = [];
+  // Filled up to the capacity from the start: stores stay in bounds and of one elements kind (an
+  // empty array starts as small integers, and its first string made each new decoder's code deoptimize).
+  type: string[];
+  site: (SiteInfo | null)[];
 
   constructor(capacity = 256) {
     this.seq = new Float64Array(capacity);
@@ -43,6 +45,8 @@ export class DispatchColumns {
     this.consumedBy = new Float64Array(capacity);
     this.depth = new Float64Array(capacity);
     this.parentSeq = new Float64Array(capacity);
+    this.type = new Array<string>(capacity).fill('');
+    this.site = new Array<SiteInfo | null>(capacity).fill(null);
   }
 
   /** Rows the columns hold without growing. */
@@ -67,5 +71,9 @@ export class DispatchColumns {
     this.consumedBy = new Float64Array(cap);
     this.depth = new Float64Array(cap);
     this.parentSeq = new Float64Array(cap);
+    for (let i = this.type.length; i < cap; i++) {
+      this.type.push('');
+      this.site.push(null);
+    }
   }
 }

@@ -1,20 +1,43 @@
 // Dispatch columns (protocol version 6, protocol/dispatch-block.ts): the drain's runs of dispatch
 // records column by column, each column at the width its range needs. Reached through the recorder
-// host (Node's sets it): the page bundle does without it and writes version-4 blocks.
-// No Node built-ins here all the same (a page may take it on once its link says its version).
+// host: Node's and a page's set it (a page's link speaks 6; the page ships no version-4 block encoder).
+// No Node built-ins here.
 
-import { BLOCK_ENTRY_BYTES, DISPATCH_COLUMNS, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
+import { BLOCK_ENTRY_BYTES, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
 import { putUvarint } from '../protocol/bytes';
 import { RecordCode } from '../protocol/records';
 import { DispatchSlot, SLOT_WIDTH as SLOT_STRIDE } from './layouts';
 import { entryScratch, lastReadAtOrBefore, MAX_BLOCK_ENTRIES, writeBlockHead, type ColumnsEncoder } from './ring-encoder';
 import type { WindowClock } from './window-clock';
 
+/** The columns as i32s, in the block encoder's scratch: the gather stores each field once, in integer arithmetic. */
+const scratch = new Int32Array(entryScratch.buffer);
+// The ten columns of DISPATCH_COLUMNS (protocol/dispatch-block.ts), at e, c1 … c9: a literal, so a
+// page's bundle ships no column names (the dispatch-columns decoding tests fail if the two disagree).
+const COLUMNS = 10;
+/** Per column k: at 2k the AND of its values (the bits all have), at 2k + 1 the AND of their complements (the bits none has). */
+const columnBits = new Int32Array(2 * COLUMNS);
+
+/** Value `v` of entry `i` of column `k` (columns of `rows` entries). Small: inlined, nine per dispatch. */
+function put(v: number, i: number, k: number, rows: number): void {
+  v |= 0;
+  scratch[i + k * rows] = v;
+  columnBits[2 * k] &= v;
+  columnBits[2 * k + 1] &= ~v;
+}
+
 /**
- * A run of dispatch slots from slot `pos` as one dispatch-columns record, in one pass over the ring
- * (the slots are read once, then the columns from the scratch): the run ends where a dispatch block's
- * would (encodeDispatchBlock), or where a column would need more than 4 bytes. Returns the slots
- * written; 0 when the slot at `pos` cannot start one (the caller tries a dispatch block, then alone).
+ * A run of dispatch slots from slot `pos` as one dispatch-columns record, in one pass over the ring:
+ * each slot's fields go into the column scratch as they are read, and each column's bits are
+ * gathered on the way, so the widths are known at the end without a second look at the values. The
+ * run ends where a dispatch block's would (encodeDispatchBlock), or at an entry whose fields add up
+ * past 4 bytes (so that none of them does: one test, not one per field). Returns the slots written;
+ * 0 when the slot at `pos` cannot start one (the caller tries a dispatch block, then alone).
+ *
+ * A column's width is what the bits that differ between its values need, its base the bits all of
+ * them share above that width: a value less the base is then the value's low bytes (no borrow),
+ * which a width-1 column gets by a native copy of the scratch into the batch. That is the minimal
+ * width unless a column's values straddle a multiple of 256 or 65,536 (a byte more, rarely).
  */
 export const encodeColumns: ColumnsEncoder = function encodeColumns(
   ring,
@@ -30,91 +53,65 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   origins,
 ) {
   const W = SLOT_STRIDE;
-  // Offsets are enum members: a bundler writes them in as numbers.
-  const code = RecordCode.Dispatch;
-  const oSeq = DispatchSlot.seq;
-  const oParent = DispatchSlot.parentSeq;
-  const oStartTick = DispatchSlot.startTick;
-  const oEndTick = DispatchSlot.endTick;
-  const oBus = DispatchSlot.bus;
-  const oType = DispatchSlot.type;
-  const oDelivered = DispatchSlot.delivered;
-  const oConsumedBy = DispatchSlot.consumedBy;
-  const oDepth = DispatchSlot.depth;
-  const oSite = DispatchSlot.site;
   const reads = clock.keptReads;
   if (reads === 0 || countsBus > MAX_BLOCK_FIELD) return 0;
   const readTicks = clock.sampleTicks;
   const firstTick = readTicks[0];
   const lastTick = readTicks[reads - 1];
+  const seqBase = ring[pos * W + DispatchSlot.seq];
+  // The first entry's start is written from the run's first read, at or after the first kept one:
+  // its delta from the latter bounds it in the test below.
+  let prevTick = firstTick;
   // Room for the worst case (4-byte columns), as for a block.
-  let max = Math.floor((stopBytes - w.position) / BLOCK_ENTRY_BYTES);
+  let max = ((stopBytes - w.position) / BLOCK_ENTRY_BYTES) | 0;
   if (max > size) max = size;
   if (max > MAX_BLOCK_ENTRIES) max = MAX_BLOCK_ENTRIES;
   const typeLimit = counts.length;
-  const e = entryScratch;
+  const e = scratch;
   // Column k of entry i at k * max + i.
-  const c1 = max;
-  const c2 = 2 * max;
-  const c3 = 3 * max;
-  const c4 = 4 * max;
-  const c5 = 5 * max;
-  const c6 = 6 * max;
-  const c7 = 7 * max;
-  const c8 = 8 * max;
-  const c9 = 9 * max;
-  const seqBase = ring[pos * W + oSeq];
-  let prevTick = 0;
+  const bits = columnBits;
+  // ANDs start with every bit set.
+  bits.fill(-1);
   let minTick = Infinity;
   let maxTick = 0;
   let n = 0;
   let p = pos;
   while (n < max) {
     const b = p * W;
-    if (ring[b] !== code || ring[b + oBus] !== countsBus || traceIds[p] !== null || origins[p] !== null) break;
-    const startTick = ring[b + oStartTick];
-    const endTick = ring[b + oEndTick];
-    // 0: that time is known already, not a tick
-    if (startTick < firstTick || endTick > lastTick || startTick === 0 || endTick === 0) break;
-    const seq = ring[b + oSeq];
-    const parentSeq = ring[b + oParent];
-    const typeId = ring[b + oType];
-    const delivered = ring[b + oDelivered];
-    const consumedBy = ring[b + oConsumedBy];
-    const depth = ring[b + oDepth];
-    const site = ring[b + oSite];
+    if (ring[b] !== RecordCode.Dispatch || ring[b + DispatchSlot.bus] !== countsBus || traceIds[p] !== null || origins[p] !== null) break;
+    const startTick = ring[b + DispatchSlot.startTick];
+    const endTick = ring[b + DispatchSlot.endTick];
+    // 0: that time is known already, not a tick (an end tick is never below its start's)
+    if (startTick < firstTick || startTick === 0 || endTick > lastTick || endTick < startTick) break;
+    const seq = ring[b + DispatchSlot.seq];
+    const parentSeq = ring[b + DispatchSlot.parentSeq];
+    const typeId = ring[b + DispatchSlot.type];
+    const delivered = ring[b + DispatchSlot.delivered];
+    const consumedBy = ring[b + DispatchSlot.consumedBy];
+    const depth = ring[b + DispatchSlot.depth];
+    const site = ring[b + DispatchSlot.site];
     const parentDelta = parentSeq === 0 ? 0 : seq - parentSeq;
     const ds = seq - seqBase - n;
     const dt = startTick - prevTick;
     const zs = ds >= 0 ? ds * 2 : -ds * 2 - 1;
     const zt = dt >= 0 ? dt * 2 : -dt * 2 - 1;
     const span = endTick - startTick;
-    if (
-      typeId >= typeLimit ||
-      delivered > MAX_BLOCK_FIELD ||
-      consumedBy > MAX_BLOCK_FIELD ||
-      depth > MAX_BLOCK_FIELD ||
-      site > MAX_BLOCK_FIELD ||
-      parentDelta > MAX_BLOCK_FIELD ||
-      zs > MAX_BLOCK_FIELD ||
-      (n > 0 && zt > MAX_BLOCK_FIELD) ||
-      span > MAX_BLOCK_FIELD
-    ) {
-      break;
-    }
+    // None of them negative: when the sum fits 4 bytes, each does.
+    if (typeId >= typeLimit || zs + zt + (span + delivered) + (consumedBy + depth + (parentDelta + site)) > MAX_BLOCK_FIELD) break;
     prevTick = startTick;
     if (startTick < minTick) minTick = startTick;
     if (endTick > maxTick) maxTick = endTick;
-    e[n] = zs;
-    e[c1 + n] = zt; // the first entry's is set below, from the block's first read
-    e[c2 + n] = span;
-    e[c3 + n] = countsBus;
-    e[c4 + n] = typeId;
-    e[c5 + n] = delivered;
-    e[c6 + n] = consumedBy;
-    e[c7 + n] = depth;
-    e[c8 + n] = parentDelta;
-    e[c9 + n] = site;
+    counts[typeId]++;
+    put(zs, n, 0, max);
+    // The first entry's start is put below (here into the bus column, which is set after).
+    put(zt, n, n === 0 ? 3 : 1, max);
+    put(span, n, 2, max);
+    put(typeId, n, 4, max);
+    put(delivered, n, 5, max);
+    put(consumedBy, n, 6, max);
+    put(depth, n, 7, max);
+    put(parentDelta, n, 8, max);
+    put(site, n, 9, max);
     n++;
     if (++p === capacity) p = 0;
   }
@@ -123,44 +120,38 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   const r0 = lastReadAtOrBefore(readTicks, reads, minTick);
   let r1 = r0;
   while (readTicks[r1] < maxTick) r1++;
-  const baseTick = readTicks[r0];
-  const first = (ring[pos * W + oStartTick] - baseTick) * 2;
-  if (first > MAX_BLOCK_FIELD) return 0;
-  e[c1] = first;
+  const first = (ring[pos * W + DispatchSlot.startTick] - readTicks[r0]) * 2;
+  put(first, 0, 1, max);
+  bits[6] = countsBus;
+  bits[7] = ~countsBus;
   let q = w.position;
   const buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + 64 + n * BLOCK_ENTRY_BYTES);
   q = writeBlockHead(buf, q, RecordCode.DispatchColumns, n, seqBase, clock, r0, r1);
-  for (let k = 0, from = 0; k < DISPATCH_COLUMNS.length; k++, from += max) {
-    const to = from + n;
-    let min = e[from];
-    let top = min;
-    for (let i = from + 1; i < to; i++) {
-      const v = e[i];
-      if (v < min) min = v;
-      else if (v > top) top = v;
-    }
-    const range = top - min;
-    const width = range === 0 ? 0 : range < 0x100 ? 1 : range < 0x10000 ? 2 : 4;
+  for (let k = 0, from = 0; k < COLUMNS; k++, from += max) {
+    const all = bits[2 * k];
+    const spread = (all ^ ~bits[2 * k + 1]) >>> 0;
+    const width = spread === 0 ? 0 : spread < 0x100 ? 1 : spread < 0x10000 ? 2 : 4;
+    // At width 4 the base is all shared bits: 1 << 32 is 1.
+    const base = all & ~((1 << (8 * width)) - 1);
     buf[q++] = width;
-    q = putUvarint(buf, q, min);
-    if (width === 1) for (let i = from; i < to; i++) buf[q++] = e[i] - min;
-    else if (width === 2) {
+    q = putUvarint(buf, q, base >>> 0);
+    const to = from + n;
+    if (width === 1) {
+      // Each value to its low byte, natively.
+      buf.set(e.subarray(from, to), q);
+      q += n;
+    } else if (width !== 0) {
       for (let i = from; i < to; i++) {
-        const v = e[i] - min;
+        const v = e[i] ^ base;
         buf[q++] = v;
-        buf[q++] = v >>> 8;
-      }
-    } else if (width === 4) {
-      for (let i = from; i < to; i++) {
-        const v = e[i] - min;
-        buf[q++] = v;
-        buf[q++] = v >>> 8;
-        buf[q++] = v >>> 16;
-        buf[q++] = v >>> 24;
+        buf[q++] = v >> 8;
+        if (width === 4) {
+          buf[q++] = v >> 16;
+          buf[q++] = v >> 24;
+        }
       }
     }
   }
-  for (let i = c4; i < c4 + n; i++) counts[e[i]]++;
   w.commitRaw(q, n, n);
   return n;
 };

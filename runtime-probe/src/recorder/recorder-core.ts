@@ -55,7 +55,7 @@ import {
   Code,
 } from './layouts';
 import { Row } from './dispatch-stack';
-import { encodeDispatchBlock, encodeSlot, type ColumnsEncoder, type SideStrings } from './ring-encoder';
+import { encodeSlot, type RunEncoder, type SideStrings } from './ring-encoder';
 import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
 import { HandlerSampler } from './handler-sampler';
@@ -118,7 +118,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
    */
   firstTracedSubscriptionId = 0;
   private readonly clock: RecorderClock;
-  private readonly encodeColumns: ColumnsEncoder | undefined;
+  private readonly encodeColumns: RunEncoder | undefined;
+  private readonly encodeBlock: RunEncoder | undefined;
   private readonly watchDebugger: (on: boolean) => void;
 
   private cfg: RecordingConfig;
@@ -213,6 +214,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const host = options.host;
     this.clock = host.clock;
     this.encodeColumns = host.encodeColumns;
+    this.encodeBlock = host.encodeBlock;
     this.windowClock = new WindowClock(host.clock, () => this.drain());
     this.timeOrigin = host.clock.timeOrigin;
     this.sites = new SiteTable(this.strings, host.sourceMaps);
@@ -918,6 +920,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const clock = this.windowClock;
     let columns = this.encodeColumns;
     for (const sink of this.sinks) if (sink.protocolVersion < 6) columns = undefined;
+    const blocks = this.encodeBlock;
     // Most records of a drain come from one bus: its counters are looked up once per change of bus.
     let countsBus = -1;
     let counts = this.typeDispatches.get(countsBus) ?? new Float64Array(0);
@@ -934,10 +937,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             counts = this.countsFor(busId, typeId);
             countsBus = busId;
           }
-          // Runs of dispatch records (the bulk) go as dispatch blocks; what cannot start one, alone.
-          // Dispatch columns when every sink reads them, else (or when the run does not fit them) a block.
+          // Runs of dispatch records (the bulk) go as one record each; what cannot start one, alone.
+          // Dispatch columns when every sink reads them, else (or when the run does not fit them) a
+          // block, when the host has the encoders (a page's has columns only).
           let n = columns === undefined ? 0 : columns(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB);
-          if (n === 0) n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB);
+          if (n === 0 && blocks !== undefined) n = blocks(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, countsBus, counts, this.sideA, this.sideB);
           if (n === 0) {
             counts[typeId]++;
             encodeSlot(ring, b, pos, side, w, clock);

@@ -4,7 +4,7 @@
 import type { RecordingConfig } from '../protocol/messages';
 import type { FrameMapper } from './frames';
 import type { capturePayload, PayloadSanitizer, ProxyCheck } from './payload';
-import type { ColumnsEncoder } from './ring-encoder';
+import type { RunEncoder } from './ring-encoder';
 
 export const DEFAULT_MAX_BUFFERED_RECORDS = 65_536;
 
@@ -26,8 +26,14 @@ export interface RecorderHost {
    * stays false whatever a client asks (the browser entry leaves it out to stay within its size budget).
    */
   readonly capturePayload?: typeof capturePayload;
-  /** Dispatch columns (protocol version 6, dispatch-columns.ts); without it the recorder writes version-4 blocks. */
-  readonly encodeColumns?: ColumnsEncoder;
+  /** Dispatch columns (protocol version 6, dispatch-columns.ts), written while every sink speaks 6. */
+  readonly encodeColumns?: RunEncoder;
+  /**
+   * Dispatch blocks (version 4, dispatch-block-encoder.ts), for runs columns do not take or a stream
+   * with a sink below 6. Without either, dispatches go as plain records (correct, larger): a page
+   * leaves blocks out, since its link speaks 6 to every extension that accepts pages.
+   */
+  readonly encodeBlock?: RunEncoder;
   /** Called with true while event breakpoints are set (Node: watch for an attached debugger). */
   readonly watchDebugger?: (on: boolean) => void;
 }

@@ -6,6 +6,7 @@ import { types as utilTypes } from 'node:util';
 // Event-break conditions (and producer ports) for every bus the Node probe records, whichever entry made it.
 import '../bus/optional-parts';
 import { watchInspector } from '../debug/inspector-gate';
+import { encodeDispatchBlock } from './dispatch-block-encoder';
 import { encodeColumns } from './dispatch-columns';
 import { capturePayload, type PayloadSanitizer } from './payload';
 import { RecorderCore, type RecorderHost, type RecorderOptions } from './recorder-core';
@@ -28,6 +29,7 @@ export const NODE_RECORDER_HOST: RecorderHost = Object.freeze({
   sourceMaps: sourceMapper,
   watchDebugger: watchInspector,
   encodeColumns,
+  encodeBlock: encodeDispatchBlock,
 });
 
 /**

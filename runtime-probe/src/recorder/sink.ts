@@ -5,7 +5,8 @@
 export abstract class RecordSink {
   /**
    * The protocol version this sink's stream speaks. Dispatch columns (version 6) are written only
-   * while every sink speaks 6; a sink that does not say gets the version-4 dispatch blocks.
+   * while every sink speaks 6; a sink that does not say gets the version-4 dispatch blocks (when the
+   * recorder host has them: a page's does not).
    */
   protocolVersion = 5;
   /** String / site definitions this sink has been sent (ids 1 … n). */

@@ -51,6 +51,13 @@ function isThreadsEnvironment(value: unknown): value is ThreadsEnvironment {
   );
 }
 
+let joined: WorkerForwarder | undefined;
+
+/** This worker's forwarder, when it joined the main thread's probe. */
+export function joinedWorkerForwarder(): WorkerForwarder | undefined {
+  return joined;
+}
+
 export function installThreads(): void {
   // For producers (bus/producer.ts) on a Node without process.getBuiltinModule.
   runtime.threadId = threadId;
@@ -79,7 +86,7 @@ export function installThreads(): void {
     if (!isThreadsEnvironment(env)) return;
     shareCounters(new Uint32Array(env.ids));
     if (env.inspector instanceof SharedArrayBuffer && env.inspector.byteLength >= 4) shareInspectorState(new Int32Array(env.inspector), 'worker');
-    new WorkerForwarder(env);
+    joined = new WorkerForwarder(env);
   } catch (error) {
     reportProbeFailure('joining the worker threads', error);
   }

@@ -8,7 +8,7 @@
 
 import { BroadcastChannel, type Worker } from 'node:worker_threads';
 import { ByteWriter } from '../protocol/bytes';
-import { encodeFrame, FrameKind } from '../protocol/framing';
+import { FrameKind } from '../protocol/framing';
 import { encodeControlFrame, type ProbeSnapshot, type RecordingConfig, type ThreadMessage } from '../protocol/messages';
 import { RecordCode } from '../protocol/records';
 import { eventBreaks, onEventBreaksChange } from '../debug/event-breaks';
@@ -209,10 +209,14 @@ export class ThreadHub {
     w.u8(RecordCode.ThreadRecords);
     w.uvarint(thread);
     const head = w.written();
-    const body = new Uint8Array(head.length + frame.length - HEADER);
-    body.set(head, 0);
-    body.set(frame.subarray(HEADER), head.length);
-    return encodeFrame(FrameKind.Records, body);
+    // One copy of the worker's batch, straight into the frame (its header written in place).
+    const bodyLength = head.length + frame.length - HEADER;
+    const out = new Uint8Array(HEADER + bodyLength);
+    new DataView(out.buffer).setUint32(0, bodyLength + 1, true);
+    out[4] = FrameKind.Records;
+    out.set(head, HEADER);
+    out.set(frame.subarray(HEADER), HEADER + head.length);
+    return out;
   }
 }
 

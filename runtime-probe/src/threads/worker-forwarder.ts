@@ -63,6 +63,8 @@ export class WorkerForwarder {
   /** Bytes posted, mod 2^32 (compared with `credit[0]`, the bytes the main thread took). */
   private sent = 0;
   private readonly sinks = new Map<number, ForwardSink>();
+  /** The thread's own trace files (`probe.record` in this worker): recorded beside the forwarding. */
+  private readonly localSinks = new Set<RecordSink>();
   private exited = false;
 
   constructor(env: ThreadsEnvironment) {
@@ -132,6 +134,23 @@ export class WorkerForwarder {
     }
   }
 
+  /**
+   * A trace file of this thread's own (`probe.record` in the worker): the same recorder writes it, so
+   * the thread's buses stay in the main thread's session while it records.
+   */
+  attachLocal(sink: RecordSink, preamble: readonly Uint8Array[], afterDefinitions: () => Uint8Array | undefined): void {
+    this.localSinks.add(sink);
+    this.updateTracer();
+    this.recorder.attach(sink, preamble, afterDefinitions);
+  }
+
+  /** Ends a trace file of `attachLocal`, after delivering what was recorded up to now. */
+  detachLocal(sink: RecordSink): void {
+    if (!this.localSinks.delete(sink)) return;
+    this.recorder.detach(sink, true);
+    this.updateTracer();
+  }
+
   /** The thread's buses, on the main thread's clock. */
   private snapshot(): ProbeSnapshot {
     const s = buildSnapshot(this.recorder);
@@ -141,7 +160,7 @@ export class WorkerForwarder {
 
   /** The worker's recorder is the bus tracer while some stream wants this thread. */
   private updateTracer(): void {
-    const want = this.sinks.size > 0;
+    const want = this.sinks.size > 0 || this.localSinks.size > 0;
     const installed = primaryBusTracer() === this.recorder;
     if (want && !installed) {
       this.recorder.tracingStarted();

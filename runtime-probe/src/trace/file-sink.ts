@@ -10,6 +10,8 @@ import { openTraceFile } from './open-trace-file';
 
 export class FileSink extends RecordSink {
   override protocolVersion = PROTOCOL_VERSION;
+  /** `writeSync` is done with a frame once it returns: the recorder need not copy each batch for it. */
+  override readonly copiesFrames = true;
   private fd: number | null;
   failed = false;
 

@@ -167,6 +167,61 @@ export class DispatchRing {
     this.written++;
   }
 
+  /**
+   * `pushRow` of rows `from` … `to − 1` of `c` (none with a trace id or a producer thread), their
+   * type and site indices in `typeIndex` / `siteIndex` from index 0: the columns as copies of a
+   * stretch (at most two, around the ring's end), the running maxima row by row.
+   */
+  pushRun(c: DispatchColumns, from: number, to: number, typeIndex: Uint32Array, siteIndex: Int32Array): void {
+    const capacity = this.capacity;
+    // A run longer than the ring: only its last `capacity` rows stay (the maxima still see every row).
+    const keepFrom = to - from > capacity ? to - capacity : from;
+    for (let k = from; k < keepFrom; k++) this.advanceMaxima(c.start[k], c.duration[k]);
+    this.written += keepFrom - from;
+    // …and land where row-by-row pushes would have put them.
+    this.next = (this.next + (keepFrom - from)) % capacity;
+    let k = keepFrom;
+    while (k < to) {
+      const i = this.next;
+      const m = Math.min(to - k, capacity - i);
+      const end = k + m;
+      // Rows overwritten here lose their sparse fields.
+      if (this.produced.size !== 0) for (let j = i; j < i + m; j++) this.produced.delete(j);
+      if (this.traceIds.size !== 0) for (let j = i; j < i + m; j++) this.traceIds.delete(j);
+      // Same element types: copies. The integer columns (float64 in `c`) convert in the row loop
+      // below, which is cheaper than `set`'s converting copy.
+      this.startBound.set(c.startBound.subarray(k, end), i);
+      this.seq.set(c.seq.subarray(k, end), i);
+      this.typeIndex.set(typeIndex.subarray(k - from, end - from), i);
+      this.start.set(c.start.subarray(k, end), i);
+      this.duration.set(c.duration.subarray(k, end), i);
+      this.parentSeq.set(c.parentSeq.subarray(k, end), i);
+      this.siteIndex.set(siteIndex.subarray(k - from, end - from), i);
+      const { start, duration, bus, delivered, consumedBy, depth } = c;
+      const { maxEndSoFar, bus: toBus, delivered: toDelivered, consumedBy: toConsumedBy, depth: toDepth } = this;
+      for (let j = k, at = i; j < end; j++, at++) {
+        toBus[at] = bus[j];
+        toDelivered[at] = delivered[j];
+        toConsumedBy[at] = consumedBy[j];
+        toDepth[at] = depth[j];
+        maxEndSoFar[at] = this.advanceMaxima(start[j], duration[j]);
+      }
+      this.next = i + m === capacity ? 0 : i + m;
+      this.size = Math.min(capacity, this.size + m);
+      this.written += m;
+      k = end;
+    }
+  }
+
+  /** Takes a row's start and duration into the running maxima; returns the running max end. */
+  private advanceMaxima(start: number, duration: number): number {
+    const end = start + duration;
+    if (end > this.runningMaxEnd) this.runningMaxEnd = end;
+    if (start > this.runningMaxStart) this.runningMaxStart = start;
+    else if (this.runningMaxStart - start > this.maxSkew) this.maxSkew = this.runningMaxStart - start;
+    return this.runningMaxEnd;
+  }
+
   /** The distributed-tracing trace id of the row at column index `i`, or null. */
   traceIdAt(i: number): string | null {
     return this.traceIds.get(i) ?? null;

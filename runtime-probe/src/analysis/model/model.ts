@@ -28,6 +28,7 @@ import {
 } from '../../protocol/index';
 import type { ThreadView } from './views';
 import { DispatchRing } from './dispatchRing';
+import { NestedTime } from './nestedTime';
 import {
   BusState,
   ChurnCounter,
@@ -76,6 +77,9 @@ export interface IntegrityCounts {
 }
 
 const DEPTH_ERROR_PREFIX = 'DispatchDepthError';
+
+/** Rows of a dispatch run the model counts before writing them to the timeline at once. */
+const RUN_CHUNK = 1024;
 
 export type ModelListener = (model: Model) => void;
 
@@ -162,7 +166,7 @@ export class Model {
    * next handler record of `seq` takes it as the nested part of its duration (self time = the
    * rest). Entries live only while their dispatch runs: bounded by the nesting depth.
    */
-  private readonly nestedTime = new Map<number, number>();
+  private readonly nestedTime = new NestedTime();
   /**
    * Payload previews by dispatch seq, in arrival order (seqs only grow), at most
    * `payloadPreviewCapacity`: the oldest goes first.
@@ -173,7 +177,15 @@ export class Model {
    * dispatch finds its type without hashing the name. Checked on use (name and bus must match), so
    * a stale entry from another stream costs one lookup, never a wrong type.
    */
-  private readonly typesByNameId: (EventTypeState | undefined)[] = [];
+  private readonly typesByNameId: (EventTypeState | undefined)[] = Model.emptyTypesByNameId();
+
+  /**
+   * Room for the first 256 ids, of the elements kind the table keeps: an empty array (small
+   * integers, no room) made each new model's ingest code deoptimize at its first dispatches.
+   */
+  private static emptyTypesByNameId(): (EventTypeState | undefined)[] {
+    return new Array<EventTypeState | undefined>(256).fill(undefined);
+  }
   private session: SessionInfo = Model.emptySession();
   private readonly listeners = new Set<ModelListener>();
 
@@ -289,8 +301,24 @@ export class Model {
   ingestDispatchRun(c: DispatchColumns): void {
     const n = c.count;
     this.version += n;
-    for (let i = 0; i < n; i++) this.ingestRow(this.typeById(c.typeId[i], c.bus[i], c.type[i]), c, i);
+    // In chunks of the scratch columns' length: each chunk's counters row by row, then its timeline
+    // rows in one `pushRun` (column copies instead of a dozen stores per row).
+    const typeIndex = this.runTypeIndex;
+    const siteIndex = this.runSiteIndex;
+    for (let from = 0; from < n; from += RUN_CHUNK) {
+      const to = Math.min(n, from + RUN_CHUNK);
+      for (let i = from; i < to; i++) {
+        const t = this.typeById(c.typeId[i], c.bus[i], c.type[i]);
+        typeIndex[i - from] = t.index;
+        siteIndex[i - from] = this.countRow(t, c, i);
+      }
+      this.timeline.pushRun(c, from, to, typeIndex, siteIndex);
+    }
   }
+
+  /** The timeline's type and site index of the rows of a chunk of a run (see `ingestDispatchRun`). */
+  private readonly runTypeIndex = new Uint32Array(RUN_CHUNK);
+  private readonly runSiteIndex = new Int32Array(RUN_CHUNK);
 
   /** @internal `recordSink.record`: any other record. */
   ingestRecord(record: BusRecord): void {
@@ -471,7 +499,7 @@ export class Model {
     this.owners.clear();
     this.churn.clear();
     this.typesByIndex.length = 0;
-    this.typesByNameId.length = 0;
+    this.typesByNameId.fill(undefined);
     this.typesConsumed.length = 0;
     this.typesDepthLimited.length = 0;
     this.typesWithOwnerRemovals.length = 0;
@@ -737,6 +765,12 @@ export class Model {
 
   /** Dispatch row `i` of `c`, of type `t`: the type's counters, the bus's, and a timeline row. */
   private ingestRow(t: EventTypeState, c: DispatchColumns, i: number, traceId?: string, fromThread?: number, enqueuedAt?: number): void {
+    const siteIdx = this.countRow(t, c, i);
+    this.timeline.pushRow(c, i, t.index, siteIdx, traceId, fromThread, enqueuedAt);
+  }
+
+  /** The counters of dispatch row `i` of `c` (all but its timeline row); returns its site index (-1: none). */
+  private countRow(t: EventTypeState, c: DispatchColumns, i: number): number {
     const seq = c.seq[i];
     const start = c.start[i];
     const duration = c.duration[i];
@@ -778,17 +812,17 @@ export class Model {
       if (t.dispatchSites.length < 8 && !t.dispatchSites.includes(this.sitesByIndex[siteIdx])) t.dispatchSites.push(this.sitesByIndex[siteIdx]);
     }
     const nested = this.nestedTime;
-    if (nested.size !== 0) nested.delete(seq);
+    nested.delete(seq);
     if (parentSeq !== 0) {
       // A parent whose record was dropped would leave its entry behind: keep the map small.
       if (nested.size > 4096) nested.clear();
-      nested.set(parentSeq, (nested.get(parentSeq) ?? 0) + duration);
+      nested.add(parentSeq, duration);
     }
     t.busState.dispatches++;
     this.totalDispatches++;
     const end = start + duration;
     if (end > this.now) this.now = end;
-    this.timeline.pushRow(c, i, t.index, siteIdx, traceId, fromThread, enqueuedAt);
+    return siteIdx;
   }
 
   private applyHandler(r: HandlerRecord): void {
@@ -801,7 +835,7 @@ export class Model {
     const sub = this.subscriptions.get(r.subscriptionId);
     if (sub === undefined) {
       this.integrity.unknownSubscriptions++;
-      if (this.nestedTime.size !== 0) this.nestedTime.delete(r.seq);
+      this.nestedTime.delete(r.seq);
       return;
     }
     const firstCall = sub.callsObserved === 0 || sub.calls === 0;
@@ -811,12 +845,10 @@ export class Model {
     if (firstCall) this.typeChanged(sub.type);
     if (end > sub.lastCalledAt) sub.lastCalledAt = end;
     let self = r.duration;
-    if (this.nestedTime.size !== 0) {
-      const nestedMs = this.nestedTime.get(r.seq);
-      if (nestedMs !== undefined) {
-        self = Math.max(0, self - nestedMs);
-        this.nestedTime.delete(r.seq);
-      }
+    const nestedMs = this.nestedTime.get(r.seq);
+    if (nestedMs !== undefined) {
+      self = Math.max(0, self - nestedMs);
+      this.nestedTime.delete(r.seq);
     }
     let h = sub.durations;
     if (h === null) h = sub.durations = new DurationHistogram();
