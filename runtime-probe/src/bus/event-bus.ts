@@ -328,8 +328,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
         debugger;
         runtime.optional?.eventBreakDone?.();
       }
-      // Detail `dispatch` wants the start and end only: the handlers run in the untraced loops.
-      return tracer.handlerHooks === false ? this.dispatchBracketed(tracer, type, payload) : this.dispatchTraced(tracer, type, payload);
+      return this.dispatchTraced(tracer, type, payload);
     }
     return this.dispatchUntraced(type, payload);
   }
@@ -394,12 +393,13 @@ export class EventBus<E extends EventMap> implements TracedBus {
   }
 
   /**
-   * A traced dispatch without per-handler calls (detail `dispatch`): the tracer sees its start and
-   * its end, the handlers run in the untraced loops at their detached cost.
+   * The dispatch while a DispatchTracer records. Without per-handler calls (detail `dispatch`) the
+   * tracer sees its start and its end, and the handlers run in the untraced loops at their detached
+   * cost; else the traced loop (`runTraced`) runs them with the tracer's calls.
    */
-  private dispatchBracketed(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
+  private dispatchTraced(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
     const depth = depthNow();
-    // The same checks, in the same order, as dispatchTraced: a refused dispatch is never started.
+    // A refused dispatch is never started.
     const typed = type === this.lastType ? this.lastList : this.lookup(type);
     if (depth > this.maxDepth) this.refuseDepth(type, depth);
     while (seqStack.length <= depth) seqStack.push(0);
@@ -410,20 +410,21 @@ export class EventBus<E extends EventMap> implements TracedBus {
     } catch (error) {
       tracerFailed(error);
     }
-    // The tracer wants this dispatch's handlers after all (detail `handlers` times a sample of them).
+    // The tracer wants this dispatch's handlers (read after the start: detail `handlers` times a sample of them).
     if (tracer.handlerHooks !== false) return this.runTraced(tracer, typed, type, payload, depth, seq);
     seqStack[depth] = seq;
-    let result: DispatchResult | undefined;
+    let result: DispatchResult;
+    // try/catch and the end written twice rather than try/finally: the engine's finally costs more.
     try {
       result = this.dispatchUntraced(type, payload);
-    } finally {
+    } catch (error) {
+      // An error escaping the handlers' error path (out of stack): the dispatch ended all the same.
       seqStack[depth] = 0;
-      try {
-        tracer.dispatchEnd(seq, result === undefined ? 0 : result.delivered, result === undefined ? 0 : (result.consumedBy ?? 0));
-      } catch (error) {
-        tracerFailed(error);
-      }
+      endDispatch(tracer, seq, 0, 0);
+      throw error;
     }
+    seqStack[depth] = 0;
+    endDispatch(tracer, seq, result.delivered, result.consumedBy ?? 0);
     return result;
   }
 
@@ -473,22 +474,6 @@ export class EventBus<E extends EventMap> implements TracedBus {
       dispatchDepth--;
     }
     return consumer === null ? notConsumedResult(delivered) : consumedResult(consumer, delivered);
-  }
-
-  /** The dispatch loop while a DispatchTracer records: same semantics, plus the tracer calls. */
-  private dispatchTraced(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
-    const depth = depthNow();
-    const typed = type === this.lastType ? this.lastList : this.lookup(type);
-    if (depth > this.maxDepth) this.refuseDepth(type, depth);
-    while (seqStack.length <= depth) seqStack.push(0);
-    const parentSeq = depth > 0 ? seqStack[depth - 1] : 0;
-    let seq = 0;
-    try {
-      seq = tracer.dispatchStart(this, type, depth, parentSeq, payload);
-    } catch (error) {
-      tracerFailed(error);
-    }
-    return this.runTraced(tracer, typed, type, payload, depth, seq);
   }
 
   /** The traced loop of dispatch `seq` (started): the handlers, with the tracer's per-handler calls when it wants them. */
@@ -559,11 +544,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     } finally {
       dispatchDepth--;
       seqStack[depth] = 0;
-      try {
-        tracer.dispatchEnd(seq, delivered, consumer === null ? 0 : consumer.id);
-      } catch (error) {
-        tracerFailed(error);
-      }
+      endDispatch(tracer, seq, delivered, consumer === null ? 0 : consumer.id);
     }
     return consumer === null ? notConsumedResult(delivered) : consumedResult(consumer, delivered);
   }
@@ -1016,6 +997,15 @@ function breakRequested(tracer: DispatchTracer, bus: TracedBus, type: string, pa
   } catch (error) {
     tracerFailed(error);
     return false;
+  }
+}
+
+/** A traced dispatch ended; a tracer must never break the app. */
+function endDispatch(tracer: DispatchTracer, seq: number, delivered: number, consumedBy: number): void {
+  try {
+    tracer.dispatchEnd(seq, delivered, consumedBy);
+  } catch (error) {
+    tracerFailed(error);
   }
 }
 

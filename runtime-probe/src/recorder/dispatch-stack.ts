@@ -1,23 +1,29 @@
-// The recorder's stack of dispatches in progress (recorder-core.ts): one row of ST doubles per
-// stack position, in one Float64Array so the hot path touches one object. The offsets live in their
-// own module so a bundler writes them into the recorder's code as numbers.
+// The recorder's stack of dispatches in progress (recorder-core.ts): one row of `Row.width` doubles
+// per stack position, in one Float64Array so the hot path touches one object. An enum, not
+// constants: a bundler writes its members into the recorder's code as numbers (a module constant
+// would be a load from the module's scope at every use on the hot path).
 // No Node built-ins here (the recorder core runs in pages and workers too).
 
-/** Doubles per row of the dispatch stack (see the ST_ offsets). */
-export const ST = 12;
-export const ST_SEQ = 0;
-export const ST_BUS = 1;
-export const ST_TYPE = 2;
-export const ST_DEPTH = 3;
-export const ST_PARENT = 4;
-/** NaN when the dispatch is not timed (detail `lifecycle`, or tracking without recording). */
-export const ST_START = 5;
-export const ST_SUB = 6;
-export const ST_SITE = 7;
-export const ST_HANDLER_START = 8;
-/** Window-clock tick of the start (0: the start is `ST_START`, or untimed when that is NaN too). */
-export const ST_START_TICK = 9;
-/** Error bound (ms) of `ST_START` once known. */
-export const ST_START_BOUND = 10;
-/** Detail `handlers`: N when this dispatch's handlers are timed (it stands for N dispatches), else 0. */
-export const ST_SAMPLE = 11;
+export enum Row {
+  seq = 0,
+  bus,
+  type,
+  depth,
+  parent,
+  /**
+   * Known only when `startTick` is 0: NaN when the dispatch is not timed (detail `lifecycle`, or
+   * tracking without recording). A ticked start leaves it unwritten (the drain resolves the tick).
+   */
+  start,
+  sub,
+  site,
+  handlerStart,
+  /** Window-clock tick of the start (0: the start is `start`, or untimed when that is NaN too). */
+  startTick,
+  /** Error bound (ms) of `start` once known. */
+  startBound,
+  /** Detail `handlers`: N when this dispatch's handlers are timed (it stands for N dispatches), else 0. */
+  sample,
+  /** Doubles per row. */
+  width,
+}

@@ -149,5 +149,30 @@ export function slotLayouts(): readonly SlotLayout[] {
   ];
 }
 
-/** Doubles per ring slot: the widest kind (a dispatch: the code and 13 fields). The layout test checks it. */
-export const SLOT_WIDTH = 14;
+/**
+ * The numbers the recorder writes, as enum members: a bundler writes them in as literals, where a
+ * module constant (or `RecordCode.Dispatch`) is a load at every use. The layout test checks them.
+ */
+export enum Slot {
+  /** Doubles per ring slot: the widest kind (a dispatch: the code and 13 fields). */
+  width = 14,
+}
+
+/** The ring's record codes: RecordCode's (protocol/records.ts), for the same reason as `Slot`. */
+export enum Code {
+  BusCreated = 3,
+  BusDisposed,
+  Subscribe,
+  Unsubscribe,
+  Dispatch,
+  Handler,
+  HandlerError,
+  Payload,
+  Enqueue,
+  Flush,
+  DepthLimit,
+  OwnerCollected,
+}
+
+/** Doubles per ring slot (`Slot.width`). */
+export const SLOT_WIDTH: number = Slot.width;

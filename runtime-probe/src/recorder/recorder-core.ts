@@ -27,7 +27,7 @@ import {
 import { MAX_PAYLOAD_CAP_BYTES, TARGET_BATCH_BYTES } from '../protocol/limits';
 import { DETAIL_LEVELS, type DetailLevel, type RecordingConfig } from '../protocol/messages';
 import { RecordWriter } from '../protocol/record-writer';
-import { RecordCode, UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records';
+import { UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records';
 import { BUS_KINDS } from '../protocol/records';
 import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';
@@ -51,23 +51,10 @@ import {
   PayloadSlot,
   SubscribeSlot,
   UnsubscribeSlot,
-  SLOT_WIDTH as W,
+  Slot,
+  Code,
 } from './layouts';
-import {
-  ST,
-  ST_SEQ,
-  ST_BUS,
-  ST_TYPE,
-  ST_DEPTH,
-  ST_PARENT,
-  ST_START,
-  ST_SUB,
-  ST_SITE,
-  ST_HANDLER_START,
-  ST_START_TICK,
-  ST_START_BOUND,
-  ST_SAMPLE,
-} from './dispatch-stack';
+import { Row } from './dispatch-stack';
 import { encodeSlot, type RunEncoder, type SideStrings } from './ring-encoder';
 import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
@@ -81,8 +68,11 @@ void reasonsMatch;
 
 const DRAIN_INTERVAL_MS = 10;
 const MAX_ERROR_TEXT = 16 * 1024;
-/** Slots of the dispatched-type id cache (a power of two). */
-const TYPE_CACHE_SLOTS = 64;
+/** The dispatched-type id cache (an enum: a bundler writes its members in as numbers). */
+enum TypeCache {
+  /** Slots (a power of two). */
+  slots = 64,
+}
 
 const REASON_CODE: { readonly [R in UnsubscribeReason]: number } = Object.fromEntries(UNSUBSCRIBE_REASONS.map((r, i) => [r, i])) as {
   [R in UnsubscribeReason]: number;
@@ -164,11 +154,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private fullDroppedDispatches = 0;
   private draining = false;
 
-  // --- dispatches in progress: one row of ST doubles per stack position (not the bus's global
+  // --- dispatches in progress: one row of Row.width doubles per stack position (not the bus's global
   // depth), in one array so the hot path touches one object
   private stackCap = 64;
   private top = -1;
-  private stack = new Float64Array(this.stackCap * ST);
+  private stack = new Float64Array(this.stackCap * Row.width);
   /** Per stack entry, the producer-port origin of its event (`runtime.produced` at its start). */
   /** One entry per stack row, present from the start: a read past an array's end can be a slow path. */
   private readonly origins: (ProducedOrigin | undefined)[] = new Array<ProducedOrigin | undefined>(this.stackCap).fill(undefined);
@@ -203,8 +193,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
    * Direct-mapped cache of dispatched types' string ids, by a cheap hash of the name: an app
    * interleaves a handful of types, and a one-entry cache missed on nearly every dispatch of them.
    */
-  private readonly typeKeys: (string | undefined)[] = new Array<string | undefined>(TYPE_CACHE_SLOTS).fill(undefined);
-  private readonly typeIds = new Int32Array(TYPE_CACHE_SLOTS);
+  private readonly typeKeys: (string | undefined)[] = new Array<string | undefined>(TypeCache.slots).fill(undefined);
+  private readonly typeIds = new Int32Array(TypeCache.slots);
   /** Which dispatches have their site captured (site-sampler.ts). */
   private siteSampler: SiteSampler;
 
@@ -327,7 +317,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private startRecording(): void {
     this.capacity = this.nextCapacity;
     this.highWater = highWaterOf(this.capacity);
-    this.ring = new Float64Array(this.capacity * W);
+    this.ring = new Float64Array(this.capacity * Slot.width);
     this.sideA = new Array<string | null>(this.capacity).fill(null);
     this.sideB = new Array<string | ProducedOrigin | null>(this.capacity).fill(null);
     this.readPos = 0;
@@ -401,7 +391,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     let pos = this.readPos + size;
     if (pos >= this.capacity) pos -= this.capacity;
     this.size = size + 1;
-    return pos * W;
+    return pos * Slot.width;
   }
 
   /**
@@ -429,7 +419,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   dispatchStart(bus: TracedBus, type: string, depth: number, parentSeq: number, payload: unknown): number {
     const seq = ++this.lastSeq;
-    const slot = (type.charCodeAt(0) * 31 + type.charCodeAt(type.length >> 1) + type.length) & (TYPE_CACHE_SLOTS - 1);
+    const slot = (type.charCodeAt(0) * 31 + type.charCodeAt(type.length >> 1) + type.length) & (TypeCache.slots - 1);
     const typeId = this.typeKeys[slot] === type ? this.typeIds[slot] : this.typeIdOf(type, slot);
     const top = ++this.top;
     if (top >= this.stackCap) this.growStack();
@@ -439,39 +429,40 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     if (origin !== undefined) runtime.produced = undefined;
     if (origin !== undefined || this.origins[top] !== undefined) this.origins[top] = origin;
     const st = this.stack;
-    const b = top * ST;
-    if (parentSeq === 0 && top > 0) {
-      // A bus of another copy of the package (ESM vs CJS build) is dispatching around this one: each
-      // copy counts only its own depth, so the enclosing dispatch comes from this stack.
-      parentSeq = st[b - ST + ST_SEQ];
-      depth = st[b - ST + ST_DEPTH] + 1;
+    const b = top * Row.width;
+    if (top > 0 && st[b - Row.width + Row.seq] !== parentSeq) {
+      // The innermost dispatch running is this stack's top, whatever the bus says: a bus of another
+      // copy of the package (ESM vs CJS build) is dispatching around this one, and each copy counts
+      // only its own depth (an outer dispatch of this copy, or none).
+      parentSeq = st[b - Row.width + Row.seq];
+      depth = st[b - Row.width + Row.depth] + 1;
     }
-    st[b + ST_SEQ] = seq;
-    st[b + ST_BUS] = bus.busId;
-    st[b + ST_TYPE] = typeId;
-    st[b + ST_DEPTH] = depth;
-    st[b + ST_PARENT] = parentSeq;
-    st[b + ST_SUB] = 0;
-    // ST_HANDLER_START and ST_START_BOUND are read only once set (a timed dispatch, a resolved start).
-    st[b + ST_START] = NaN;
-    st[b + ST_START_TICK] = 0;
-    st[b + ST_SAMPLE] = 0;
+    st[b + Row.seq] = seq;
+    st[b + Row.bus] = bus.busId;
+    st[b + Row.type] = typeId;
+    st[b + Row.depth] = depth;
+    st[b + Row.parent] = parentSeq;
+    st[b + Row.sub] = 0;
+    st[b + Row.sample] = 0;
+    // Row.handlerStart and Row.startBound are read only once set (a timed dispatch, a resolved start).
+    st[b + Row.start] = NaN;
+    st[b + Row.startTick] = 0;
     if (!this.timed) {
       // Lifecycle detail, or tracking for snapshots only: no clock, no record.
-      st[b + ST_SITE] = 0;
+      st[b + Row.site] = 0;
       return seq;
     }
     // Site and payload first, so their cost is not counted in the dispatch's (or its first handler's) time.
-    st[b + ST_SITE] = this.siteSampler.due(typeId) ? this.sampleSite() : 0;
+    st[b + Row.site] = this.siteSampler.due(typeId) ? this.sampleSite() : 0;
     if (this.payloads) this.recordPayload(seq, bus, type, payload);
     if (this.handlersTimed) {
       if (this.sampler.due(typeId)) {
         // Handlers timed: exact reads at every handler boundary, and the bus calls the hooks.
         const t = this.clock.now();
-        st[b + ST_START] = t;
-        st[b + ST_START_BOUND] = 0;
-        st[b + ST_HANDLER_START] = NaN;
-        st[b + ST_SAMPLE] = this.sampler.take(typeId, t);
+        st[b + Row.start] = t;
+        st[b + Row.startBound] = 0;
+        st[b + Row.handlerStart] = NaN;
+        st[b + Row.sample] = this.sampler.take(typeId, t);
         this.boundary = t;
         this.boundaryValid = true;
         this.handlerHooks = true;
@@ -482,7 +473,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       this.boundaryValid = false;
     }
     // Detail `dispatch`: a tick; the clock is read once per window, the time resolved at drain.
-    st[b + ST_START_TICK] = this.windowClock.next();
+    st[b + Row.startTick] = this.windowClock.next();
     return seq;
   }
 
@@ -500,10 +491,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const top = this.top;
     if (top < 0) return;
     const st = this.stack;
-    const b = top * ST;
-    if (st[b + ST_SEQ] !== seq) return;
-    st[b + ST_SUB] = sub.id;
-    if (st[b + ST_SAMPLE] !== 0) st[b + ST_HANDLER_START] = this.boundaryValid ? this.boundary : this.clock.now();
+    const b = top * Row.width;
+    if (st[b + Row.seq] !== seq) return;
+    st[b + Row.sub] = sub.id;
+    if (st[b + Row.sample] !== 0) st[b + Row.handlerStart] = this.boundaryValid ? this.boundary : this.clock.now();
     // The handler runs now: the dispatch's end (or the next handler's start) needs a fresh reading.
     this.boundaryValid = false;
   }
@@ -512,20 +503,20 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const top = this.top;
     if (top < 0) return;
     const st = this.stack;
-    const b = top * ST;
-    if (st[b + ST_SEQ] !== seq) return;
-    st[b + ST_SUB] = 0;
-    const every = st[b + ST_SAMPLE];
+    const b = top * Row.width;
+    if (st[b + Row.seq] !== seq) return;
+    st[b + Row.sub] = 0;
+    const every = st[b + Row.sample];
     if (every === 0) return;
     const t = this.clock.now();
     this.boundary = t;
     this.boundaryValid = true;
-    const start = st[b + ST_HANDLER_START];
+    const start = st[b + Row.handlerStart];
     if (start !== start) return; // NaN: began before handler timing was on
     const r = this.alloc();
     if (r < 0) return this.dropFull(false);
     const ring = this.ring as Float64Array;
-    ring[r] = RecordCode.Handler;
+    ring[r] = Code.Handler;
     ring[r + HandlerSlot.seq] = seq;
     ring[r + HandlerSlot.subscription] = sub.id;
     ring[r + HandlerSlot.start] = start;
@@ -552,21 +543,21 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.HandlerError;
+    r[b] = Code.HandlerError;
     r[b + HandlerErrorSlot.seq] = seq;
     r[b + HandlerErrorSlot.subscription] = sub.id;
     r[b + HandlerErrorSlot.time] = this.clock.now();
-    this.sideA[b / W] = message;
-    this.sideB[b / W] = stack;
+    this.sideA[b / Slot.width] = message;
+    this.sideB[b / Slot.width] = stack;
   }
 
   dispatchEnd(seq: number, delivered: number, consumedBy: number): void {
     let top = this.top;
-    if (top < 0) return;
     const st = this.stack;
-    if (st[top * ST + ST_SEQ] !== seq) {
+    if (top < 0 || st[top * Row.width + Row.seq] !== seq) {
       // A dispatch that began before the tracer was (re)installed: unwind to it if it is there.
-      while (top >= 0 && st[top * ST + ST_SEQ] !== seq) top--;
+      do top--;
+      while (top >= 0 && st[top * Row.width + Row.seq] !== seq);
       if (top < 0) return;
     }
     if (!this.timed) {
@@ -576,11 +567,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     // The end first (a tick may drain, which resolves the starts of dispatches still on the stack).
     let end = NaN;
     let endTick = 0;
-    const b = top * ST;
-    if (st[b + ST_SAMPLE] !== 0) {
+    const b = top * Row.width;
+    if (st[b + Row.sample] !== 0) {
       // Handlers timed. Without a handler hook for it (none ran, or a bus that ignored the hooks) the
       // last boundary may be the dispatch's own start: read the clock.
-      end = this.boundaryValid && st[b + ST_HANDLER_START] === st[b + ST_HANDLER_START] ? this.boundary : this.clock.now();
+      end = this.boundaryValid && st[b + Row.handlerStart] === st[b + Row.handlerStart] ? this.boundary : this.clock.now();
       // The parent's handler (if any) resumes: its end needs a fresh reading.
       this.boundaryValid = false;
       this.handlerHooks = this.hooksBase;
@@ -588,33 +579,35 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       endTick = this.windowClock.next();
     }
     this.top = top - 1;
-    const start = st[b + ST_START];
-    const startTick = st[b + ST_START_TICK];
+    // Read after the end's tick: a drain there resolves a ticked start (then `start` is known, the tick 0).
+    const start = st[b + Row.start];
+    const startTick = st[b + Row.startTick];
     if (startTick === 0 && start !== start) return; // began before dispatches were timed
     const r = this.allocSlot();
     if (r < 0) return this.dropFull(true);
     const ring = this.ring as Float64Array;
-    ring[r] = RecordCode.Dispatch;
+    ring[r] = Code.Dispatch;
     ring[r + DispatchSlot.seq] = seq;
     ring[r + DispatchSlot.startTick] = startTick;
     ring[r + DispatchSlot.endTick] = endTick;
     ring[r + DispatchSlot.start] = start;
     ring[r + DispatchSlot.end] = end;
-    ring[r + DispatchSlot.startBound] = st[b + ST_START_BOUND];
-    ring[r + DispatchSlot.bus] = st[b + ST_BUS];
-    ring[r + DispatchSlot.type] = st[b + ST_TYPE];
+    // Read only for a known start (the drain resolves a tick's).
+    ring[r + DispatchSlot.startBound] = st[b + Row.startBound];
+    ring[r + DispatchSlot.bus] = st[b + Row.bus];
+    ring[r + DispatchSlot.type] = st[b + Row.type];
     ring[r + DispatchSlot.delivered] = delivered;
     ring[r + DispatchSlot.consumedBy] = consumedBy;
-    ring[r + DispatchSlot.depth] = st[b + ST_DEPTH];
-    ring[r + DispatchSlot.parentSeq] = st[b + ST_PARENT];
-    ring[r + DispatchSlot.site] = st[b + ST_SITE];
+    ring[r + DispatchSlot.depth] = st[b + Row.depth];
+    ring[r + DispatchSlot.parentSeq] = st[b + Row.parent];
+    ring[r + DispatchSlot.site] = st[b + Row.site];
     // The OpenTelemetry span's trace id, while one is open for this dispatch (a string the SDK holds).
     // A free slot's side strings are null (the drain clears what it used): set only what there is.
     const traceIdOf = currentTraceIdSource();
-    if (traceIdOf !== undefined) this.sideA[r / W] = readTraceId(traceIdOf);
+    if (traceIdOf !== undefined) this.sideA[r / Slot.width] = readTraceId(traceIdOf);
     const origin = this.origins[top];
     if (origin !== undefined) {
-      this.sideB[r / W] = origin;
+      this.sideB[r / Slot.width] = origin;
       this.origins[top] = undefined;
     }
     // Drained after the write, not before (as `alloc` does): this record's ticks must be resolved
@@ -628,7 +621,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
 
   private growStack(): void {
     const cap = this.stackCap * 2;
-    const next = new Float64Array(cap * ST);
+    const next = new Float64Array(cap * Row.width);
     next.set(this.stack);
     this.stack = next;
     this.stackCap = cap;
@@ -652,10 +645,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Payload;
+    r[b] = Code.Payload;
     r[b + PayloadSlot.seq] = seq;
     r[b + PayloadSlot.truncated] = captured.truncated ? 1 : 0;
-    this.sideA[b / W] = captured.json;
+    this.sideA[b / Slot.width] = captured.json;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -668,7 +661,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.BusCreated;
+    r[b] = Code.BusCreated;
     r[b + BusCreatedSlot.time] = this.clock.now();
     r[b + BusCreatedSlot.bus] = bus.busId;
     r[b + BusCreatedSlot.name] = nameId;
@@ -681,7 +674,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.BusDisposed;
+    r[b] = Code.BusDisposed;
     r[b + BusDisposedSlot.time] = this.clock.now();
     r[b + BusDisposedSlot.bus] = bus.busId;
   }
@@ -708,7 +701,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Subscribe;
+    r[b] = Code.Subscribe;
     r[b + SubscribeSlot.time] = this.clock.now();
     r[b + SubscribeSlot.subscription] = sub.id;
     r[b + SubscribeSlot.bus] = bus.busId;
@@ -719,7 +712,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     r[b + SubscribeSlot.site] = site === undefined ? 0 : site.id;
     r[b + SubscribeSlot.ownerId] = sub.ownerId ?? 0;
     r[b + SubscribeSlot.origin] = sub.origin === undefined ? 0 : SITE_ORIGINS.indexOf(sub.origin) + 1;
-    this.sideA[b / W] = sub.ownerDescription ?? null;
+    this.sideA[b / Slot.width] = sub.ownerDescription ?? null;
   }
 
   unsubscribed(_bus: TracedBus, sub: TracedSubscription, reason: TracerUnsubscribeReason): void {
@@ -727,7 +720,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Unsubscribe;
+    r[b] = Code.Unsubscribe;
     r[b + UnsubscribeSlot.time] = this.clock.now();
     r[b + UnsubscribeSlot.subscription] = sub.id;
     r[b + UnsubscribeSlot.reason] = REASON_CODE[reason];
@@ -739,12 +732,12 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.OwnerCollected;
+    r[b] = Code.OwnerCollected;
     r[b + OwnerCollectedSlot.time] = this.clock.now();
     r[b + OwnerCollectedSlot.bus] = bus.busId;
     r[b + OwnerCollectedSlot.removed] = removed;
     r[b + OwnerCollectedSlot.ownerId] = ownerId ?? 0;
-    this.sideA[b / W] = ownerDescription ?? null;
+    this.sideA[b / Slot.width] = ownerDescription ?? null;
   }
 
   enqueued(bus: TracedBus, type: string, queueLength: number): void {
@@ -753,7 +746,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Enqueue;
+    r[b] = Code.Enqueue;
     r[b + EnqueueSlot.time] = this.clock.now();
     r[b + EnqueueSlot.bus] = bus.busId;
     r[b + EnqueueSlot.type] = typeId;
@@ -765,7 +758,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.Flush;
+    r[b] = Code.Flush;
     r[b + FlushSlot.time] = this.clock.now();
     r[b + FlushSlot.bus] = bus.busId;
     r[b + FlushSlot.dispatched] = dispatched;
@@ -774,11 +767,11 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   depthLimitHit(bus: TracedBus, type: string, depth: number): void {
     if (!this.recording) return;
     const typeId = this.strings.intern(type);
-    const parentSeq = this.top >= 0 ? this.stack[this.top * ST + ST_SEQ] : 0;
+    const parentSeq = this.top >= 0 ? this.stack[this.top * Row.width + Row.seq] : 0;
     const b = this.alloc();
     if (b < 0) return this.dropFull(false);
     const r = this.ring as Float64Array;
-    r[b] = RecordCode.DepthLimit;
+    r[b] = Code.DepthLimit;
     r[b + DepthLimitSlot.time] = this.clock.now();
     r[b + DepthLimitSlot.bus] = bus.busId;
     r[b + DepthLimitSlot.type] = typeId;
@@ -797,15 +790,15 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const out = [];
     const st = this.stack;
     for (let i = 0; i <= this.top; i++) {
-      const b = i * ST;
-      const start = st[b + ST_START];
+      const b = i * Row.width;
+      const start = st[b + Row.start];
       out.push({
-        seq: st[b + ST_SEQ],
-        bus: st[b + ST_BUS],
-        type: this.strings.texts[st[b + ST_TYPE]] ?? '',
-        depth: st[b + ST_DEPTH],
+        seq: st[b + Row.seq],
+        bus: st[b + Row.bus],
+        type: this.strings.texts[st[b + Row.type]] ?? '',
+        depth: st[b + Row.depth],
         start: start === start ? start : (now ??= this.clock.now()),
-        subscriptionId: st[b + ST_SUB],
+        subscriptionId: st[b + Row.sub],
       });
     }
     return out;
@@ -887,13 +880,13 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private resolveOpenStarts(): void {
     const st = this.stack;
     for (let i = 0; i <= this.top; i++) {
-      const b = i * ST;
-      const tick = st[b + ST_START_TICK];
+      const b = i * Row.width;
+      const tick = st[b + Row.startTick];
       if (tick === 0) continue;
       const t = this.windowClock.resolve(tick);
-      st[b + ST_START] = t.time;
-      st[b + ST_START_BOUND] = t.bound;
-      st[b + ST_START_TICK] = 0;
+      st[b + Row.start] = t.time;
+      st[b + Row.startBound] = t.bound;
+      st[b + Row.startTick] = 0;
     }
   }
 
@@ -903,7 +896,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     if (ring !== null) {
       let pos = this.readPos;
       for (let n = 0; n < this.size; n++) {
-        if (ring[pos * W] === RecordCode.Dispatch) dispatches++;
+        if (ring[pos * Slot.width] === Code.Dispatch) dispatches++;
         this.sideA[pos] = null;
         this.sideB[pos] = null;
         if (++pos === this.capacity) pos = 0;
@@ -923,7 +916,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const side: SideStrings = { sideA: this.sideA, sideB: this.sideB, timeOrigin: this.timeOrigin };
     const busAt = DispatchSlot.bus;
     const typeAt = DispatchSlot.type;
-    const dispatchCode = RecordCode.Dispatch;
+    const dispatchCode = Code.Dispatch;
     const clock = this.windowClock;
     let columns = this.encodeColumns;
     for (const sink of this.sinks) if (sink.protocolVersion < 6) columns = undefined;
@@ -935,7 +928,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     let size = this.size;
     try {
       while (size > 0) {
-        const b = pos * W;
+        const b = pos * Slot.width;
         const code = ring[b];
         if (code === dispatchCode) {
           const busId = ring[b + busAt];
@@ -960,7 +953,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
             size -= n;
           }
         } else {
-          if (code === RecordCode.Enqueue) this.typeEnqueued.add(ring[b + EnqueueSlot.bus] * 0x4000000 + ring[b + EnqueueSlot.type]);
+          if (code === Code.Enqueue) this.typeEnqueued.add(ring[b + EnqueueSlot.bus] * 0x4000000 + ring[b + EnqueueSlot.type]);
           encodeSlot(ring, b, pos, side, w, clock);
           pos++;
           if (pos === cap) pos = 0;

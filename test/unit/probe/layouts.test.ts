@@ -2,7 +2,7 @@
 // record kind the ring carries has exactly one layout.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { slotLayouts, SLOT_WIDTH } from '../../../runtime-probe/src/recorder/layouts';
+import { Code, Slot, slotLayouts, SLOT_WIDTH } from '../../../runtime-probe/src/recorder/layouts';
 import { RecordCode } from '../../../runtime-probe/src/protocol/records';
 
 test('each layout packs its fields into distinct offsets 1 … n of one slot, and SLOT_WIDTH fits the widest', () => {
@@ -21,6 +21,10 @@ test('each layout packs its fields into distinct offsets 1 … n of one slot, an
     widest = Math.max(widest, offsets.length + 1);
   }
   assert.equal(SLOT_WIDTH, widest, 'SLOT_WIDTH is the widest slot (the code and its fields)');
+  assert.equal(Slot.width, SLOT_WIDTH, 'the hot path writes slots as wide as the drain reads them');
+  for (const [name, code] of Object.entries(Code)) {
+    if (typeof code === 'number') assert.equal(code, RecordCode[name as keyof typeof RecordCode], `Code.${name}: the recorder writes the code the drain reads`);
+  }
 });
 
 test("one layout per ring record kind (definitions, drops, dispatch blocks and columns and worker threads' batches never go through the ring)", () => {
