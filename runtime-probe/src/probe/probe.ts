@@ -147,36 +147,21 @@ export class Probe {
     }
     this.recordings.add(sink);
     this.updateBusTracer();
-    let stopped = false;
-    const finish = () => {
-      if (stopped) return;
-      stopped = true;
-      try {
-        recorder.detach(sink, true);
-      } catch (error) {
-        reportProbeFailure(`finishing ${absolute}`, error);
-      }
-      mainThreadHub()?.detachStream(sink);
-      sink.close();
-      this.recordings.delete(sink);
-      this.updateBusTracer();
-    };
-    const removeExitHook = onProcessExit(finish);
-    try {
-      recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () => encodeSnapshotFrame(buildSnapshot(recorder), null));
-      mainThreadHub()?.setConfig(recorder.config);
-      mainThreadHub()?.attachStream(sink, () => recorder.drainSoon());
-    } catch (error) {
-      reportProbeFailure(`recording to ${absolute}`, error);
-    }
-    return {
-      file: absolute,
-      stop: () => {
-        removeExitHook();
-        finish();
-        return Promise.resolve();
+    return runRecording(
+      absolute,
+      sink,
+      () => {
+        recorder.attach(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () => encodeSnapshotFrame(buildSnapshot(recorder), null));
+        mainThreadHub()?.setConfig(recorder.config);
+        mainThreadHub()?.attachStream(sink, () => recorder.drainSoon());
       },
-    };
+      () => recorder.detach(sink, true),
+      () => {
+        mainThreadHub()?.detachStream(sink);
+        this.recordings.delete(sink);
+        this.updateBusTracer();
+      },
+    );
   }
 
   /**
@@ -195,31 +180,14 @@ export class Probe {
       reportProbeFailure(`recording to ${absolute}`, error);
       return { file: absolute, stop: () => Promise.resolve() };
     }
-    let stopped = false;
-    const finish = () => {
-      if (stopped) return;
-      stopped = true;
-      try {
-        forwarder.detachLocal(sink);
-      } catch (error) {
-        reportProbeFailure(`finishing ${absolute}`, error);
-      }
-      sink.close();
-    };
-    const removeExitHook = onProcessExit(finish);
-    try {
-      forwarder.attachLocal(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () => encodeSnapshotFrame(buildSnapshot(recorder), null));
-    } catch (error) {
-      reportProbeFailure(`recording to ${absolute}`, error);
-    }
-    return {
-      file: absolute,
-      stop: () => {
-        removeExitHook();
-        finish();
-        return Promise.resolve();
-      },
-    };
+    return runRecording(
+      absolute,
+      sink,
+      () =>
+        forwarder.attachLocal(sink, [encodeControlFrame(this.welcome(recorder, PROTOCOL_VERSION))], () => encodeSnapshotFrame(buildSnapshot(recorder), null)),
+      () => forwarder.detachLocal(sink),
+      () => undefined,
+    );
   }
 
   /**
@@ -403,6 +371,40 @@ export class Probe {
       recorder.shutdown();
     }
   }
+}
+
+/**
+ * A trace file's recording: `attach` starts it; `stop()` or the process's exit ends it once —
+ * `detach` (the recorder delivers what it holds), the file closes, then `ended`. Failures are
+ * reported, never thrown into the app.
+ */
+function runRecording(absolute: string, sink: FileSink, attach: () => void, detach: () => void, ended: () => void): Recording {
+  let stopped = false;
+  const finish = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      detach();
+    } catch (error) {
+      reportProbeFailure(`finishing ${absolute}`, error);
+    }
+    sink.close();
+    ended();
+  };
+  const removeExitHook = onProcessExit(finish);
+  try {
+    attach();
+  } catch (error) {
+    reportProbeFailure(`recording to ${absolute}`, error);
+  }
+  return {
+    file: absolute,
+    stop: () => {
+      removeExitHook();
+      finish();
+      return Promise.resolve();
+    },
+  };
 }
 
 function recordingConfigOf(o: ResolvedStartOptions): RecordingConfig {

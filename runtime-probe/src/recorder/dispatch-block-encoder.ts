@@ -3,13 +3,10 @@
 // the recorder host (Node's sets it): a page's link speaks 6, so the page bundle does without it.
 // No Node built-ins here all the same.
 
-import type { ProducedOrigin } from '../bus/runtime';
 import { BLOCK_AT, BLOCK_ENTRY_BYTES, MAX_BLOCK_FIELD } from '../protocol/dispatch-block';
-import type { RecordWriter } from '../protocol/record-writer';
 import { RecordCode } from '../protocol/records';
 import { DispatchSlot, SLOT_WIDTH as SLOT_STRIDE } from './layouts';
 import { entryScratch, lastReadAtOrBefore, MAX_BLOCK_ENTRIES, writeBlockHead, type RunEncoder } from './ring-encoder';
-import type { WindowClock } from './window-clock';
 
 const entryBytes = new Uint8Array(entryScratch.buffer);
 /** The wire is little-endian; a Uint32Array is the platform's order. */
@@ -39,18 +36,18 @@ function swapBytes(bytes: Uint8Array, length: number): void {
  * alone).
  */
 export const encodeDispatchBlock: RunEncoder = function encodeDispatchBlock(
-  ring: Float64Array,
-  pos: number,
-  size: number,
-  capacity: number,
-  w: RecordWriter,
-  clock: WindowClock,
-  stopBytes: number,
-  countsBus: number,
-  counts: Float64Array,
-  traceIds: readonly (string | null)[],
-  origins: readonly (string | ProducedOrigin | null)[],
-): number {
+  ring,
+  pos,
+  size,
+  capacity,
+  w,
+  clock,
+  stopBytes,
+  countsBus,
+  counts,
+  traceIds,
+  origins,
+) {
   const W = SLOT_STRIDE;
   const code = RecordCode.Dispatch;
   // Offsets as locals: the loops below run per record.
