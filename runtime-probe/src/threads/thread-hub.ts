@@ -94,7 +94,7 @@ export class ThreadHub {
     const key = this.nextKey++;
     this.keys.set(sink, key);
     this.streams.set(key, { sink, joined: new Set(), drainSoon });
-    this.send({ t: 'attach', key, thread: 0 });
+    this.send({ t: 'attach', key, thread: 0, version: sink.protocolVersion });
   }
 
   detachStream(sink: RecordSink): void {
@@ -140,7 +140,7 @@ export class ThreadHub {
         if (this.breakOn.length > 0) this.send({ t: 'break-on', types: this.breakOn });
         if (this.conditions !== undefined) this.send(this.conditions);
         // Streams already open want this worker too.
-        for (const key of this.streams.keys()) this.send({ t: 'attach', key, thread: m.thread });
+        for (const [key, stream] of this.streams) this.send({ t: 'attach', key, thread: m.thread, version: stream.sink.protocolVersion });
         return;
       }
       case 'frame': {
