@@ -88,7 +88,10 @@ export class ThreadHub {
     this.send({ t: 'break-on', types: next });
   }
 
-  /** A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it. */
+  /**
+   * A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it,
+   * told the stream's version (at 6 a worker writes dispatch columns: its frames are wrapped, not rewritten).
+   */
   attachStream(sink: RecordSink, drainSoon: () => void): void {
     if (this.keys.has(sink)) return;
     const key = this.nextKey++;
