@@ -215,7 +215,7 @@ export class RecordDecoder {
     if (this.columnValues.length < columns * count) this.columnValues = new Uint32Array(columns * Math.max(count, 1024));
     const c = this.columnValues;
     const buf = r.buf;
-    // The bus column's base, beyond the u32 values when it is (a worker thread's bus ids are ≥ 2^32).
+    // The bus column's base, beyond the u32 values when it is (a page's Web Workers' bus ids are > 2^32).
     let busBase = 0;
     for (let k = 0, at = 0; k < columns; k++, at += count) {
       const width = r.u8();

@@ -129,7 +129,7 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
     const all = bits[2 * k];
     const spread = (all ^ ~bits[2 * k + 1]) >>> 0;
     // The bus column (3) is the run's bus, constant (a run ends at a change of bus): width 0, its
-    // base a varint of any size (a worker thread's bus ids are beyond 2^32).
+    // base a varint of any size (a page's Web Workers' bus ids are beyond 2^32).
     const width = spread === 0 || k === 3 ? 0 : spread < 0x100 ? 1 : spread < 0x10000 ? 2 : 4;
     // At width 4 the base is all shared bits: 1 << 32 is 1.
     const base = k === 3 ? countsBus : (all & ~((1 << (8 * width)) - 1)) >>> 0;
