@@ -18,6 +18,7 @@ import { InspectorFeed } from '../../extension/src/inspector/feed';
 import type { Session } from '../../extension/src/sessions/session';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import type { SessionView } from '../../runtime-probe/src/analysis/inspector-messages';
+import { StreamDecoder, type RecordSink } from '../../runtime-probe/src/protocol/index';
 import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, openInspector, servePage, type PageServer } from './support/chromium';
 import { waitFor } from '../support/wait';
 
@@ -171,6 +172,8 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
   /** The newest page connection (a test cuts it to simulate a dropped line). */
   let lastApp: BrowserApp | undefined;
   let manager: SessionManager;
+  /** Set by a test: sees every byte the next pages send, as the session reads them. */
+  let tap: ((chunk: Uint8Array) => void) | undefined;
 
   before(async () => {
     for (const f of [BROWSER_ENTRY, WORKER_ENTRY]) assert.ok(existsSync(f), `${f} is missing: run \`npm run build\` first`);
@@ -181,6 +184,15 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     server = await BrowserAppServer.listen({
       onApp: (a) => {
         lastApp = a;
+        const wire = a.wire.bind(a);
+        a.wire = (events) =>
+          wire({
+            data: (chunk) => {
+              tap?.(chunk);
+              events.data(chunk);
+            },
+            closed: () => events.closed(),
+          });
         void manager.attachBrowserApp(a).catch(() => undefined);
       },
       onRefused: () => undefined,
@@ -283,11 +295,65 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     await waitFor(() => !session.isLive, 10_000, 'the session to end with the page');
   });
 
+  test("a worker's dispatches reach the extension as dispatch columns (version 6) in its thread frames, their bus ids beyond 2^32 exact", async () => {
+    const chunks: Uint8Array[] = [];
+    tap = (chunk) => chunks.push(chunk.slice());
+    try {
+      const { page, session, errors } = await openApp();
+      await waitFor(() => busNamed(session, 'worker-jobs') !== undefined, 10_000, "the worker's bus");
+      const jobs = busNamed(session, 'worker-jobs')!;
+      assert.ok(jobs.id > 2 ** 32);
+      await session.probeClient!.configure({ detail: 'dispatch' });
+      const N = 2500;
+      await page.evaluate((n) => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'go', n }), N);
+      await fromWorker(page, 'done', 10_000);
+      await waitFor(() => jobs.dispatches >= N, 10_000, "the worker's dispatches");
+      assert.equal(jobs.dispatches + session.model.drops.dispatches, N);
+
+      // The page's bytes again, through a decoder that tells runs from plain dispatch records.
+      const decoder = new StreamDecoder();
+      let inRuns = 0;
+      let plain = 0;
+      let threadBytes = 0;
+      const wrong: string[] = [];
+      const sink: RecordSink = {
+        dispatch: (_seq, bus) => {
+          if (bus === jobs.id) plain++;
+        },
+        record: () => undefined,
+        dispatchRun: (c) => {
+          for (let i = 0; i < c.count; i++) {
+            if (c.bus[i] !== jobs.id) continue;
+            inRuns++;
+            const got = [c.type[i], c.delivered[i], c.depth[i], c.parentSeq[i]];
+            if (got.join() !== ['job.done', 1, 0, 0].join()) wrong.push(got.join());
+          }
+        },
+      };
+      for (const chunk of chunks) decoder.feed(chunk);
+      for (let before = decoder.bufferedBytes, m = decoder.next(sink); m !== undefined; before = decoder.bufferedBytes, m = decoder.next(sink)) {
+        if (m.type === 'records' && m.thread !== undefined) threadBytes += before - decoder.bufferedBytes;
+      }
+      console.log(`page worker: ${(threadBytes / N).toFixed(2)} B per dispatch in thread frames (${inRuns} in runs, ${plain} plain)`);
+      assert.equal(plain, 0, 'no plain dispatch records');
+      assert.equal(inRuns, jobs.dispatches, 'every recorded dispatch in a run');
+      assert.deepEqual(wrong, []);
+      // Plain dispatch records take 40 B and more; columns a few.
+      assert.ok(threadBytes / N < 12, `${threadBytes / N} B per dispatch`);
+      assert.deepEqual(errors, []);
+      await page.close();
+      await waitFor(() => !session.isLive, 10_000, 'the session to end with the page');
+    } finally {
+      tap = undefined;
+    }
+  });
+
   test('a worker that outruns a busy page loses records, counted exactly: recorded + dropped = dispatched', async () => {
     const { page, session, errors } = await openApp();
     await waitFor(() => busNamed(session, 'worker-jobs') !== undefined, 10_000, 'the worker bus');
     const jobs = busNamed(session, 'worker-jobs')!;
-    const N = 400_000;
+    // Enough to pass the worker's in-flight cap in dispatch columns too (about 2 B per dispatch here).
+    const N = 3_000_000;
     // The page's main thread is busy while the worker dispatches: its frames pile up unread until the
     // worker's in-flight cap (4 MiB) makes it drop batches, and count them. On a loaded machine the
     // worker may not outrun 3 s of a busy page: then again, busier for longer (the count stays exact).
@@ -295,7 +361,7 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
     for (const [round, busyMs] of [3000, 6000, 12000].entries()) {
       await page.evaluate(
         ({ n, ms, r }) => {
-          (window as unknown as AppWindow).__app.worker.postMessage({ t: 'flood', n, chunk: 2000, round: r });
+          (window as unknown as AppWindow).__app.worker.postMessage({ t: 'flood', n, chunk: 20_000, round: r });
           const end = Date.now() + ms;
           while (Date.now() < end);
         },

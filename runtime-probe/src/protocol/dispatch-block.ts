@@ -65,7 +65,8 @@ export const MAX_BLOCK_FIELD = 0xffff_ffff;
 //
 // Columns: `seq` zigzag(seq − seqBase − index); `startTick` zigzag(this start tick − the previous
 // entry's, the first entry's from the first read's tick); `span` end tick − start tick; then bus,
-// type, delivered, consumedBy, depth, parentDelta and site as in a dispatch block.
+// type, delivered, consumedBy, depth, parentDelta and site as in a dispatch block. Fields are u32
+// but the bus: the run's one bus, at width 0, its base any varint (a page's workers' ids pass 2^32).
 
 /** Column order of a dispatch-columns record. */
 export const DISPATCH_COLUMNS = ['seq', 'startTick', 'span', 'bus', 'type', 'delivered', 'consumedBy', 'depth', 'parentDelta', 'site'] as const;

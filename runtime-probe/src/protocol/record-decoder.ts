@@ -6,7 +6,16 @@
 // to none (PROTOCOL.md, "String table caps").
 
 import { ByteReader } from './bytes';
-import { BLOCK_AT, BLOCK_ENTRY_BYTES, BlockClock, DISPATCH_COLUMNS, DURATION_BOUND_STATED_NS, MAX_COLUMN_ENTRIES, MIN_TICK_BOUND_NS } from './dispatch-block';
+import {
+  BLOCK_AT,
+  BLOCK_ENTRY_BYTES,
+  BlockClock,
+  DISPATCH_COLUMNS,
+  DURATION_BOUND_STATED_NS,
+  MAX_BLOCK_FIELD,
+  MAX_COLUMN_ENTRIES,
+  MIN_TICK_BOUND_NS,
+} from './dispatch-block';
 import { DispatchColumns } from './dispatch-columns';
 import { ProtocolError } from './errors';
 import { MAX_STRING_TABLE_BYTES, MAX_STRING_TABLE_ENTRIES, OVERFLOW_NAME } from './limits';
@@ -45,6 +54,7 @@ const OWNER_COLLECTED = RecordCode.OwnerCollected;
 const DROPS = RecordCode.Drops;
 const DISPATCH_BLOCK = RecordCode.DispatchBlock;
 const DISPATCH_COLUMNS_CODE = RecordCode.DispatchColumns;
+const BUS_COLUMN = DISPATCH_COLUMNS.indexOf('bus');
 const EXT_DURATION_BOUND = DISPATCH_EXTENSION.durationBound;
 const EXT_THREAD_ID = DISPATCH_EXTENSION.threadId;
 const EXT_TRACE_ID = DISPATCH_EXTENSION.traceId;
@@ -214,9 +224,18 @@ export class RecordDecoder {
     if (this.columnValues.length < columns * count) this.columnValues = new Uint32Array(columns * Math.max(count, 1024));
     const c = this.columnValues;
     const buf = r.buf;
+    // The bus column's base, beyond the u32 values when it is (a page's Web Workers' bus ids are > 2^32).
+    let busBase = 0;
     for (let k = 0, at = 0; k < columns; k++, at += count) {
       const width = r.u8();
       const base = r.uvarint();
+      if (width === 0 && k === BUS_COLUMN) {
+        busBase = base;
+        c.fill(0, at, at + count);
+        continue;
+      }
+      // Elsewhere a field is a u32, as in a dispatch block: a larger base would be cut.
+      if (base > MAX_BLOCK_FIELD) throw new ProtocolError('malformed', `dispatch column ${DISPATCH_COLUMNS[k]} of base ${base}`);
       if (width === 0) {
         c.fill(base, at, at + count);
         continue;
@@ -235,7 +254,7 @@ export class RecordDecoder {
     }
     this.beginRun(count, sink);
     if (this.activeRun !== null) {
-      this.columnsToRun(count, seqBase, this.activeRun);
+      this.columnsToRun(count, seqBase, busBase, this.activeRun);
       this.deliverRun(sink as RecordSink);
       return count;
     }
@@ -249,7 +268,7 @@ export class RecordDecoder {
         seqBase + i + ((zs >>> 1) ^ -(zs & 1)),
         tick,
         tick + c[2 * count + i],
-        c[3 * count + i],
+        busBase + c[3 * count + i],
         c[4 * count + i],
         c[5 * count + i],
         c[6 * count + i],
@@ -269,9 +288,11 @@ export class RecordDecoder {
    * `blockEntry` would fill them: the columns a row takes as they are in one copy each, the rest
    * row by row. `run.count` counts the rows done, so an error in a row leaves the ones before it.
    */
-  private columnsToRun(count: number, seqBase: number, run: DispatchColumns): void {
+  private columnsToRun(count: number, seqBase: number, busBase: number, run: DispatchColumns): void {
     const c = this.columnValues;
-    run.bus.set(c.subarray(3 * count, 4 * count));
+    // A bus base beyond the u32 values comes only with a width-0 bus column (decodeColumns).
+    if (busBase === 0) run.bus.set(c.subarray(3 * count, 4 * count));
+    else run.bus.fill(busBase, 0, count);
     run.typeId.set(c.subarray(4 * count, 5 * count));
     run.delivered.set(c.subarray(5 * count, 6 * count));
     run.consumedBy.set(c.subarray(6 * count, 7 * count));

@@ -54,7 +54,7 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
 ) {
   const W = SLOT_STRIDE;
   const reads = clock.keptReads;
-  if (reads === 0 || countsBus > MAX_BLOCK_FIELD) return 0;
+  if (reads === 0) return 0;
   const readTicks = clock.sampleTicks;
   const firstTick = readTicks[0];
   const lastTick = readTicks[reads - 1];
@@ -122,19 +122,19 @@ export const encodeColumns: ColumnsEncoder = function encodeColumns(
   while (readTicks[r1] < maxTick) r1++;
   const first = (ring[pos * W + DispatchSlot.startTick] - readTicks[r0]) * 2;
   put(first, 0, 1, max);
-  bits[6] = countsBus;
-  bits[7] = ~countsBus;
   let q = w.position;
   const buf = w.reserveRaw(1 + 3 * 8 + (r1 - r0 + 1) * 16 + 64 + n * BLOCK_ENTRY_BYTES);
   q = writeBlockHead(buf, q, RecordCode.DispatchColumns, n, seqBase, clock, r0, r1);
   for (let k = 0, from = 0; k < COLUMNS; k++, from += max) {
     const all = bits[2 * k];
     const spread = (all ^ ~bits[2 * k + 1]) >>> 0;
-    const width = spread === 0 ? 0 : spread < 0x100 ? 1 : spread < 0x10000 ? 2 : 4;
+    // The bus column (3) is the run's bus, constant (a run ends at a change of bus): width 0, its
+    // base a varint of any size (a page's Web Workers' bus ids are beyond 2^32).
+    const width = spread === 0 || k === 3 ? 0 : spread < 0x100 ? 1 : spread < 0x10000 ? 2 : 4;
     // At width 4 the base is all shared bits: 1 << 32 is 1.
-    const base = all & ~((1 << (8 * width)) - 1);
+    const base = k === 3 ? countsBus : (all & ~((1 << (8 * width)) - 1)) >>> 0;
     buf[q++] = width;
-    q = putUvarint(buf, q, base >>> 0);
+    q = putUvarint(buf, q, base);
     const to = from + n;
     if (width === 1) {
       // Each value to its low byte, natively.

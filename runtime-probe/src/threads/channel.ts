@@ -29,7 +29,8 @@ export const MAX_FORWARD_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
 
 /** Main → workers. `thread` 0: every worker. */
 export type MainToWorker =
-  | { readonly t: 'attach'; readonly key: number; readonly thread: number }
+  /** `version`: the protocol version the stream speaks, so the worker writes what its reader reads (absent: 5). */
+  | { readonly t: 'attach'; readonly key: number; readonly thread: number; readonly version?: number }
   | { readonly t: 'detach'; readonly key: number }
   /** The main thread's recording settings (a client's `configure`): every worker records the same way. */
   | { readonly t: 'config'; readonly config: import('../protocol/messages').RecordingConfig }
@@ -68,7 +69,7 @@ export function isWorkerMessage(value: unknown): value is WorkerToMain {
 export function isMainMessage(value: unknown): value is MainToWorker {
   const t = typeof value === 'object' && value !== null ? (value as { t?: unknown }).t : undefined;
   return (
-    t === 'attach' ||
+    (t === 'attach' && ['number', 'undefined'].includes(typeof (value as { version?: unknown }).version)) ||
     t === 'detach' ||
     (t === 'config' && typeof (value as { config?: unknown }).config === 'object') ||
     (t === 'break-on' && Array.isArray((value as { types?: unknown }).types)) ||

@@ -88,13 +88,16 @@ export class ThreadHub {
     this.send({ t: 'break-on', types: next });
   }
 
-  /** A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it. */
+  /**
+   * A version-5 stream starts (after its welcome, definitions and snapshot): every worker joins it,
+   * told the stream's version (at 6 a worker writes dispatch columns: its frames are wrapped, not rewritten).
+   */
   attachStream(sink: RecordSink, drainSoon: () => void): void {
     if (this.keys.has(sink)) return;
     const key = this.nextKey++;
     this.keys.set(sink, key);
     this.streams.set(key, { sink, joined: new Set(), drainSoon });
-    this.send({ t: 'attach', key, thread: 0 });
+    this.send({ t: 'attach', key, thread: 0, version: sink.protocolVersion });
   }
 
   detachStream(sink: RecordSink): void {
@@ -140,7 +143,7 @@ export class ThreadHub {
         if (this.breakOn.length > 0) this.send({ t: 'break-on', types: this.breakOn });
         if (this.conditions !== undefined) this.send(this.conditions);
         // Streams already open want this worker too.
-        for (const key of this.streams.keys()) this.send({ t: 'attach', key, thread: m.thread });
+        for (const [key, stream] of this.streams) this.send({ t: 'attach', key, thread: m.thread, version: stream.sink.protocolVersion });
         return;
       }
       case 'frame': {

@@ -25,8 +25,11 @@ class ForwardSink extends RecordSink {
   constructor(
     readonly key: number,
     private readonly forwarder: WorkerForwarder,
+    /** The main thread's stream's: at 6 the worker's dispatches go as columns (its frames are wrapped, not rewritten). */
+    version: number,
   ) {
     super();
+    this.protocolVersion = version;
   }
 
   canAccept(bytes: number): boolean {
@@ -113,7 +116,7 @@ export class WorkerForwarder {
       } else if (data.t === 'attach') {
         if (data.thread !== 0 && data.thread !== threadId) return;
         if (this.sinks.has(data.key)) return;
-        const sink = new ForwardSink(data.key, this);
+        const sink = new ForwardSink(data.key, this, data.version ?? 5);
         this.sinks.set(data.key, sink);
         this.updateTracer();
         // Definitions, then the snapshot (posted in order after them), then the live records.

@@ -100,7 +100,7 @@ function slots(): Slot[] {
 }
 
 /** The records the drain writes for `list` (with columns, or with blocks only), decoded; and the per-type counts it kept. */
-function drain(list: Slot[], columns: boolean): { records: DispatchRecord[]; counts: number[]; inColumns: number } {
+function drain(list: Slot[], columns: boolean, bus = BUS): { records: DispatchRecord[]; counts: number[]; inColumns: number } {
   const cap = list.length + 3;
   const ring = new Float64Array(cap * SLOT_WIDTH);
   const traceIds: (string | null)[] = new Array<string | null>(cap).fill(null);
@@ -117,7 +117,7 @@ function drain(list: Slot[], columns: boolean): { records: DispatchRecord[]; cou
     ring[b + DispatchSlot.endTick] = slot.endTick;
     ring[b + DispatchSlot.start] = NaN;
     ring[b + DispatchSlot.end] = NaN;
-    ring[b + DispatchSlot.bus] = BUS;
+    ring[b + DispatchSlot.bus] = bus;
     // String ids are 1-based and type ids index `counts`: type k is string k + 1.
     ring[b + DispatchSlot.type] = slot.type + 1;
     ring[b + DispatchSlot.delivered] = slot.delivered;
@@ -143,9 +143,9 @@ function drain(list: Slot[], columns: boolean): { records: DispatchRecord[]; cou
   let size = list.length;
   let inColumns = 0;
   while (size > 0) {
-    let n = columns ? encodeColumns(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, BUS, counts, traceIds, origins) : 0;
+    let n = columns ? encodeColumns(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, bus, counts, traceIds, origins) : 0;
     inColumns += n;
-    if (n === 0) n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, BUS, counts, traceIds, origins);
+    if (n === 0) n = encodeDispatchBlock(ring, pos, size, cap, w, clock, TARGET_BATCH_BYTES, bus, counts, traceIds, origins);
     if (n === 0) {
       counts[ring[pos * SLOT_WIDTH + DispatchSlot.type]]++;
       encodeSlot(ring, pos * SLOT_WIDTH, pos, side, w, clock);
@@ -186,4 +186,18 @@ test('dispatch columns: values across width boundaries, bit 31, backward start t
     assert.ok(Math.abs(d.start - slot.startTick * MS_PER_TICK) < 1e-6, `entry ${i}: start ${d.start}`);
     assert.ok(Math.abs(d.duration - (slot.endTick - slot.startTick) * MS_PER_TICK) < 1e-6, `entry ${i}: duration ${d.duration}`);
   });
+});
+
+test("dispatch columns: a bus id beyond 2^32 (a page's Web Worker's) goes in columns, as the bus column's base, and decodes exactly", () => {
+  const list = slots();
+  const bus = 9 * 2 ** 32 + 1;
+  const wide = drain(list, true, bus);
+  const narrow = drain(list, true);
+  assert.equal(wide.inColumns, narrow.inColumns, 'the same runs as with a small bus id');
+  assert.ok(wide.inColumns >= 60);
+  assert.deepEqual(
+    wide.records,
+    narrow.records.map((r) => ({ ...r, bus })),
+    'the same records, on that bus',
+  );
 });

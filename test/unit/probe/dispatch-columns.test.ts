@@ -247,3 +247,49 @@ test('dispatch columns: zigzag seqs and start ticks, spans and per-column bases 
   assert.equal(error(columns(1, reads, undefinedType)), 'undefined-reference', 'an undefined type id');
   assert.equal(error(columns(100_000, reads, [[4, 0, [0]]])), 'malformed', 'past the entry cap');
 });
+
+test("dispatch columns: a bus id beyond 2^32 (a page's Web Worker's) at width 0 decodes exactly; any other base beyond 2^32 − 1 is refused", () => {
+  const defs = Uint8Array.from([RecordCode.String, 1, 1, 0x61]); // string 1 = "a"
+  const decode = (body: Uint8Array): DispatchRecord[] | string => {
+    const d = new RecordDecoder();
+    d.version = 6;
+    const out: BusRecord[] = [];
+    d.decode(defs, out);
+    try {
+      d.decode(body, out);
+    } catch (e) {
+      return e instanceof ProtocolError ? e.code : String(e);
+    }
+    return out.filter((r): r is DispatchRecord => r.kind === 'dispatch');
+  };
+  const reads: [number, number][] = [
+    [10, 1_000_000],
+    [20, 1_100_000],
+  ];
+  const bus = 5 * 2 ** 32 + 3;
+  const cols = (bus: [number, number, number[]], delivered: [number, number, number[]] = [0, 1, []]): [number, number, number[]][] => [
+    [0, 0, []],
+    [1, 0, [2, 2]],
+    [0, 1, []],
+    bus,
+    [0, 1, []],
+    delivered,
+    [0, 0, []],
+    [0, 0, []],
+    [0, 0, []],
+    [0, 0, []],
+  ];
+  const records = decode(columns(2, reads, cols([0, bus, []])));
+  assert.ok(Array.isArray(records), `decoded: ${String(records)}`);
+  assert.deepEqual(
+    records.map((r) => [r.seq, r.bus, r.type, r.delivered]),
+    [
+      [100, bus, 'a', 1],
+      [101, bus, 'a', 1],
+    ],
+  );
+  // Cut to 32 bits these would be another bus, or another count: a malformed record, not a wrong one.
+  assert.equal(decode(columns(2, reads, cols([1, 2 ** 32, [3, 3]]))), 'malformed', 'a bus column of width 1 and base 2^32');
+  assert.equal(decode(columns(2, reads, cols([0, 3, []], [0, 2 ** 32 + 1, []]))), 'malformed', 'a width-0 delivered column beyond 2^32 − 1');
+  assert.equal(decode(columns(2, reads, cols([0, 3, []], [2, 2 ** 33, [1, 2]]))), 'malformed', 'a width-2 column of base 2^33');
+});

@@ -177,7 +177,9 @@ test('a client that speaks only version 4 sees the main thread only', async () =
 });
 
 test('a worker that floods records: what crosses to the main thread is bounded, the rest counted as drops', async () => {
-  const w = spawn('flood', { flood: 400_000 });
+  // Enough to pass the 4 MiB in flight in dispatch columns too (about 2 B per dispatch here).
+  const FLOOD = 3_000_000;
+  const w = spawn('flood', { flood: FLOOD });
   await w.ready;
   const info = await probe.start({ discovery: false });
   const model = new Model();
@@ -187,16 +189,16 @@ test('a worker that floods records: what crosses to the main thread is bounded, 
     await until('the flooding worker joined', () => model.threads.size === 1);
     // The main thread is busy (synchronously) while the worker floods: it takes nothing meanwhile.
     const done = reply(w.worker, 'flood');
-    const busyUntil = Date.now() + 1500;
+    const busyUntil = Date.now() + 3000;
     let spins = 0;
     while (Date.now() < busyUntil) spins++;
     await done;
     const bus = () => [...model.buses.values()].find((b) => b.name === 'work-flood');
-    await until('the flood accounted for', () => (bus()?.dispatches ?? 0) + model.drops.dispatches >= 400_000, 20_000);
+    await until('the flood accounted for', () => (bus()?.dispatches ?? 0) + model.drops.dispatches >= FLOOD, 20_000);
     const received = bus()?.dispatches ?? 0;
     assert.ok(spins > 0);
     assert.ok(model.drops.dispatches > 0, 'the worker outran the main thread: some dispatches were dropped');
-    assert.equal(received + model.drops.dispatches, 400_000, 'exact: received + dropped = dispatched');
+    assert.equal(received + model.drops.dispatches, FLOOD, 'exact: received + dropped = dispatched');
   } finally {
     client.close();
     await w.worker.terminate();

@@ -32,7 +32,8 @@ export type PageToWorker =
   | { readonly t: 'joined'; readonly timeOrigin: number; readonly config: RecordingConfig }
   | { readonly t: 'refused'; readonly reason: string }
   /** The page's link opened (`key` names it): send definitions, a snapshot, then records. */
-  | { readonly t: 'attach'; readonly key: number }
+  /** `version`: the link's protocol version (at 6 the worker writes dispatch columns; absent: 5). */
+  | { readonly t: 'attach'; readonly key: number; readonly version?: number }
   | { readonly t: 'detach'; readonly key: number }
   | { readonly t: 'config'; readonly config: RecordingConfig }
   /** Event breakpoints: the types the extension asked the page to break on. */

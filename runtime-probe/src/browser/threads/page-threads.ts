@@ -136,7 +136,7 @@ class PageThreads {
   private attach(t: WorkerThread): void {
     // Marked before the snapshot arrives, so a second sync does not ask twice; the snapshot itself is what joins.
     t.joinedKey = -this.key;
-    t.send({ t: 'attach', key: this.key });
+    t.send({ t: 'attach', key: this.key, version: this.link?.protocolVersion });
   }
 
   handle(t: WorkerThread, m: WorkerToPage): void {

@@ -9,6 +9,7 @@
 import { runtime } from '../../bus/runtime';
 import type { ProbeSnapshot } from '../../protocol/messages';
 import { DEFAULT_MAX_BUFFERED_RECORDS, DEFAULT_RECORDING_CONFIG, RecorderCore } from '../../recorder/recorder-core';
+import { encodeColumns } from '../../recorder/dispatch-columns';
 import { RecordSink } from '../../recorder/sink';
 import { buildSnapshot } from '../../recorder/snapshot';
 import { MAX_FORWARD_BYTES_IN_FLIGHT } from '../../threads/channel';
@@ -119,8 +120,10 @@ class ForwardSink extends RecordSink {
   constructor(
     readonly key: number,
     private readonly link: PageThreadLink,
+    version: unknown,
   ) {
     super();
+    this.protocolVersion = typeof version === 'number' ? version : 5;
   }
 
   canAccept(bytes: number): boolean {
@@ -219,6 +222,8 @@ class PageThreadLink implements WorkerConnection {
           host: {
             clock: { timeOrigin: data.timeOrigin, now: () => performance.now() + shift },
             isProxy: undefined,
+            // Written while the page's link speaks 6 (its bus ids, beyond 2^32, go in the bus column's base).
+            encodeColumns,
             // Once this worker loaded `busscope-probe/browser/payloads` (read on each use).
             get capturePayload() {
               return runtime.optional?.pageCapture;
@@ -257,7 +262,7 @@ class PageThreadLink implements WorkerConnection {
       case 'attach': {
         const r = this.recorder;
         if (r === undefined || this.sinks.has(data.key)) return;
-        const sink = new ForwardSink(data.key, this);
+        const sink = new ForwardSink(data.key, this, data.version);
         this.sinks.set(data.key, sink);
         startTracing(r);
         // Definitions, then the snapshot (posted in order after them), then the live records.
