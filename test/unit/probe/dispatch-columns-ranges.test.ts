@@ -14,6 +14,7 @@ import {
   RecordWriter,
   type BusRecord,
   type DispatchRecord,
+  type RecordSink,
 } from '../../../runtime-probe/src/protocol/index';
 import { TARGET_BATCH_BYTES } from '../../../runtime-probe/src/protocol/limits';
 import { RecordCode } from '../../../runtime-probe/src/protocol/records';
@@ -100,7 +101,7 @@ function slots(): Slot[] {
 }
 
 /** The records the drain writes for `list` (with columns, or with blocks only), decoded; and the per-type counts it kept. */
-function drain(list: Slot[], columns: boolean, bus = BUS): { records: DispatchRecord[]; counts: number[]; inColumns: number } {
+function drain(list: Slot[], columns: boolean, bus = BUS): { records: DispatchRecord[]; counts: number[]; inColumns: number; sinkBuses: number[] } {
   const cap = list.length + 3;
   const ring = new Float64Array(cap * SLOT_WIDTH);
   const traceIds: (string | null)[] = new Array<string | null>(cap).fill(null);
@@ -159,8 +160,23 @@ function drain(list: Slot[], columns: boolean, bus = BUS): { records: DispatchRe
   const out: BusRecord[] = [];
   const d = new RecordDecoder();
   d.version = 6;
-  for (let f = frames.next(); f; f = frames.next()) if (f.kind === FrameKind.Records) d.decode(f.body, out);
-  return { records: out.filter((r): r is DispatchRecord => r.kind === 'dispatch'), counts: [...counts].slice(1), inColumns };
+  // The extension's path too: runs into a record sink (the model's), their columns as they come.
+  const sinkBuses: number[] = [];
+  const viaSink = new RecordDecoder();
+  viaSink.version = 6;
+  const sink: RecordSink = {
+    dispatch: (_seq, b) => void sinkBuses.push(b),
+    dispatchRun: (c) => {
+      for (let i = 0; i < c.count; i++) sinkBuses.push(c.bus[i]);
+    },
+    record: () => undefined,
+  };
+  for (let f = frames.next(); f; f = frames.next()) {
+    if (f.kind !== FrameKind.Records) continue;
+    d.decode(f.body, out);
+    viaSink.decodeInto(f.body, sink);
+  }
+  return { records: out.filter((r): r is DispatchRecord => r.kind === 'dispatch'), counts: [...counts].slice(1), inColumns, sinkBuses };
 }
 
 test('dispatch columns: values across width boundaries, bit 31, backward start ticks and parent deltas at 4 bytes decode exactly as recorded', () => {
@@ -199,5 +215,10 @@ test("dispatch columns: a bus id beyond 2^32 (a page's Web Worker's) goes in col
     wide.records,
     narrow.records.map((r) => ({ ...r, bus })),
     'the same records, on that bus',
+  );
+  assert.deepEqual(
+    wide.sinkBuses,
+    list.map(() => bus),
+    "a record sink's runs carry that bus too (not the column's 32-bit values)",
   );
 });
