@@ -41,7 +41,8 @@ export class DispatchRing {
   readonly maxEndSoFar: Float64Array;
   readonly parentSeq: Float64Array;
   readonly duration: Float64Array;
-  readonly bus: Uint32Array;
+  /** Bus ids: a page's Web Workers' pass 2^32, so not a 32-bit column. */
+  readonly bus: Float64Array;
   readonly typeIndex: Uint32Array;
   readonly delivered: Uint32Array;
   readonly consumedBy: Uint32Array;
@@ -72,7 +73,7 @@ export class DispatchRing {
     this.maxEndSoFar = new Float64Array(capacity);
     this.parentSeq = new Float64Array(capacity);
     this.duration = new Float64Array(capacity);
-    this.bus = new Uint32Array(capacity);
+    this.bus = new Float64Array(capacity);
     this.typeIndex = new Uint32Array(capacity);
     this.delivered = new Uint32Array(capacity);
     this.consumedBy = new Uint32Array(capacity);

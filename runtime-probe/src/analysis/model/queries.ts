@@ -72,7 +72,7 @@ export interface TimelineColumns {
   readonly start: Float64Array;
   readonly duration: Float64Array;
   readonly parentSeq: Float64Array;
-  readonly bus: Uint32Array;
+  readonly bus: Float64Array;
   /** Index into `types`. */
   readonly typeIndex: Uint32Array;
   readonly delivered: Uint32Array;
@@ -99,7 +99,7 @@ export function timelineColumns(model: Model, from: number, to: number, maxRows 
     start: new Float64Array(n),
     duration: new Float64Array(n),
     parentSeq: new Float64Array(n),
-    bus: new Uint32Array(n),
+    bus: new Float64Array(n),
     typeIndex: new Uint32Array(n),
     delivered: new Uint32Array(n),
     consumedBy: new Uint32Array(n),
