@@ -330,8 +330,11 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
   it('a page whose socket backs up drops record batches and counts them: every dispatch is received or counted', async () => {
     const { server, manager } = await setup();
     installPageWebSocket(PAGE_ORIGIN);
-    const bus = new EventBus<{ tick: number }>({ name: 'flood' });
-    bus.subscribe('tick', () => undefined);
+    // Eight types in a scrambled order: dispatch columns take a few bytes a dispatch, so the flood
+    // must pass what the loopback socket's kernel buffers hold (MBs) for the page's cap to matter.
+    const TYPES = ['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7'] as const;
+    const bus = new EventBus<Record<(typeof TYPES)[number], number>>({ name: 'flood' });
+    for (const t of TYPES) bus.subscribe(t, () => undefined);
     const page = connect({ url: server.url, token: server.token, name: 'flood-page', retryMs: 0, maxBufferedBytes: 64 * 1024 });
     pages.push(page);
     cleanups.push(() => page.close());
@@ -341,9 +344,13 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     await session.probeClient!.configure({ detail: 'dispatch' });
     // The extension stops reading: the page's socket backs up past its 64 KiB cap.
     session.probeClient!.pause();
-    const total = 400_000;
-    for (let sent = 0; sent < total; sent += 20_000) {
-      for (let i = 0; i < 20_000; i++) bus.dispatch('tick', i);
+    const total = 3_000_000;
+    let seed = 7;
+    for (let sent = 0; sent < total; sent += 100_000) {
+      for (let i = 0; i < 100_000; i++) {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        bus.dispatch(TYPES[seed >>> 29], i);
+      }
       await new Promise((r) => setTimeout(r, 15)); // the recorder's drain runs between bursts
     }
     session.probeClient!.resume();
