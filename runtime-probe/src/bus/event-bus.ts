@@ -27,10 +27,13 @@ import {
 import {
   currentBusTracer,
   currentContextCarrier,
+  currentDispatchLog,
   currentDispatchTracer,
+  publishedDispatchLog,
   registerBus,
   unregisterBus,
   type ContextCarrier,
+  type DispatchLog,
   type DispatchTracer,
   type HandlerCall,
   type TracedBus,
@@ -321,6 +324,9 @@ export class EventBus<E extends EventMap> implements TracedBus {
     // Kept small so the engine can inline it into the caller; everything uncommon is elsewhere.
     const tracer = currentDispatchTracer();
     if (tracer !== undefined) {
+      // The recorder alone at detail `dispatch`: the bus writes the record itself.
+      const log = currentDispatchLog();
+      if (log !== undefined) return this.dispatchLogged(log, tracer, type, payload);
       if (breakRequested(tracer, this, type, payload)) {
         // Event breakpoint set from Busscope: the debugger stops here, one frame below the code that
         // dispatched this event. Step out to see the dispatch site.
@@ -331,6 +337,36 @@ export class EventBus<E extends EventMap> implements TracedBus {
       return this.dispatchTraced(tracer, type, payload);
     }
     return this.dispatchUntraced(type, payload);
+  }
+
+  /**
+   * The dispatch while the recorder lets the bus write its record (its DispatchLog, tracer.ts): a
+   * tick and a stack row at the start, the record at the end, the handlers in the untraced loops.
+   * What the log leaves out goes through the tracer: a type whose dispatch site is due (or that the
+   * recorder does not cache), a producer port's event (only a flushing bus has one: the tracer takes
+   * its origin), and a dispatch the depth limit refuses (never started).
+   */
+  private dispatchLogged(log: DispatchLog, tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
+    const typed = type === this.lastType ? this.lastList : this.lookup(type);
+    if (
+      this.flushing ||
+      dispatchDepth > this.maxDepth ||
+      ((typed.logKey !== log.key || typed.logLeft <= 0) && !log.resolve(typed, typed === NO_SUBSCRIBERS ? undefined : type))
+    ) {
+      return this.dispatchTraced(tracer, type, payload);
+    }
+    typed.logLeft--;
+    const top = log.start(this.busId, typed.logType, dispatchDepth);
+    let result: DispatchResult;
+    try {
+      result = this.dispatchUntraced(type, payload);
+    } catch (error) {
+      // An error escaping the handlers' error path (out of stack): the dispatch ended all the same.
+      log.end(top, 0, 0);
+      throw error;
+    }
+    log.end(top, result.delivered, result.consumedBy ?? 0);
+    return result;
   }
 
   /** The dispatch without a tracer: the fast loop, or the general one for everything it leaves out. */
@@ -382,8 +418,11 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (tracer !== undefined && tracer.handlerHooks === false) {
       // A stack overflow is recorded once, by the outermost dispatch (nested ones rethrow here).
       const reported = isStackOverflow(error) ? this.overflowed(error, type) : error;
+      // The recorder's stack knows the running dispatch, fused or traced, of whichever copy.
+      const log = publishedDispatchLog();
+      const seq = log !== undefined && log.owner === tracer ? log.runningSeq() : (seqStack[depthNow() - 1] ?? 0);
       try {
-        tracer.handlerError(seqStack[depthNow() - 1] ?? 0, this, sub, reported);
+        tracer.handlerError(seq, this, sub, reported);
       } catch (tracerError) {
         tracerFailed(tracerError);
       }

@@ -6,7 +6,7 @@ import { runHandlersFor, type RunHandlers } from './dispatch-code';
 import { runsBefore } from './priority';
 import { runtime } from './runtime';
 import { INACTIVE, KIND, ONCE, PLAIN, SLOW } from './subscription-state';
-import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
+import type { LogCache, SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
 
 /** @internal The states the bus's loops test (event-bus.ts). */
@@ -382,7 +382,7 @@ export const STAR = 1;
  * rather than tracking which lists are being iterated, keeps the loop free of bookkeeping; changes
  * made inside handlers are rare and small.)
  */
-export class ListenerList {
+export class ListenerList implements LogCache {
   snap: Snapshot;
   /**
    * 1 while the fast loop (the bus's `dispatchUntraced`) runs over this list, else 0. The fast loop runs
@@ -407,6 +407,10 @@ export class ListenerList {
    * that, it is `snap`). Reset by the loop on its way out.
    */
   running: Snapshot | null = null;
+  /** The recorder's cache for its dispatch log (LogCache in tracer.ts): its type's id, resolved once per recording. */
+  logKey: object | null = null;
+  logType = 0;
+  logLeft = 0;
 
   constructor(
     readonly bus: SubscriptionHost,

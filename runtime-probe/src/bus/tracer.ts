@@ -115,6 +115,42 @@ export interface DispatchTracer {
   callHandler?(seq: number, sub: TracedSubscription, fn: HandlerCall, thisArg: unknown, a: unknown, b: unknown): unknown;
 }
 
+/**
+ * What a list of the bus keeps for a dispatch log (`DispatchLog.resolve` writes it): the key of the
+ * log state it was resolved against, its type's id there, and how many of its dispatches may take
+ * the fused path before one must go through the tracer again (a dispatch site is due).
+ */
+export interface LogCache {
+  logKey: object | null;
+  logType: number;
+  logLeft: number;
+}
+
+/**
+ * @internal The recorder's dispatch records, written by the bus itself (its fused path): installed
+ * only while its tracer is the one dispatch tracer and wants nothing but dispatch records (detail
+ * `dispatch`: no payloads, no trace ids, no breakpoints, no handler hooks). Its stack, sequence
+ * numbers, clock and ring are the tracer's own, so fused and traced dispatches (an emitter's, a
+ * flushed event's, one whose site is due) interleave as one stream. Every copy of the package calls
+ * the same object: bump RUNTIME_VERSION when this changes incompatibly.
+ */
+export interface DispatchLog {
+  /** The tracer whose records these are. */
+  readonly owner: DispatchTracer;
+  /** True while the buses may write the records (else every dispatch goes through the owner's hooks). */
+  readonly fused: boolean;
+  /** Changes whenever what a list resolved may be stale (a new recording or sampler). */
+  readonly key: object;
+  /** Fills `list`'s cache for `type` (undefined: a type nobody subscribed to); true when this dispatch may be fused. */
+  resolve(list: LogCache, type: string | undefined): boolean;
+  /** A dispatch starts: returns its stack position (for `end`). `depth`: the bus's own count. */
+  start(busId: number, typeId: number, depth: number): number;
+  /** The dispatch at stack position `top` ended (pops it and anything left above it). */
+  end(top: number, delivered: number, consumedBy: number): void;
+  /** The sequence number of the innermost dispatch running (0: none). */
+  runningSeq(): number;
+}
+
 /** A handler call as the bus makes it: `handler(payload, ctx)`, or an emitter's `listener.apply(target, args)`. */
 export type HandlerCall = (this: unknown, a: never, b: never) => unknown;
 
@@ -138,11 +174,20 @@ let dispatchTracer: DispatchTracer | undefined = runtime.dispatchTracer;
 // shared runtime object is in dictionary mode (the threads' id counters are accessors), where every
 // read is a hash lookup. Refreshed with the tracer slots: hooking a source re-installs them.
 let traceIdSource: TraceIdSource | undefined = runtime.traceIdSource;
+// The dispatch log while the bus may write records itself (see `DispatchLog`), refreshed with the slots.
+let dispatchLog: DispatchLog | undefined = logFor(dispatchTracer);
 runtime.copies.push((t, d) => {
   tracer = t;
   dispatchTracer = d;
   traceIdSource = runtime.traceIdSource;
+  dispatchLog = logFor(d);
 });
+
+/** The published log when its owner is the one dispatch tracer and no trace id source wants each dispatch's id. */
+function logFor(d: DispatchTracer | undefined): DispatchLog | undefined {
+  const log = runtime.dispatchLog;
+  return log !== undefined && log.owner === d && log.fused && runtime.traceIdSource === undefined ? log : undefined;
+}
 const liveBuses = runtime.buses;
 
 /** @internal Installed by the probe; `undefined` detaches. Applies to every copy of the package. */
@@ -256,6 +301,25 @@ export function currentContextCarrier(): ContextCarrier | undefined {
 export function currentBusTracer(): BusTracer | undefined {
   return tracer;
 }
+/**
+ * @internal Publishes the dispatch log of a tracer (undefined: none), or tells every copy that its
+ * `fused` changed. Every copy uses it only while its owner is the dispatch tracer and it is `fused`.
+ */
+export function setDispatchLog(log: DispatchLog | undefined): void {
+  runtime.dispatchLog = log;
+  installTracers();
+}
+
+/** @internal The published log, fused or not (the bus's error path asks its running sequence number). */
+export function publishedDispatchLog(): DispatchLog | undefined {
+  return runtime.dispatchLog;
+}
+
+/** @internal Read by `dispatch` while a dispatch tracer is installed. */
+export function currentDispatchLog(): DispatchLog | undefined {
+  return dispatchLog;
+}
+
 /** @internal Read by `dispatch` once per call. */
 export function currentDispatchTracer(): DispatchTracer | undefined {
   return dispatchTracer;

@@ -15,7 +15,10 @@
 import {
   currentTraceIdSource,
   primaryDispatchTracer,
+  publishedDispatchLog,
+  setDispatchLog,
   setDispatchTracer,
+  type LogCache,
   type BusTracer,
   type DispatchTracer,
   type TracedBus,
@@ -55,6 +58,7 @@ import {
   Code,
 } from './layouts';
 import { Row } from './dispatch-stack';
+import { RecorderLog, type LogOwner } from './dispatch-log';
 import { encodeSlot, type RunEncoder, type SideStrings } from './ring-encoder';
 import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
@@ -106,7 +110,7 @@ function detailCode(d: DetailLevel): number {
   return DETAIL_LEVELS.indexOf(d);
 }
 
-export class RecorderCore implements BusTracer, DispatchTracer {
+export class RecorderCore implements BusTracer, DispatchTracer, LogOwner {
   readonly strings = new StringTable();
   readonly sites: SiteTable;
   /** Epoch ms of time 0 of every record. */
@@ -139,30 +143,17 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** The drain timer, armed while the ring holds records or a sink has drops to send (see `allocSlot`). */
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  // --- the ring (allocated while recording)
-  private capacity: number;
+  // --- the ring (allocated while recording), the stack and the sequence numbers: in the dispatch log,
+  // which the buses' fused path writes too (dispatch-log.ts); the accessors below keep their old names.
+  /** @internal */
+  readonly log: RecorderLog;
   protected nextCapacity: number;
-  private highWater: number;
-  private ring: Float64Array | null = null;
   /** Strings that do not fit a slot (owner descriptions, error texts, payload JSON), by slot. */
   private sideA: (string | null)[] = [];
   /** Side strings; a dispatch's `sideB` is its producer-port origin (not a string). */
   private sideB: (string | ProducedOrigin | null)[] = [];
-  private readPos = 0;
-  private size = 0;
   private fullDropped = 0;
   private fullDroppedDispatches = 0;
-  private draining = false;
-
-  // --- dispatches in progress: one row of Row.width doubles per stack position (not the bus's global
-  // depth), in one array so the hot path touches one object
-  private stackCap = 64;
-  private top = -1;
-  private stack = new Float64Array(this.stackCap * Row.width);
-  /** Per stack entry, the producer-port origin of its event (`runtime.produced` at its start). */
-  /** One entry per stack row, present from the start: a read past an array's end can be a slow path. */
-  private readonly origins: (ProducedOrigin | undefined)[] = new Array<ProducedOrigin | undefined>(this.stackCap).fill(undefined);
-  private lastSeq = 0;
   /**
    * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
    * boundary and the next handler start only the bus's own loop runs, so the reading is reused
@@ -172,8 +163,6 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private boundaryValid = false;
   /** Dispatch times at detail `dispatch`: ticks, resolved at drain (window-clock.ts). */
   readonly windowClock: WindowClock;
-  /** Recording at detail `dispatch` or `handlers`: only then are dispatches timed (the clock is the hot path's main cost). */
-  private timed = false;
   /** Recording at detail `handlers`. */
   private handlersTimed = false;
   /** At detail `handlers`: which dispatches get handler timings (handler-sampler.ts). */
@@ -216,11 +205,12 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.encodeColumns = host.encodeColumns;
     this.encodeBlock = host.encodeBlock;
     this.windowClock = new WindowClock(host.clock, () => this.drain());
+    this.log = new RecorderLog(this, this.windowClock, options.seqBase ?? 0, options.maxBufferedRecords);
     this.timeOrigin = host.clock.timeOrigin;
     this.sites = new SiteTable(this.strings, host.sourceMaps);
     this.delivery = new SinkDelivery(this.strings, this.sites);
     this.watchDebugger = host.watchDebugger ?? (() => undefined);
-    this.capacity = this.nextCapacity = options.maxBufferedRecords;
+    this.nextCapacity = options.maxBufferedRecords;
     this.highWater = highWaterOf(options.maxBufferedRecords);
     this.sanitize = options.sanitize;
     this.isProxy = options.isProxy ?? host.isProxy;
@@ -229,7 +219,69 @@ export class RecorderCore implements BusTracer, DispatchTracer {
       host.capturePayload === undefined && options.config.capturePayloads ? Object.freeze({ ...options.config, capturePayloads: false }) : options.config;
     this.detail = detailCode(this.cfg.detail);
     this.siteSampler = new SiteSampler(this.cfg.dispatchSiteEvery);
-    this.lastSeq = options.seqBase ?? 0;
+  }
+
+  // The log's state under the names the recorder always used (TurboFan inlines these).
+  private get ring(): Float64Array | null {
+    return this.log.ring;
+  }
+  private set ring(ring: Float64Array | null) {
+    this.log.ring = ring;
+  }
+  private get capacity(): number {
+    return this.log.capacity;
+  }
+  private set capacity(n: number) {
+    this.log.capacity = n;
+  }
+  private get highWater(): number {
+    return this.log.highWater;
+  }
+  private set highWater(n: number) {
+    this.log.highWater = n;
+  }
+  private get readPos(): number {
+    return this.log.readPos;
+  }
+  private set readPos(n: number) {
+    this.log.readPos = n;
+  }
+  private get size(): number {
+    return this.log.size;
+  }
+  private set size(n: number) {
+    this.log.size = n;
+  }
+  private get draining(): boolean {
+    return this.log.draining;
+  }
+  private set draining(on: boolean) {
+    this.log.draining = on;
+  }
+  private get lastSeq(): number {
+    return this.log.seq;
+  }
+  private set lastSeq(n: number) {
+    this.log.seq = n;
+  }
+  private get top(): number {
+    return this.log.top;
+  }
+  private set top(n: number) {
+    this.log.top = n;
+  }
+  private get stack(): Float64Array {
+    return this.log.stack;
+  }
+  private get origins(): (ProducedOrigin | undefined)[] {
+    return this.log.origins;
+  }
+  /** Recording at detail `dispatch` or `handlers`: only then are dispatches timed (the clock is the hot path's main cost). */
+  private get timed(): boolean {
+    return this.log.timed;
+  }
+  private set timed(on: boolean) {
+    this.log.timed = on;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -258,9 +310,12 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     if (next.payloadSizeCap > MAX_PAYLOAD_CAP_BYTES) (next as { payloadSizeCap: number }).payloadSizeCap = MAX_PAYLOAD_CAP_BYTES;
     this.cfg = Object.freeze(next);
     this.detail = detailCode(next.detail);
+    if (next.dispatchSiteEvery !== this.siteSampler.every) {
+      this.siteSampler = new SiteSampler(next.dispatchSiteEvery);
+      this.log.key = {}; // the lists' reservations were the old sampler's
+    }
     this.updateModes();
     this.updateInstall();
-    if (next.dispatchSiteEvery !== this.siteSampler.every) this.siteSampler = new SiteSampler(next.dispatchSiteEvery);
     return this.cfg;
   }
 
@@ -325,6 +380,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     this.fullDropped = 0;
     this.fullDroppedDispatches = 0;
     this.recording = true;
+    this.log.key = {};
     this.sampler.reset();
     this.updateModes();
     this.updateInstall();
@@ -363,6 +419,15 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const installed = primaryDispatchTracer() === this;
     if (want && !installed) setDispatchTracer(this);
     else if (!want && installed) setDispatchTracer(undefined);
+    // The buses write the records themselves when a dispatch needs nothing but its record (the log
+    // is published while installed, so the bus's error path finds the running dispatch there).
+    const log = this.log;
+    const fused = want && this.timed && !this.handlersTimed && !this.payloads && !this.tracking && this.breakTypes.size === 0;
+    const published = publishedDispatchLog();
+    if (want ? published !== log || fused !== log.fused : published === log) {
+      log.fused = fused;
+      setDispatchLog(want ? log : undefined);
+    }
   }
 
   /** Stops everything (probe shutdown): no sinks, no dispatch tracer. */
@@ -422,7 +487,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     const slot = (type.charCodeAt(0) * 31 + type.charCodeAt(type.length >> 1) + type.length) & (TypeCache.slots - 1);
     const typeId = this.typeKeys[slot] === type ? this.typeIds[slot] : this.typeIdOf(type, slot);
     const top = ++this.top;
-    if (top >= this.stackCap) this.growStack();
+    if (top >= this.origins.length) this.log.grow();
     // A producer port's event (set by flush): taken, so the dispatches its handlers make are not from
     // that producer. Only a flushing bus can have one (the shared runtime is slow to read).
     const origin = bus.flushing === false ? undefined : runtime.produced;
@@ -619,13 +684,20 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     return this.breakTypes.size !== 0 && this.breakTypes.has(type);
   }
 
-  private growStack(): void {
-    const cap = this.stackCap * 2;
-    const next = new Float64Array(cap * Row.width);
-    next.set(this.stack);
-    this.stack = next;
-    this.stackCap = cap;
-    while (this.origins.length < cap) this.origins.push(undefined);
+  /** @internal The fused path's cold part (DispatchLog.resolve): a list's type id, and how many of its dispatches need no site. */
+  resolveList(list: LogCache, type: string | undefined): boolean {
+    // An unknown type (the bus's shared empty list), or one not interned yet (the traced path does,
+    // unless the table is full: a name with the overflow id is counted at each of its dispatches).
+    const id = type === undefined ? 0 : this.strings.idOf(type);
+    if (id === 0) return false;
+    list.logKey = this.log.key;
+    list.logType = id;
+    return (list.logLeft = this.siteSampler.reserve(id)) > 0;
+  }
+
+  /** @internal A fused dispatch's record did not fit the ring. */
+  dropDispatch(): void {
+    this.dropFull(true);
   }
 
   /** A due dispatch's site (site-sampler.ts). */

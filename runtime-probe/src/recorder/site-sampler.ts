@@ -45,6 +45,21 @@ export class SiteSampler {
     return true;
   }
 
+  /**
+   * For the buses' fused path (which cannot capture a site): takes the dispatches of `type` before
+   * its next capture at once and returns how many (0: the next one is due). The next `due` of the
+   * type then captures, as the dispatch after those would have.
+   */
+  reserve(type: number): number {
+    if (this.every === 0) return 0x3fffffff;
+    const i = type * 3;
+    const s = this.s;
+    if (i >= s.length || s[i] <= 0) return 0;
+    const left = s[i];
+    s[i] = 0;
+    return left;
+  }
+
   /** At a drain (`now` in ms): ends the period once it is over; calm types' strides halve. */
   tick(now: number): void {
     if (now - this.periodStart < SITE_PERIOD_MS) return;
