@@ -7,7 +7,7 @@
 // The bus calls `start` and `end` on this one class only: monomorphic calls the engine inlines.
 // No Node built-ins here (the recorder core runs in pages and workers too).
 
-import type { DispatchLog, DispatchTracer, LogCache } from '../bus/tracer';
+import { currentTraceIdSource, type DispatchLog, type DispatchTracer, type LogCache } from '../bus/tracer';
 import type { ProducedOrigin } from '../bus/runtime';
 import { Row } from './dispatch-stack';
 import { Code, DispatchSlot, Slot } from './layouts';
@@ -89,11 +89,9 @@ export class RecorderLog implements DispatchLog {
   }
 
   end(top: number, delivered: number, consumedBy: number): void {
-    if (!this.timed) {
-      // Recording stopped while it ran.
-      this.top = top - 1;
-      return;
-    }
+    // Something wants more of a dispatch since this one started (a trace id, payloads, another detail,
+    // recording stopped): it ends as a traced dispatch would.
+    if (!this.fused || currentTraceIdSource() !== undefined) return this.endTraced(top, delivered, consumedBy);
     // The end's tick before the start is read: a drain there resolves the ticked start.
     const endTick = this.clock.next();
     this.top = top - 1;
@@ -127,6 +125,15 @@ export class RecorderLog implements DispatchLog {
     ring[r + DispatchSlot.site] = 0;
     // Drained after the write: this record's ticks must be resolved by the drain that trims the reads they need.
     if (size >= this.highWater - 1 && !this.draining) this.owner.drain();
+  }
+
+  /** A fused dispatch ends through the recorder's hook (its row has the fields the hook reads). */
+  private endTraced(top: number, delivered: number, consumedBy: number): void {
+    const st = this.stack;
+    const b = top * Row.width;
+    st[b + Row.sample] = 0;
+    st[b + Row.site] = 0;
+    this.owner.dispatchEnd(st[b + Row.seq], delivered, consumedBy);
   }
 
   runningSeq(): number {
