@@ -29,7 +29,6 @@ import {
   currentContextCarrier,
   currentDispatchLog,
   currentDispatchTracer,
-  publishedDispatchLog,
   registerBus,
   unregisterBus,
   type ContextCarrier,
@@ -326,7 +325,7 @@ export class EventBus<E extends EventMap> implements TracedBus {
     if (tracer !== undefined) {
       // The recorder alone at detail `dispatch`: the bus writes the record itself.
       const log = currentDispatchLog();
-      if (log !== undefined) return this.dispatchLogged(log, tracer, type, payload);
+      if (log !== undefined) return this.dispatchLogged(log, type, payload);
       if (breakRequested(tracer, this, type, payload)) {
         // Event breakpoint set from Busscope: the debugger stops here, one frame below the code that
         // dispatched this event. Step out to see the dispatch site.
@@ -346,26 +345,26 @@ export class EventBus<E extends EventMap> implements TracedBus {
    * recorder does not cache), a producer port's event (only a flushing bus has one: the tracer takes
    * its origin), and a dispatch the depth limit refuses (never started).
    */
-  private dispatchLogged(log: DispatchLog, tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
+  private dispatchLogged(log: DispatchLog, type: string, payload: unknown): DispatchResult {
     const typed = type === this.lastType ? this.lastList : this.lookup(type);
     if (
       this.flushing ||
       dispatchDepth > this.maxDepth ||
-      ((typed.logKey !== log.key || typed.logLeft <= 0) && !log.resolve(typed, typed === NO_SUBSCRIBERS ? undefined : type))
+      ((typed.logKey !== log.logKey || typed.logLeft <= 0) && !log.resolveList(typed, typed === NO_SUBSCRIBERS ? undefined : type))
     ) {
-      return this.dispatchTraced(tracer, type, payload);
+      return this.dispatchTraced(log, type, payload);
     }
     typed.logLeft--;
-    const top = log.start(this.busId, typed.logType, dispatchDepth);
+    const top = log.startLogged(this.busId, typed.logType, dispatchDepth);
     let result: DispatchResult;
     try {
       result = this.dispatchUntraced(type, payload);
     } catch (error) {
       // An error escaping the handlers' error path (out of stack): the dispatch ended all the same.
-      log.end(top, 0, 0);
+      log.endLogged(top, 0, 0);
       throw error;
     }
-    log.end(top, result.delivered, result.consumedBy ?? 0);
+    log.endLogged(top, result.delivered, result.consumedBy ?? 0);
     return result;
   }
 
@@ -419,8 +418,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
       // A stack overflow is recorded once, by the outermost dispatch (nested ones rethrow here).
       const reported = isStackOverflow(error) ? this.overflowed(error, type) : error;
       // The recorder's stack knows the running dispatch, fused or traced, of whichever copy.
-      const log = publishedDispatchLog();
-      const seq = log !== undefined && log.owner === tracer ? log.runningSeq() : (seqStack[depthNow() - 1] ?? 0);
+      const log = runtime.dispatchLog;
+      const seq = log === tracer ? log.runningSeq() : (seqStack[depthNow() - 1] ?? 0);
       try {
         tracer.handlerError(seq, this, sub, reported);
       } catch (tracerError) {

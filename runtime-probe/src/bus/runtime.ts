@@ -54,9 +54,8 @@ export interface SharedRuntime {
   traceIdSources?: TraceIdSource[];
   traceIdSource?: TraceIdSource;
   /**
-   * The recorder's dispatch log while the buses may write its dispatch records themselves
-   * (`setDispatchLog`, tracer.ts); each copy uses it only while its owner is the dispatch tracer.
-   * Optional as above.
+   * The dispatch tracer whose records the buses may write themselves (the recorder, while installed:
+   * DispatchLog in tracer.ts); a copy uses it while it is the dispatch tracer and fused. Optional as above.
    */
   dispatchLog?: DispatchLog;
   /** Every copy's slot setter; `setTracers` calls them all. */

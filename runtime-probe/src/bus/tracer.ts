@@ -127,26 +127,24 @@ export interface LogCache {
 }
 
 /**
- * @internal The recorder's dispatch records, written by the bus itself (its fused path): installed
- * only while its tracer is the one dispatch tracer and wants nothing but dispatch records (detail
- * `dispatch`: no payloads, no trace ids, no breakpoints, no handler hooks). Its stack, sequence
- * numbers, clock and ring are the tracer's own, so fused and traced dispatches (an emitter's, a
- * flushed event's, one whose site is due) interleave as one stream. Every copy of the package calls
- * the same object: bump RUNTIME_VERSION when this changes incompatibly.
+ * @internal A dispatch tracer whose dispatch records the bus may write itself (the recorder): while it
+ * is the one dispatch tracer, `fused` and no trace id source is hooked, `dispatch` calls
+ * `startLogged`/`endLogged` around the untraced loops instead of the tracer's hooks. Its stack,
+ * sequence numbers, clock and ring are those its hooks use, so fused and traced dispatches (an
+ * emitter's, a flushed event's, one whose site is due) interleave as one stream. Every copy of the
+ * package calls it: bump RUNTIME_VERSION when this changes incompatibly.
  */
-export interface DispatchLog {
-  /** The tracer whose records these are. */
-  readonly owner: DispatchTracer;
-  /** True while the buses may write the records (else every dispatch goes through the owner's hooks). */
+export interface DispatchLog extends DispatchTracer {
+  /** True while a dispatch needs nothing but its record (detail `dispatch`: no payloads, breakpoints, handler hooks). */
   readonly fused: boolean;
-  /** Changes whenever what a list resolved may be stale (a new recording or sampler). */
-  readonly key: object;
+  /** Changes whenever what a list resolved may be stale (a new recording or site sampler). */
+  readonly logKey: object;
   /** Fills `list`'s cache for `type` (undefined: a type nobody subscribed to); true when this dispatch may be fused. */
-  resolve(list: LogCache, type: string | undefined): boolean;
-  /** A dispatch starts: returns its stack position (for `end`). `depth`: the bus's own count. */
-  start(busId: number, typeId: number, depth: number): number;
-  /** The dispatch at stack position `top` ended (pops it and anything left above it). */
-  end(top: number, delivered: number, consumedBy: number): void;
+  resolveList(list: LogCache, type: string | undefined): boolean;
+  /** A dispatch starts: returns its stack position (for `endLogged`). `depth`: the bus's own count. */
+  startLogged(busId: number, typeId: number, depth: number): number;
+  /** The dispatch at stack position `top` ended. */
+  endLogged(top: number, delivered: number, consumedBy: number): void;
   /** The sequence number of the innermost dispatch running (0: none). */
   runningSeq(): number;
 }
@@ -183,10 +181,10 @@ runtime.copies.push((t, d) => {
   dispatchLog = logFor(d);
 });
 
-/** The published log when its owner is the one dispatch tracer and no trace id source wants each dispatch's id. */
+/** The published log while it is the one dispatch tracer, fused, and no trace id source wants each dispatch's id. */
 function logFor(d: DispatchTracer | undefined): DispatchLog | undefined {
   const log = runtime.dispatchLog;
-  return log !== undefined && log.owner === d && log.fused && runtime.traceIdSource === undefined ? log : undefined;
+  return log !== undefined && log === d && log.fused && runtime.traceIdSource === undefined ? log : undefined;
 }
 const liveBuses = runtime.buses;
 
@@ -301,20 +299,6 @@ export function currentContextCarrier(): ContextCarrier | undefined {
 export function currentBusTracer(): BusTracer | undefined {
   return tracer;
 }
-/**
- * @internal Publishes the dispatch log of a tracer (undefined: none), or tells every copy that its
- * `fused` changed. Every copy uses it only while its owner is the dispatch tracer and it is `fused`.
- */
-export function setDispatchLog(log: DispatchLog | undefined): void {
-  runtime.dispatchLog = log;
-  installTracers();
-}
-
-/** @internal The published log, fused or not (the bus's error path asks its running sequence number). */
-export function publishedDispatchLog(): DispatchLog | undefined {
-  return runtime.dispatchLog;
-}
-
 /** @internal Read by `dispatch` while a dispatch tracer is installed. */
 export function currentDispatchLog(): DispatchLog | undefined {
   return dispatchLog;

@@ -1,5 +1,5 @@
 // Detail `dispatch` with the recorder alone on the tracer seam: the bus writes each dispatch record
-// itself (the fused path, recorder/dispatch-log.ts) and the recorder's hooks see only what the log
+// itself (the fused path: DispatchLog in bus/tracer.ts, written by the recorder core) and the recorder's hooks see only what the log
 // leaves out. These pin down that the two paths make one stream: fused and traced dispatches (an
 // emitter's, one whose site is due) nest with the right parents, depths and sequence numbers; the
 // fused path stops the moment something needs more of a dispatch (a trace id source, payloads, a
