@@ -116,7 +116,7 @@ export interface DispatchTracer {
 }
 
 /**
- * What a list of the bus keeps for a dispatch log (`DispatchLog.resolve` writes it): the key of the
+ * What a list of the bus keeps for a dispatch log (`DispatchLog.resolveList` writes it): the key of the
  * log state it was resolved against, its type's id there, and how many of its dispatches may take
  * the fused path before one must go through the tracer again (a dispatch site is due).
  */
