@@ -4,8 +4,9 @@
 // starts again. The extension-side server, session manager and model run for real (as in
 // browser-app.test.ts): the worker's bus and its leak show in its own session, two pages sharing the
 // worker give one worker session, a page cannot make it a thread (a TypeError says what to do),
-// garbage on the worker's socket closes that connection only, and a restarted worker is a reload of
-// the same app, not a second one.
+// garbage on the worker's socket closes that connection only, a restarted worker is a reload of the
+// same app, not a second one (but the same worker live in two browser profiles is two apps), a
+// backed-up socket drops batches and counts them, and a module service worker connects the same way.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -28,7 +29,7 @@ const PAGE_JS = `
 import { addWorker, connect, EventBus } from '/dist/browser.mjs';
 const q = new URLSearchParams(location.search);
 const state = (window.__page = { msgs: [], state: 'starting' });
-const shared = new SharedWorker('/shared.js?' + new URLSearchParams({ ws: q.get('ws'), token: q.get('token'), run: q.get('run') }), { type: 'module', name: 'hub-worker' });
+const shared = new SharedWorker('/shared.js?' + new URLSearchParams({ ws: q.get('ws'), token: q.get('token'), run: q.get('run'), cap: q.get('cap') ?? '' }), { type: 'module', name: 'hub-worker' });
 shared.port.onmessage = (e) => state.msgs.push(e.data);
 shared.onerror = (e) => state.msgs.push({ t: 'error', message: String(e.message) });
 for (const [key, w] of [['addShared', shared], ['addPort', shared.port]]) {
@@ -69,7 +70,8 @@ try {
   notPage = e.name + ': ' + e.message;
 }
 const q = new URL(location.href).searchParams;
-const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'shared-' + q.get('run'), retryMs: 200 });
+const cap = q.get('cap') ? Number(q.get('cap')) : undefined;
+const c = connect({ url: q.get('ws'), token: q.get('token'), name: 'shared-' + q.get('run'), retryMs: 200, maxBufferedBytes: cap });
 const hub = new EventBus({ name: 'shared-hub-bus' });
 hub.subscribe('sync', function onSync() {});
 const instance = Math.random().toString(36).slice(2);
@@ -101,6 +103,20 @@ self.onconnect = (e) => {
       // A frame of an unknown kind on the probe's own socket.
       sockets[sockets.length - 1].send(new Uint8Array([2, 0, 0, 0, 0xee, 0]));
       port.postMessage({ t: 'garbage-sent' });
+    } else if (d.t === 'flood') {
+      // Chunks on timers (the recorder drains between them) until the socket is backed up to near its
+      // cap, then a few more: the batches drained meanwhile are dropped and counted.
+      const socket = sockets[sockets.length - 1];
+      let n = 0;
+      let over = 0;
+      const chunk = () => {
+        for (let i = 0; i < 50000; i++) hub.dispatch('flood.' + (i & 7), i);
+        n += 50000;
+        if (socket.bufferedAmount > cap / 2) over++; // the link never fills it past the cap
+        if (over < 4 && n < 8000000) setTimeout(chunk, 0);
+        else port.postMessage({ t: 'flood-' + d.id, n, buffered: socket.bufferedAmount });
+      };
+      chunk();
     } else if (d.t === 'info') {
       port.postMessage({ t: 'info-' + d.id, ...info() });
     }
@@ -204,10 +220,10 @@ async function fromShared(page: Page, t: string, ms = 15_000): Promise<Msg> {
 
 let asked = 0;
 /** Asks the shared worker through this page's port; resolves with its answer. */
-async function ask(page: Page, message: Msg): Promise<Msg> {
+async function ask(page: Page, message: Msg, ms = 15_000): Promise<Msg> {
   const id = ++asked;
   await page.evaluate((m) => (window as unknown as PageWindow).__shared.port.postMessage(m), { ...message, id });
-  return fromShared(page, `${message.t === 'go' ? 'done' : message.t}-${id}`);
+  return fromShared(page, `${message.t === 'go' ? 'done' : message.t}-${id}`, ms);
 }
 
 describe('shared workers in real Chromium', { skip: skip ?? undefined, timeout: 180_000 }, () => {
@@ -432,6 +448,32 @@ describe('shared workers in real Chromium', { skip: skip ?? undefined, timeout: 
       assert.match(sw.source.kind === 'browser' ? sw.source.tabId : '', /^[0-9a-f]{16}$/);
       await waitFor(() => busNamed(sw, 'sw-bus')?.dispatches === 120, 10_000, "the service worker's dispatches");
       assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+  test("a shared worker's socket that backs up (Busscope stops reading) drops batches and counts them: recorded + dropped = dispatched", async () => {
+    const context = await browser.newContext();
+    try {
+      const before = new Set(manager.sessions);
+      const a = await openPage(context, { run: '6', page: 'g', cap: '65536' });
+      await waitFor(() => named('shared-6').some((s) => !before.has(s) && s.isLive), 10_000, "the worker's session");
+      const hub = named('shared-6').find((s) => !before.has(s))!;
+      await waitFor(() => busNamed(hub, 'shared-hub-bus') !== undefined, 10_000, "the worker's bus");
+      hub.probeClient!.pause();
+      const flooded = await ask(a.page, { t: 'flood' }, 90_000);
+      hub.probeClient!.resume();
+      const n = flooded.n as number;
+      const bus = busNamed(hub, 'shared-hub-bus')!;
+      await waitFor(() => bus.dispatches + hub.model.drops.dispatches >= n, 60_000, 'every dispatch recorded or counted as dropped', 100);
+      await new Promise((r) => setTimeout(r, 500));
+      console.log(
+        `shared worker flood: ${n} dispatched, ${bus.dispatches} recorded, ${hub.model.drops.dispatches} dropped (${JSON.stringify(hub.model.drops.byReason)})`,
+      );
+      assert.equal(bus.dispatches + hub.model.drops.dispatches, n);
+      assert.ok(hub.model.drops.dispatches > 0, 'some were dropped');
+      assert.ok(hub.isLive);
+      assert.deepEqual(a.errors, []);
     } finally {
       await context.close();
     }
