@@ -9,8 +9,6 @@
 // backed-up socket drops batches and counts them, and a module service worker connects the same way.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -18,6 +16,7 @@ import { BrowserAppServer } from '../../extension/src/browserApps/browserAppServ
 import type { Session } from '../../extension/src/sessions/session';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
 const skip = chromiumUnavailable();
@@ -157,41 +156,18 @@ self.addEventListener('message', (e) => {
 });
 `;
 
-interface StaticServer {
-  readonly port: number;
-  close(): Promise<void>;
-}
-
-async function serveApp(): Promise<StaticServer> {
-  const browserEntry = readFileSync(BROWSER_ENTRY);
-  const workerEntry = readFileSync(WORKER_ENTRY);
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (type: string, body: string | Buffer): void => {
-      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    if (url.pathname === '/')
-      return send(
-        'text/html; charset=utf-8',
-        '<!DOCTYPE html><html><head><title>shared</title><script type="module" src="/page.js"></script></head><body>shared</body></html>',
-      );
-    if (url.pathname === '/page.js') return send('text/javascript', PAGE_JS);
-    if (url.pathname === '/shared.js') return send('text/javascript', SHARED_JS);
-    if (url.pathname === '/sw-page')
-      return send(
-        'text/html; charset=utf-8',
-        '<!DOCTYPE html><html><head><title>sw</title><script type="module" src="/sw-page.js"></script></head><body>sw</body></html>',
-      );
-    if (url.pathname === '/sw-page.js') return send('text/javascript', SW_PAGE_JS);
-    if (url.pathname === '/sw.js') return send('text/javascript', SW_JS);
+function serveApp(): Promise<StaticServer> {
+  return serveFiles({
+    '/': modulePage('/page.js', { title: 'shared', body: 'shared' }),
+    '/page.js': script(PAGE_JS),
+    '/shared.js': script(SHARED_JS),
+    '/sw-page': modulePage('/sw-page.js', { title: 'sw', body: 'sw' }),
+    '/sw-page.js': script(SW_PAGE_JS),
+    '/sw.js': script(SW_JS),
     // As the package ships them: the worker entry imports ./browser.mjs.
-    if (url.pathname === '/dist/browser.mjs') return send('text/javascript', browserEntry);
-    if (url.pathname === '/dist/browser-worker.mjs') return send('text/javascript', workerEntry);
-    res.writeHead(404).end();
+    '/dist/browser.mjs': script(readFileSync(BROWSER_ENTRY)),
+    '/dist/browser-worker.mjs': script(readFileSync(WORKER_ENTRY)),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 type Msg = { t: string; [k: string]: unknown };
