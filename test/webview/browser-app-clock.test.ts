@@ -5,8 +5,6 @@
 // SessionManager and Model.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
@@ -14,6 +12,7 @@ import { BrowserAppServer } from '../../extension/src/browserApps/browserAppServ
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import type { Session } from '../../extension/src/sessions/session';
 import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
 const skip = chromiumUnavailable();
@@ -42,32 +41,18 @@ c.ready.then(() => {
 });
 `;
 
-interface StaticServer {
-  readonly port: number;
-  close(): Promise<void>;
-}
-
-/** Serves the page, its script and the built browser entry; `isolated` adds the COOP/COEP headers. */
-async function serveApp(): Promise<StaticServer> {
-  const entry = readFileSync(ENTRY);
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const isolation: Record<string, string> =
-      url.searchParams.get('isolated') === '1' || req.headers.referer?.includes('isolated=1') === true
-        ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
-        : {};
-    const send = (type: string, body: string | Buffer): void => {
-      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store', ...isolation });
-      res.end(body);
-    };
-    if (url.pathname === '/')
-      return send('text/html; charset=utf-8', '<!DOCTYPE html><html><head><script type="module" src="/app.js"></script></head><body>clock</body></html>');
-    if (url.pathname === '/app.js') return send('text/javascript', APP_JS);
-    if (url.pathname === '/busscope-browser.mjs') return send('text/javascript', entry);
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+/** Serves the page, its script and the built browser entry; `isolated=1` adds the COOP/COEP headers. */
+function serveApp(): Promise<StaticServer> {
+  const files = {
+    '/': modulePage('/app.js', { body: 'clock' }),
+    '/app.js': script(APP_JS),
+    '/busscope-browser.mjs': script(readFileSync(ENTRY)),
+  };
+  return serveFiles(files, (url, req): Record<string, string> =>
+    url.searchParams.get('isolated') === '1' || req.headers.referer?.includes('isolated=1') === true
+      ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
+      : {},
+  );
 }
 
 /** Every dispatch's start bound in the session's model, in µs. */

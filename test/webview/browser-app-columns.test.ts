@@ -7,8 +7,6 @@
 // depth, delivered, consumedBy — with delivered + dropped = dispatched.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
@@ -17,6 +15,7 @@ import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import { FrameDecoder, MAX_PROBE_FRAME_BYTES, RecordCode, type DispatchRecord } from '../../runtime-probe/src/protocol/index';
 import { StreamDecoder } from '../../runtime-probe/src/protocol/stream';
 import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
 const skip = chromiumUnavailable();
@@ -54,22 +53,8 @@ window.__run = (n) => new Promise((resolve) => {
 c.ready.then(() => { state.state = 'open'; }, (e) => { state.state = c.state; state.refusal = String(e && e.message); });
 `;
 
-async function serveApp(): Promise<{ port: number; close(): Promise<void> }> {
-  const entry = readFileSync(ENTRY);
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (type: string, body: string | Buffer): void => {
-      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    if (url.pathname === '/')
-      return send('text/html; charset=utf-8', '<!DOCTYPE html><html><head><script type="module" src="/app.js"></script></head><body></body></html>');
-    if (url.pathname === '/app.js') return send('text/javascript', APP_JS);
-    if (url.pathname === '/busscope-browser.mjs') return send('text/javascript', entry);
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+function serveApp(): Promise<StaticServer> {
+  return serveFiles({ '/': modulePage('/app.js'), '/app.js': script(APP_JS), '/busscope-browser.mjs': script(readFileSync(ENTRY)) });
 }
 
 /** The page's connection as the session sees it, with every chunk the page sent kept too. */

@@ -9,8 +9,6 @@
 // the model sees the budgeted previews of the page's and the worker's dispatches, DOM events included.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
@@ -21,6 +19,7 @@ import { installConditionsExpression } from '../../extension/src/debugging/condi
 import type { Session } from '../../extension/src/sessions/session';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
 const skip = chromiumUnavailable();
@@ -103,32 +102,14 @@ class MemoryMemento implements BreakpointMemento {
   }
 }
 
-interface StaticServer {
-  readonly port: number;
-  close(): Promise<void>;
-}
-
-async function serveApp(): Promise<StaticServer> {
-  const files = new Map(ENTRIES.map((f) => [`/dist/${f}`, readFileSync(path.join(DIST, f))]));
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (type: string, body: string | Buffer): void => {
-      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    if (url.pathname === '/')
-      return send(
-        'text/html; charset=utf-8',
-        '<!DOCTYPE html><html><head><title>debug</title><script type="module" src="/app.js"></script></head><body></body></html>',
-      );
-    if (url.pathname === '/app.js') return send('text/javascript', APP_JS);
-    if (url.pathname === '/worker.js') return send('text/javascript', WORKER_JS);
-    const entry = files.get(url.pathname);
-    if (entry !== undefined) return send('text/javascript', entry);
-    res.writeHead(404).end();
+function serveApp(): Promise<StaticServer> {
+  const files = Object.fromEntries(ENTRIES.map((f) => [`/dist/${f}`, script(readFileSync(path.join(DIST, f)))]));
+  return serveFiles({
+    ...files,
+    '/': modulePage('/app.js', { title: 'debug' }),
+    '/app.js': script(APP_JS),
+    '/worker.js': script(WORKER_JS),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** 0-based line of `marker` in `source` (CDP's line numbers). */

@@ -6,14 +6,13 @@
 // 127.0.0.1) are refused.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BrowserAppServer, type Refusal } from '../../extension/src/browserApps/browserAppServer';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
 const skip = chromiumUnavailable();
@@ -50,31 +49,13 @@ c.ready.then(() => {
 }, (e) => { state.state = c.state; state.refusal = String(e && e.message); });
 `;
 
-interface StaticServer {
-  readonly port: number;
-  close(): Promise<void>;
-}
-
 /** Serves the page, its script and the built browser entry — nothing else. */
-async function serveApp(): Promise<StaticServer> {
-  const entry = readFileSync(ENTRY);
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (type: string, body: string | Buffer): void => {
-      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    if (url.pathname === '/')
-      return send(
-        'text/html; charset=utf-8',
-        '<!DOCTYPE html><html><head><title>shop</title><script type="module" src="/app.js"></script></head><body>shop</body></html>',
-      );
-    if (url.pathname === '/app.js') return send('text/javascript', APP_JS);
-    if (url.pathname === '/busscope-browser.mjs') return send('text/javascript', entry);
-    res.writeHead(404).end();
+function serveApp(): Promise<StaticServer> {
+  return serveFiles({
+    '/': modulePage('/app.js', { title: 'shop', body: 'shop' }),
+    '/app.js': script(APP_JS),
+    '/busscope-browser.mjs': script(readFileSync(ENTRY)),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 async function pageState(page: Page, ms: number, want: (s: string) => boolean): Promise<{ state: string; refusal: string | null }> {

@@ -6,7 +6,7 @@
 // the page is handed over (`onApp`): the session code runs the protocol's client side on it
 // unchanged. Garbage from a page closes that page's connection only. No `vscode` here.
 
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { ClientTransport } from '../../../runtime-probe/src/client/index';
@@ -33,8 +33,16 @@ export interface BrowserApp {
   readonly origin: string;
   /** The token the page proved (a page checks that the extension's own hello carries it too). */
   readonly token: string;
-  /** The page's per-tab id (kept in its sessionStorage: the same across reloads); '' when it sent none. */
+  /**
+   * The page's per-tab id (kept in its sessionStorage: the same across reloads), or for a shared or
+   * service worker a hash of its script URL and name (the same when it starts again); '' when it sent none.
+   */
   readonly tabId: string;
+  /**
+   * The tab id is a shared or service worker's: the browser runs one per script URL and name in each
+   * profile, so a live session with this id is another browser's (or profile's), not an earlier run.
+   */
+  readonly workerIdentity: boolean;
   readonly transport: ClientTransport;
   /** Starts delivering the connection's bytes and its end (ProbeClient.over calls it). */
   wire(events: { data(chunk: Uint8Array): void; closed(): void }): void;
@@ -139,9 +147,11 @@ export class BrowserAppServer {
   private accept(socket: WebSocket, req: IncomingMessage): void {
     const origin = String(req.headers.origin ?? '');
     let tabId = '';
+    let workerIdentity = false;
     try {
       const tab = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('tab');
-      if (tab !== null && /^[0-9a-f]{16}$/.test(tab)) tabId = tab;
+      tabId = tabIdOf(tab);
+      workerIdentity = tabId !== '' && tabId !== tab;
     } catch {
       // no usable tab id: the page is its own app
     }
@@ -178,7 +188,7 @@ export class BrowserAppServer {
       clearTimeout(timer);
       socket.removeAllListeners('message');
       socket.removeAllListeners('close');
-      this.options.onApp(this.appOf(socket, hello.name, origin, tabId));
+      this.options.onApp(this.appOf(socket, hello.name, origin, tabId, workerIdentity));
     });
   }
 
@@ -214,7 +224,7 @@ export class BrowserAppServer {
     return a.length === b.length && timingSafeEqual(a, b);
   }
 
-  private appOf(socket: WebSocket, name: string, origin: string, tabId: string): BrowserApp {
+  private appOf(socket: WebSocket, name: string, origin: string, tabId: string, workerIdentity: boolean): BrowserApp {
     let closed = false;
     let dismissed = false;
     const transport: ClientTransport = {
@@ -234,6 +244,7 @@ export class BrowserAppServer {
       name,
       origin,
       tabId,
+      workerIdentity,
       token: this.token,
       transport,
       wire(events) {
@@ -273,6 +284,19 @@ export class BrowserAppServer {
       },
     };
   }
+}
+
+/** Longest `tab` taken (a worker's script URL and name); a longer one is no identity. */
+const MAX_TAB_CHARS = 4096;
+
+/**
+ * 16 hex digits as the page sent them (its sessionStorage id); anything else — a shared or service
+ * worker sends its script URL and name, which the browser runs once — hashed into 16 hex digits.
+ */
+export function tabIdOf(tab: string | null): string {
+  if (tab === null || tab === '' || tab.length > MAX_TAB_CHARS) return '';
+  if (/^[0-9a-f]{16}$/.test(tab)) return tab;
+  return createHash('sha256').update(tab).digest('hex').slice(0, 16);
 }
 
 function toBytes(data: RawData): Uint8Array {

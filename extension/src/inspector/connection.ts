@@ -288,6 +288,15 @@ export class InspectorConnection {
     s.focusBuses([...buses]);
   }
 
+  /** Posts the session's view, unless it is the one posted last. */
+  private postSessionIfChanged(): void {
+    const view = this.sessionView();
+    const text = JSON.stringify(view);
+    if (text === this.lastSession) return;
+    this.lastSession = text;
+    this.post({ type: 'session', session: view });
+  }
+
   private sessionView(): SessionView {
     const sessions = this.source.sessions().map((s) => ({ id: s.id, label: s.label, phase: s.phase }));
     const s = this.session();
@@ -373,12 +382,7 @@ export class InspectorConnection {
       this.hold();
       return;
     }
-    const view = this.sessionView();
-    const text = JSON.stringify(view);
-    if (text !== this.lastSession) {
-      this.lastSession = text;
-      this.post({ type: 'session', session: view });
-    }
+    this.postSessionIfChanged();
     const delta = this.feed.delta(s.warnings());
     // The grouping was rebuilt (new library emitters): an expanded libraries group focuses them too.
     if (this.feed.groupingVersion !== this.focusedGrouping && this.expansion.groups.length > 0) this.focusSelection();
@@ -477,12 +481,7 @@ export class InspectorConnection {
       this.showSession(this.pickSession(null));
       return;
     }
-    const view = this.sessionView();
-    const text = JSON.stringify(view);
-    if (text !== this.lastSession) {
-      this.lastSession = text;
-      this.post({ type: 'session', session: view });
-    }
+    this.postSessionIfChanged();
   }
 
   private async exportRange(from: number, to: number): Promise<void> {

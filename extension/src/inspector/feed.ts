@@ -33,7 +33,6 @@ import { topIndices } from '../../../runtime-probe/src/analysis/model/ranking';
 import { dispatchAt, handlerSlicesOf, rangeStatistics, type RangeStatistics } from '../../../runtime-probe/src/analysis/model/queries';
 import { busView, subscriptionView, typeView, type SubscriptionView, type TypeView } from '../../../runtime-probe/src/analysis/model/views';
 import type {
-  BusGroupView,
   DetailsView,
   DispatchColumns,
   HandlerColumns,
@@ -300,18 +299,10 @@ export class InspectorFeed {
       }
       this.expansionChanged = false;
     }
-    const groupViews = this.grouper.views();
-    const changedGroups: BusGroupView[] = [];
-    const nextGroups = new Map<string, string>();
-    for (const g of groupViews) {
-      const fp = JSON.stringify(g);
-      nextGroups.set(g.key, fp);
-      if (this.sentGroups.get(g.key) !== fp) changedGroups.push(g);
-    }
-    const goneGroups = [...this.sentGroups.keys()].filter((k) => !nextGroups.has(k));
-    this.sentGroups = nextGroups;
-    if (changedGroups.length) out.busGroups = changedGroups;
-    if (goneGroups.length) out.forgetBusGroups = goneGroups;
+    const groups = changesSince(this.grouper.views(), (g) => g.key, this.sentGroups);
+    this.sentGroups = groups.fingerprints;
+    if (groups.changed.length) out.busGroups = groups.changed;
+    if (groups.gone.length) out.forgetBusGroups = groups.gone;
     // New types (type indices only grow): sent while under the cap, counted beyond it.
     for (let i = this.typeCursor; i < all.length; i++) {
       const t = all[i];
@@ -439,17 +430,10 @@ export class InspectorFeed {
     if (subStats.count) out.subscriptionStats = subStats;
 
     if (statsDue) {
-      const next = new Map<string, string>();
-      const changed: Warning[] = [];
-      for (const w of this.pickWarnings(warnings)) {
-        const fp = JSON.stringify(w);
-        next.set(w.id, fp);
-        if (this.sentWarnings.get(w.id) !== fp) changed.push(w);
-      }
-      const cleared = [...this.sentWarnings.keys()].filter((id) => !next.has(id));
-      this.sentWarnings = next;
-      if (changed.length) out.warnings = changed;
-      if (cleared.length) out.clearedWarnings = cleared;
+      const picked = changesSince(this.pickWarnings(warnings), (w) => w.id, this.sentWarnings);
+      this.sentWarnings = picked.fingerprints;
+      if (picked.changed.length) out.warnings = picked.changed;
+      if (picked.gone.length) out.clearedWarnings = picked.gone;
       this.lastStatsAt = wall;
     }
 
@@ -795,6 +779,27 @@ export class InspectorFeed {
       ? { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null }
       : { dispatch, handlers, payloadPreview: payloadOf?.(seq) ?? null, traceId };
   }
+}
+
+/**
+ * A keyed list against the fingerprints (JSON) sent last: the items new or changed since, the keys
+ * sent and gone since, and the fingerprints to keep for the next delta.
+ */
+function changesSince<T>(
+  items: Iterable<T>,
+  keyOf: (item: T) => string,
+  sent: ReadonlyMap<string, string>,
+): { changed: T[]; gone: string[]; fingerprints: Map<string, string> } {
+  const fingerprints = new Map<string, string>();
+  const changed: T[] = [];
+  for (const item of items) {
+    const key = keyOf(item);
+    const fp = JSON.stringify(item);
+    fingerprints.set(key, fp);
+    if (sent.get(key) !== fp) changed.push(item);
+  }
+  const gone = [...sent.keys()].filter((k) => !fingerprints.has(k));
+  return { changed, gone, fingerprints };
 }
 
 function isNothingOmitted(o: OmittedCounts): boolean {

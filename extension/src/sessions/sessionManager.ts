@@ -162,19 +162,24 @@ export class SessionManager {
   /**
    * A page that connected to *Accept Browser Apps* (browserApps/browserAppServer.ts) becomes a
    * session like any other. A reload (same name, origin and tab) takes the earlier session's place,
-   * counted in `source.reloads`, and `onDidReattach` tells the views.
+   * counted in `source.reloads`, and `onDidReattach` tells the views; so does a shared or service
+   * worker that starts again (same name, origin, script URL and worker name) once its last run ended.
    */
   async attachBrowserApp(app: BrowserApp): Promise<Session> {
     if (this.disposed) {
       app.transport.destroy();
       throw new AttachError('internal', 'Busscope is shutting down.');
     }
-    const previous = [...this.list]
-      .reverse()
-      .find(
-        (s) =>
-          s.source.kind === 'browser' && s.source.tabId !== '' && s.source.tabId === app.tabId && s.source.origin === app.origin && s.source.name === app.name,
-      );
+    const previous = [...this.list].reverse().find(
+      (s) =>
+        s.source.kind === 'browser' &&
+        s.source.tabId !== '' &&
+        s.source.tabId === app.tabId &&
+        s.source.origin === app.origin &&
+        s.source.name === app.name &&
+        // A shared or service worker that is still live is the same worker in another browser profile.
+        !(app.workerIdentity && s.isLive),
+    );
     const reloads = previous?.source.kind === 'browser' ? previous.source.reloads + 1 : 0;
     const source: SessionSource = { kind: 'browser', name: app.name, origin: app.origin, tabId: app.tabId, reloads };
     const session = this.createSession(source);

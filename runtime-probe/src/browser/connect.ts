@@ -33,7 +33,7 @@ export interface BrowserConnection {
   close(): void;
 }
 
-const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const DEFAULT_MAX_BUFFERED_BYTES = 4194304; // 4 MiB (a literal: the page bundle is counted in bytes)
 const TAB_ID_KEY = 'busscope.tabId';
 
 let active: Connection | undefined;
@@ -68,7 +68,7 @@ function checkOptions(options: unknown): Checked {
     throw new TypeError(`connect: url must be a ws:// or wss:// URL (got ${typeof url === 'string' ? JSON.stringify(url) : typeof url})`);
   if (typeof token !== 'string' || token.length === 0 || token.length > 256) throw new TypeError('connect: token must be the non-empty token Busscope shows');
   if (name !== undefined && (typeof name !== 'string' || name.length === 0)) throw new TypeError('connect: name must be a non-empty string');
-  if (maxBufferedBytes !== undefined && (typeof maxBufferedBytes !== 'number' || !Number.isInteger(maxBufferedBytes) || maxBufferedBytes < 64 * 1024)) {
+  if (maxBufferedBytes !== undefined && (typeof maxBufferedBytes !== 'number' || !Number.isInteger(maxBufferedBytes) || maxBufferedBytes < 65536)) {
     throw new TypeError('connect: maxBufferedBytes must be an integer ≥ 65536');
   }
   if (retryMs !== undefined && (typeof retryMs !== 'number' || !Number.isFinite(retryMs) || retryMs < 0))
@@ -89,7 +89,14 @@ function defaultName(): string {
   return g.location?.host ?? 'browser app';
 }
 
-/** A per-tab id kept in sessionStorage: a reload is the same app, another tab is another. */
+/**
+ * A per-tab id kept in sessionStorage: a reload is the same app, another tab is another. A shared
+ * worker (`onconnect`) or a service worker (`clients`) has no sessionStorage, but the browser runs one
+ * per script URL and name: it sends those, which Busscope hashes into its id, so that it is the same
+ * app when it starts again (its last page reloaded). A dedicated worker lives and dies with its page,
+ * and anything else is no browser: a fresh id. Busscope hashes whatever is not 16 hex digits, so a
+ * stored id is sent as it is.
+ */
 function tabId(): string {
   const fresh = (): string => {
     const bytes = new Uint8Array(8);
@@ -97,13 +104,15 @@ function tabId(): string {
     return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
   };
   try {
-    const storage = (globalThis as { sessionStorage?: { getItem(k: string): string | null; setItem(k: string, v: string): void } }).sessionStorage;
-    if (storage === undefined) return fresh();
+    const g = globalThis as {
+      sessionStorage?: { getItem(k: string): string | null; setItem(k: string, v: string): void };
+      location?: { href: string };
+      name?: string;
+    };
+    const storage = g.sessionStorage;
+    if (storage === undefined) return 'onconnect' in g || 'clients' in g ? `${g.location!.href} ${g.name}` : fresh();
     let id = storage.getItem(TAB_ID_KEY);
-    if (id === null || !/^[0-9a-f]{16}$/.test(id)) {
-      id = fresh();
-      storage.setItem(TAB_ID_KEY, id);
-    }
+    if (id === null) storage.setItem(TAB_ID_KEY, (id = fresh()));
     return id;
   } catch {
     return fresh(); // storage denied (sandboxed frame)

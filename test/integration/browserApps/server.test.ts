@@ -218,6 +218,49 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
     assert.match(store.get('busscope.tabId') ?? '', /^[0-9a-f]{16}$/);
   });
 
+  it('a shared worker (no sessionStorage; `onconnect`) that starts again is a reload of the same app: its id is its script URL and name, hashed', async () => {
+    const { server, manager } = await setup();
+    installPageWebSocket(PAGE_ORIGIN);
+    const scope = globalThis as { location?: { href: string }; name?: string; onconnect?: unknown; sessionStorage?: unknown };
+    // A shared worker has no sessionStorage (an earlier test may have left a tab's in place).
+    const storage = scope.sessionStorage;
+    delete scope.sessionStorage;
+    scope.location = { ...scope.location, href: `${PAGE_ORIGIN}/src/hub.worker.js` };
+    scope.name = 'hub';
+    scope.onconnect = null;
+    try {
+      const first = pageConnect(server, 'shared-hub');
+      await first.ready;
+      await waitFor(() => manager.sessions.length === 1 && manager.sessions[0].isLive, 5000, 'the first session');
+      const before: Session = manager.sessions[0];
+      first.close();
+      await waitFor(() => !before.isLive, 5000, 'the first session to end');
+      // The worker starts again (its last page reloaded): a new module instance would connect the same way.
+      const second = pageConnect(server, 'shared-hub');
+      await second.ready;
+      await waitFor(() => manager.sessions[0] !== before && manager.sessions[0]?.isLive === true, 5000, "the restarted worker's session");
+      assert.equal(manager.sessions.length, 1);
+      const after = manager.sessions[0];
+      assert.equal(after.source.kind === 'browser' && after.source.reloads, 1);
+      const tab = after.source.kind === 'browser' ? after.source.tabId : '';
+      assert.match(tab, /^[0-9a-f]{16}$/);
+      assert.equal(tab, before.source.kind === 'browser' ? before.source.tabId : '?');
+      // Another script URL (or worker name) is another app.
+      second.close();
+      scope.location = { ...scope.location, href: `${PAGE_ORIGIN}/src/other.worker.js` };
+      const other = pageConnect(server, 'shared-hub');
+      await other.ready;
+      await waitFor(() => manager.sessions.length === 2 && manager.sessions[1].isLive, 5000, "the other worker's session");
+      assert.notEqual(manager.sessions[1].source.kind === 'browser' && manager.sessions[1].source.tabId, tab);
+      other.close();
+    } finally {
+      // The later tests are pages again.
+      delete scope.onconnect;
+      delete scope.name;
+      if (storage !== undefined) scope.sessionStorage = storage;
+    }
+  });
+
   it('a page the user detaches stays detached (it does not come back as a "reload"); a real reload connects again', async () => {
     const { server, manager } = await setup();
     installPageWebSocket(PAGE_ORIGIN);

@@ -7,14 +7,18 @@ import { addWorker, connectToPage } from '../../../runtime-probe/src/browser/wor
 
 test('addWorker: a TypeError for anything but a Worker', () => {
   for (const bad of [undefined, null, 42, {}, { postMessage() {} }, { terminate() {} }]) {
-    assert.throws(() => addWorker(bad as never), { name: 'TypeError', message: 'addWorker: worker must be a Worker (new Worker(…))' });
+    assert.throws(() => addWorker(bad as never), {
+      name: 'TypeError',
+      message:
+        "addWorker: worker must be a dedicated Worker (new Worker(…)); a SharedWorker is no page's thread: it calls connect() itself, as an app of its own",
+    });
   }
 });
 
 test('connectToPage: a TypeError outside a dedicated worker, and for bad options', () => {
   assert.throws(() => connectToPage(), {
     name: 'TypeError',
-    message: 'connectToPage: call it in a dedicated Web Worker (new Worker(…)); a page connects with connect()',
+    message: 'connectToPage: call it in a dedicated Web Worker (new Worker(…)); a page, a shared worker or a service worker connects with connect()',
   });
   assert.throws(() => connectToPage(null as never), { name: 'TypeError', message: 'connectToPage: options must be an object { name? }' });
   assert.throws(() => connectToPage({ name: '' }), { name: 'TypeError', message: 'connectToPage: name must be a non-empty string of at most 256 characters' });

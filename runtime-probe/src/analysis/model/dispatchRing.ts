@@ -125,11 +125,7 @@ export class DispatchRing {
     this.depth[i] = depth;
     this.parentSeq[i] = parentSeq;
     this.siteIndex[i] = siteIndex;
-    const end = start + duration;
-    if (end > this.runningMaxEnd) this.runningMaxEnd = end;
-    this.maxEndSoFar[i] = this.runningMaxEnd;
-    if (start > this.runningMaxStart) this.runningMaxStart = start;
-    else if (this.runningMaxStart - start > this.maxSkew) this.maxSkew = this.runningMaxStart - start;
+    this.maxEndSoFar[i] = this.advanceMaxima(start, duration);
     this.next = i + 1 === this.capacity ? 0 : i + 1;
     if (this.size < this.capacity) this.size++;
     this.written++;
@@ -140,32 +136,22 @@ export class DispatchRing {
    * model's indices: nothing is boxed on the way (dispatch-columns.ts).
    */
   pushRow(c: DispatchColumns, k: number, typeIndex: number, siteIndex: number, traceId?: string, fromThread?: number, enqueuedAt?: number): void {
-    const i = this.next;
-    const start = c.start[k];
-    const duration = c.duration[k];
-    if (fromThread !== undefined) this.produced.set(i, [fromThread, enqueuedAt ?? start]);
-    else if (this.produced.size !== 0) this.produced.delete(i);
-    if (traceId !== undefined) this.traceIds.set(i, traceId);
-    else if (this.traceIds.size !== 0) this.traceIds.delete(i);
-    this.startBound[i] = c.startBound[k];
-    this.seq[i] = c.seq[k];
-    this.bus[i] = c.bus[k];
-    this.typeIndex[i] = typeIndex;
-    this.start[i] = start;
-    this.duration[i] = duration;
-    this.delivered[i] = c.delivered[k];
-    this.consumedBy[i] = c.consumedBy[k];
-    this.depth[i] = c.depth[k];
-    this.parentSeq[i] = c.parentSeq[k];
-    this.siteIndex[i] = siteIndex;
-    const end = start + duration;
-    if (end > this.runningMaxEnd) this.runningMaxEnd = end;
-    this.maxEndSoFar[i] = this.runningMaxEnd;
-    if (start > this.runningMaxStart) this.runningMaxStart = start;
-    else if (this.runningMaxStart - start > this.maxSkew) this.maxSkew = this.runningMaxStart - start;
-    this.next = i + 1 === this.capacity ? 0 : i + 1;
-    if (this.size < this.capacity) this.size++;
-    this.written++;
+    this.push(
+      c.seq[k],
+      c.bus[k],
+      typeIndex,
+      c.start[k],
+      c.duration[k],
+      c.delivered[k],
+      c.consumedBy[k],
+      c.depth[k],
+      c.parentSeq[k],
+      siteIndex,
+      c.startBound[k],
+      traceId,
+      fromThread,
+      enqueuedAt,
+    );
   }
 
   /**

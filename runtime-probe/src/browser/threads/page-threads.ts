@@ -248,7 +248,9 @@ function hub(): PageThreads {
 export function addWorker(worker: PageWorker): void {
   const w = worker as unknown as Partial<PageWorker> | null;
   if (typeof w !== 'object' || w === null || typeof w.postMessage !== 'function' || typeof w.terminate !== 'function') {
-    throw new TypeError('addWorker: worker must be a Worker (new Worker(…))');
+    throw new TypeError(
+      "addWorker: worker must be a dedicated Worker (new Worker(…)); a SharedWorker is no page's thread: it calls connect() itself, as an app of its own",
+    );
   }
   if (typeof (globalThis as { MessageChannel?: unknown }).MessageChannel !== 'function') throw new TypeError('addWorker: this runtime has no MessageChannel');
   hub().add(w as PageWorker);

@@ -98,7 +98,10 @@ export function connectToPage(options: ConnectToPageOptions = {}): WorkerConnect
   const { name } = options;
   if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 256))
     throw new TypeError('connectToPage: name must be a non-empty string of at most 256 characters');
-  if (!inDedicatedWorker()) throw new TypeError('connectToPage: call it in a dedicated Web Worker (new Worker(…)); a page connects with connect()');
+  if (!inDedicatedWorker())
+    throw new TypeError(
+      'connectToPage: call it in a dedicated Web Worker (new Worker(…)); a page, a shared worker or a service worker connects with connect()',
+    );
   if (block === 0)
     throw new TypeError("connectToPage: this worker did not load busscope-probe/browser/worker (import it first: it reserves the worker's ids as it loads)");
   // Once per worker: the page ends the thread (and its port) when the worker closes it.
