@@ -382,7 +382,7 @@ export const STAR = 1;
  * rather than tracking which lists are being iterated, keeps the loop free of bookkeeping; changes
  * made inside handlers are rare and small.)
  */
-export class ListenerList implements LogCache {
+export class ListenerList {
   snap: Snapshot;
   /**
    * 1 while the fast loop (the bus's `dispatchUntraced`) runs over this list, else 0. The fast loop runs
@@ -407,10 +407,8 @@ export class ListenerList implements LogCache {
    * that, it is `snap`). Reset by the loop on its way out.
    */
   running: Snapshot | null = null;
-  /** The recorder's cache for its dispatch log (LogCache in tracer.ts): its type's id, resolved once per recording. */
-  logKey: object | null = null;
-  logType = 0;
-  logLeft = 0;
+  /** @internal The Node recorder's cache for the buses' fused path (LogCache in tracer.ts; null until a fused dispatch of the list). */
+  log: LogCache | null = null;
 
   constructor(
     readonly bus: SubscriptionHost,

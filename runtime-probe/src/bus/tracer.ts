@@ -116,37 +116,39 @@ export interface DispatchTracer {
 }
 
 /**
- * What a list of the bus keeps for a dispatch log (`DispatchLog.resolveList` writes it): the key of the
- * log state it was resolved against, its type's id there, and how many of its dispatches may take
- * the fused path before one must go through the tracer again (a dispatch site is due).
+ * @internal What a list of the bus keeps for a dispatch log (`DispatchLog.resolveList` makes it): the
+ * key of the log state it was resolved against, its type's id there, and how many of its dispatches
+ * may take the fused path before one must go through the tracer again (a dispatch site is due).
  */
 export interface LogCache {
-  logKey: object | null;
-  logType: number;
-  logLeft: number;
+  readonly key: object;
+  readonly type: number;
+  left: number;
 }
 
 /**
- * @internal A dispatch tracer whose dispatch records the bus may write itself (the recorder): while it
- * is the one dispatch tracer, `fused` and no trace id source is hooked, `dispatch` calls
- * `startLogged`/`endLogged` around the untraced loops instead of the tracer's hooks. Its stack,
- * sequence numbers, clock and ring are those its hooks use, so fused and traced dispatches (an
- * emitter's, a flushed event's, one whose site is due) interleave as one stream. Every copy of the
- * package calls it: bump RUNTIME_VERSION when this changes incompatibly.
+ * @internal A dispatch tracer whose dispatch records the bus may write itself (the Node recorder,
+ * recorder/recorder.ts): while it is the one dispatch tracer, `fused` and no trace id source is hooked,
+ * the buses of every copy that loaded bus/fused-dispatch.ts call `startLogged`/`endLogged` around the
+ * untraced loops instead of the tracer's hooks. Its stack, sequence numbers, clock and ring are those
+ * its hooks use, so fused and traced dispatches (an emitter's, a flushed event's, one whose site is due)
+ * interleave as one stream. Every copy of the package calls it: bump RUNTIME_VERSION when this changes
+ * incompatibly.
  */
 export interface DispatchLog extends DispatchTracer {
   /** True while a dispatch needs nothing but its record (detail `dispatch`: no payloads, breakpoints, handler hooks). */
   readonly fused: boolean;
   /** Changes whenever what a list resolved may be stale (a new recording or site sampler). */
   readonly logKey: object;
-  /** Fills `list`'s cache for `type` (undefined: a type nobody subscribed to); true when this dispatch may be fused. */
-  resolveList(list: LogCache, type: string | undefined): boolean;
+  /**
+   * The cache for a list of `type` (a subscribed one), refreshed (`stale`: what the list had); null when
+   * its next dispatch cannot be fused (its site is due, or the type is not interned yet).
+   */
+  resolveList(stale: LogCache | null, type: string): LogCache | null;
   /** A dispatch starts: returns its stack position (for `endLogged`). `depth`: the bus's own count. */
   startLogged(busId: number, typeId: number, depth: number): number;
   /** The dispatch at stack position `top` ended. */
   endLogged(top: number, delivered: number, consumedBy: number): void;
-  /** The sequence number of the innermost dispatch running (0: none). */
-  runningSeq(): number;
 }
 
 /** A handler call as the bus makes it: `handler(payload, ctx)`, or an emitter's `listener.apply(target, args)`. */
@@ -172,20 +174,11 @@ let dispatchTracer: DispatchTracer | undefined = runtime.dispatchTracer;
 // shared runtime object is in dictionary mode (the threads' id counters are accessors), where every
 // read is a hash lookup. Refreshed with the tracer slots: hooking a source re-installs them.
 let traceIdSource: TraceIdSource | undefined = runtime.traceIdSource;
-// The dispatch log while the bus may write records itself (see `DispatchLog`), refreshed with the slots.
-let dispatchLog: DispatchLog | undefined = logFor(dispatchTracer);
 runtime.copies.push((t, d) => {
   tracer = t;
   dispatchTracer = d;
   traceIdSource = runtime.traceIdSource;
-  dispatchLog = logFor(d);
 });
-
-/** The published log while it is the one dispatch tracer, fused, and no trace id source wants each dispatch's id. */
-function logFor(d: DispatchTracer | undefined): DispatchLog | undefined {
-  const log = runtime.dispatchLog;
-  return log !== undefined && log === d && log.fused && runtime.traceIdSource === undefined ? log : undefined;
-}
 const liveBuses = runtime.buses;
 
 /** @internal Installed by the probe; `undefined` detaches. Applies to every copy of the package. */
@@ -299,11 +292,6 @@ export function currentContextCarrier(): ContextCarrier | undefined {
 export function currentBusTracer(): BusTracer | undefined {
   return tracer;
 }
-/** @internal Read by `dispatch` while a dispatch tracer is installed. */
-export function currentDispatchLog(): DispatchLog | undefined {
-  return dispatchLog;
-}
-
 /** @internal Read by `dispatch` once per call. */
 export function currentDispatchTracer(): DispatchTracer | undefined {
   return dispatchTracer;

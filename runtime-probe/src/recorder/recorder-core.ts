@@ -16,9 +16,8 @@ import {
   currentTraceIdSource,
   primaryDispatchTracer,
   setDispatchTracer,
-  type DispatchLog,
-  type LogCache,
   type BusTracer,
+  type DispatchTracer,
   type TracedBus,
   type TracedSubscription,
   type UnsubscribeReason as TracerUnsubscribeReason,
@@ -32,7 +31,7 @@ import { UNSUBSCRIBE_REASONS, type UnsubscribeReason } from '../protocol/records
 import { BUS_KINDS } from '../protocol/records';
 import { SITE_ORIGINS } from '../protocol/site-origin';
 import { reportProbeFailure } from '../probe/report';
-import { installTracers, runtime, type ProducedOrigin } from '../bus/runtime';
+import { runtime, type ProducedOrigin } from '../bus/runtime';
 import type { PayloadSanitizer, ProxyCheck } from './payload';
 import type { RecorderClock, RecorderCoreOptions, RecorderHost } from './recorder-host';
 import { SinkDelivery } from './sink-delivery';
@@ -107,7 +106,7 @@ function detailCode(d: DetailLevel): number {
   return DETAIL_LEVELS.indexOf(d);
 }
 
-export class RecorderCore implements BusTracer, DispatchLog {
+export class RecorderCore implements BusTracer, DispatchTracer {
   readonly strings = new StringTable();
   readonly sites: SiteTable;
   /** Epoch ms of time 0 of every record. */
@@ -134,36 +133,36 @@ export class RecorderCore implements BusTracer, DispatchLog {
   // --- sinks and recording state
   private readonly sinks: RecordSink[] = [];
   /** True while at least one sink is attached: only then are records written. */
-  private recording = false;
+  protected recording = false;
   /** Install the dispatch tracer without sinks (stack tracking for snapshots taken under a debugger). */
   protected tracking = false;
   /** The drain timer, armed while the ring holds records or a sink has drops to send (see `allocSlot`). */
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   // --- the ring (allocated while recording)
-  private capacity: number;
+  protected capacity: number;
   protected nextCapacity: number;
-  private highWater: number;
-  private ring: Float64Array | null = null;
+  protected highWater: number;
+  protected ring: Float64Array | null = null;
   /** Strings that do not fit a slot (owner descriptions, error texts, payload JSON), by slot. */
   private sideA: (string | null)[] = [];
   /** Side strings; a dispatch's `sideB` is its producer-port origin (not a string). */
   private sideB: (string | ProducedOrigin | null)[] = [];
-  private readPos = 0;
-  private size = 0;
+  protected readPos = 0;
+  protected size = 0;
   private fullDropped = 0;
   private fullDroppedDispatches = 0;
-  private draining = false;
+  protected draining = false;
 
   // --- dispatches in progress: one row of Row.width doubles per stack position (not the bus's global
   // depth), in one array so the hot path touches one object
-  private stackCap = 64;
-  private top = -1;
-  private stack = new Float64Array(this.stackCap * Row.width);
+  protected stackCap = 64;
+  protected top = -1;
+  protected stack = new Float64Array(this.stackCap * Row.width);
   /** Per stack entry, the producer-port origin of its event (`runtime.produced` at its start). */
   /** One entry per stack row, present from the start: a read past an array's end can be a slow path. */
-  private readonly origins: (ProducedOrigin | undefined)[] = new Array<ProducedOrigin | undefined>(this.stackCap).fill(undefined);
-  private lastSeq = 0;
+  protected readonly origins: (ProducedOrigin | undefined)[] = new Array<ProducedOrigin | undefined>(this.stackCap).fill(undefined);
+  protected lastSeq = 0;
   /**
    * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
    * boundary and the next handler start only the bus's own loop runs, so the reading is reused
@@ -174,9 +173,9 @@ export class RecorderCore implements BusTracer, DispatchLog {
   /** Dispatch times at detail `dispatch`: ticks, resolved at drain (window-clock.ts). */
   readonly windowClock: WindowClock;
   /** Recording at detail `dispatch` or `handlers`: only then are dispatches timed (the clock is the hot path's main cost). */
-  private timed = false;
+  protected timed = false;
   /** Recording at detail `handlers`. */
-  private handlersTimed = false;
+  protected handlersTimed = false;
   /** At detail `handlers`: which dispatches get handler timings (handler-sampler.ts). */
   private readonly sampler = new HandlerSampler();
   /**
@@ -189,7 +188,7 @@ export class RecorderCore implements BusTracer, DispatchLog {
   /** `handlerHooks` outside a timed dispatch. */
   private hooksBase = true;
   /** Recording payloads (detail `dispatch` or `handlers`). */
-  private payloads = false;
+  protected payloads = false;
   /**
    * Direct-mapped cache of dispatched types' string ids, by a cheap hash of the name: an app
    * interleaves a handful of types, and a one-entry cache missed on nearly every dispatch of them.
@@ -197,17 +196,10 @@ export class RecorderCore implements BusTracer, DispatchLog {
   private readonly typeKeys: (string | undefined)[] = new Array<string | undefined>(TypeCache.slots).fill(undefined);
   private readonly typeIds = new Int32Array(TypeCache.slots);
   /** Which dispatches have their site captured (site-sampler.ts). */
-  private siteSampler: SiteSampler;
-  /**
-   * The buses write dispatch records themselves (DispatchLog, bus/tracer.ts; `startLogged`/`endLogged`)
-   * while a dispatch needs nothing but its record: set by `updateInstall`.
-   */
-  fused = false;
-  /** Replaced when the lists' cached type ids and site reservations may be stale (a new recording or site sampler). */
-  logKey: object = {};
+  protected siteSampler: SiteSampler;
 
   // --- event breakpoints and per-type counts
-  private breakTypes: ReadonlySet<string> = new Set();
+  protected breakTypes: ReadonlySet<string> = new Set();
   protected focusBuses: ReadonlySet<number> = new Set();
   /** Per bus id: dispatch records seen per type id (typed, so the drain adds without a map update per record). */
   private readonly typeDispatches = new Map<number, Float64Array>();
@@ -266,12 +258,9 @@ export class RecorderCore implements BusTracer, DispatchLog {
     if (next.payloadSizeCap > MAX_PAYLOAD_CAP_BYTES) (next as { payloadSizeCap: number }).payloadSizeCap = MAX_PAYLOAD_CAP_BYTES;
     this.cfg = Object.freeze(next);
     this.detail = detailCode(next.detail);
-    if (next.dispatchSiteEvery !== this.siteSampler.every) {
-      this.siteSampler = new SiteSampler(next.dispatchSiteEvery);
-      this.logKey = {}; // the lists' reservations were the old sampler's
-    }
     this.updateModes();
     this.updateInstall();
+    if (next.dispatchSiteEvery !== this.siteSampler.every) this.siteSampler = new SiteSampler(next.dispatchSiteEvery);
     return this.cfg;
   }
 
@@ -325,7 +314,7 @@ export class RecorderCore implements BusTracer, DispatchLog {
     if (sink.hasPendingDrops) this.delivery.writeDrops(sink);
   }
 
-  private startRecording(): void {
+  protected startRecording(): void {
     this.capacity = this.nextCapacity;
     this.highWater = highWaterOf(this.capacity);
     this.ring = new Float64Array(this.capacity * Slot.width);
@@ -336,7 +325,6 @@ export class RecorderCore implements BusTracer, DispatchLog {
     this.fullDropped = 0;
     this.fullDroppedDispatches = 0;
     this.recording = true;
-    this.logKey = {};
     this.sampler.reset();
     this.updateModes();
     this.updateInstall();
@@ -375,15 +363,6 @@ export class RecorderCore implements BusTracer, DispatchLog {
     const installed = primaryDispatchTracer() === this;
     if (want && !installed) setDispatchTracer(this);
     else if (!want && installed) setDispatchTracer(undefined);
-    // Published while installed (the bus's error path asks it for the running dispatch), fused
-    // while a dispatch needs nothing but its record.
-    const fused = want && this.timed && !this.handlersTimed && !this.payloads && !this.tracking && this.breakTypes.size === 0;
-    const log = runtime.dispatchLog;
-    if (want ? log !== this || fused !== this.fused : log === this) {
-      this.fused = fused;
-      runtime.dispatchLog = want ? this : undefined;
-      installTracers();
-    }
   }
 
   /** Stops everything (probe shutdown): no sinks, no dispatch tracer. */
@@ -430,7 +409,7 @@ export class RecorderCore implements BusTracer, DispatchLog {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
-  private dropFull(isDispatch: boolean): void {
+  protected dropFull(isDispatch: boolean): void {
     this.fullDropped++;
     if (isDispatch) this.fullDroppedDispatches++;
   }
@@ -438,12 +417,12 @@ export class RecorderCore implements BusTracer, DispatchLog {
   // ------------------------------------------------------------------------------------------
   // DispatchTracer (hot path)
 
-  dispatchStart(bus: TracedBus, type: string, depth: number, _parentSeq: number, payload: unknown): number {
+  dispatchStart(bus: TracedBus, type: string, depth: number, parentSeq: number, payload: unknown): number {
+    const seq = ++this.lastSeq;
     const slot = (type.charCodeAt(0) * 31 + type.charCodeAt(type.length >> 1) + type.length) & (TypeCache.slots - 1);
     const typeId = this.typeKeys[slot] === type ? this.typeIds[slot] : this.typeIdOf(type, slot);
-    // The parent is the stack's top, not what the bus says (see `pushRow`).
-    const top = this.pushRow(bus.busId, typeId, depth, 0);
-    const seq = this.lastSeq;
+    const top = ++this.top;
+    if (top >= this.stackCap) this.growStack();
     // A producer port's event (set by flush): taken, so the dispatches its handlers make are not from
     // that producer. Only a flushing bus can have one (the shared runtime is slow to read).
     const origin = bus.flushing === false ? undefined : runtime.produced;
@@ -451,7 +430,28 @@ export class RecorderCore implements BusTracer, DispatchLog {
     if (origin !== undefined || this.origins[top] !== undefined) this.origins[top] = origin;
     const st = this.stack;
     const b = top * Row.width;
-    if (!this.timed) return seq; // lifecycle detail, or tracking for snapshots only: no clock, no record
+    if (top > 0 && st[b - Row.width + Row.seq] !== parentSeq) {
+      // The innermost dispatch running is this stack's top, whatever the bus says: a bus of another
+      // copy of the package (ESM vs CJS build) is dispatching around this one, and each copy counts
+      // only its own depth (an outer dispatch of this copy, or none).
+      parentSeq = st[b - Row.width + Row.seq];
+      depth = st[b - Row.width + Row.depth] + 1;
+    }
+    st[b + Row.seq] = seq;
+    st[b + Row.bus] = bus.busId;
+    st[b + Row.type] = typeId;
+    st[b + Row.depth] = depth;
+    st[b + Row.parent] = parentSeq;
+    st[b + Row.sub] = 0;
+    st[b + Row.sample] = 0;
+    // Row.handlerStart and Row.startBound are read only once set (a timed dispatch, a resolved start).
+    st[b + Row.start] = NaN;
+    st[b + Row.startTick] = 0;
+    if (!this.timed) {
+      // Lifecycle detail, or tracking for snapshots only: no clock, no record.
+      st[b + Row.site] = 0;
+      return seq;
+    }
     // Site and payload first, so their cost is not counted in the dispatch's (or its first handler's) time.
     st[b + Row.site] = this.siteSampler.due(typeId) ? this.sampleSite() : 0;
     if (this.payloads) this.recordPayload(seq, bus, type, payload);
@@ -579,8 +579,28 @@ export class RecorderCore implements BusTracer, DispatchLog {
       endTick = this.windowClock.next();
     }
     this.top = top - 1;
-    const r = this.writeDispatch(b, endTick, end, delivered, consumedBy);
-    if (r < 0) return;
+    // Read after the end's tick: a drain there resolves a ticked start (then `start` is known, the tick 0).
+    const start = st[b + Row.start];
+    const startTick = st[b + Row.startTick];
+    if (startTick === 0 && start !== start) return; // began before dispatches were timed
+    const r = this.allocSlot();
+    if (r < 0) return this.dropFull(true);
+    const ring = this.ring as Float64Array;
+    ring[r] = Code.Dispatch;
+    ring[r + DispatchSlot.seq] = seq;
+    ring[r + DispatchSlot.startTick] = startTick;
+    ring[r + DispatchSlot.endTick] = endTick;
+    ring[r + DispatchSlot.start] = start;
+    ring[r + DispatchSlot.end] = end;
+    // Read only for a known start (the drain resolves a tick's).
+    ring[r + DispatchSlot.startBound] = st[b + Row.startBound];
+    ring[r + DispatchSlot.bus] = st[b + Row.bus];
+    ring[r + DispatchSlot.type] = st[b + Row.type];
+    ring[r + DispatchSlot.delivered] = delivered;
+    ring[r + DispatchSlot.consumedBy] = consumedBy;
+    ring[r + DispatchSlot.depth] = st[b + Row.depth];
+    ring[r + DispatchSlot.parentSeq] = st[b + Row.parent];
+    ring[r + DispatchSlot.site] = st[b + Row.site];
     // The OpenTelemetry span's trace id, while one is open for this dispatch (a string the SDK holds).
     // A free slot's side strings are null (the drain clears what it used): set only what there is.
     const traceIdOf = currentTraceIdSource();
@@ -595,133 +615,11 @@ export class RecorderCore implements BusTracer, DispatchLog {
     if (this.size >= this.highWater && !this.draining) this.drain();
   }
 
-  /**
-   * Writes the dispatch record of stack row `b` (popped), ended at `endTick` or `end`: its slot, or -1
-   * when it began before dispatches were timed or the ring is full (counted).
-   */
-  private writeDispatch(b: number, endTick: number, end: number, delivered: number, consumedBy: number): number {
-    const st = this.stack;
-    // Read after the end's tick: a drain there resolves a ticked start (then `start` is known, the tick 0).
-    const start = st[b + Row.start];
-    const startTick = st[b + Row.startTick];
-    if (startTick === 0 && start !== start) return -1; // began before dispatches were timed
-    const size = this.size;
-    const cap = this.capacity;
-    if (size === cap) {
-      this.dropFull(true);
-      return -1;
-    }
-    // The first record since the ring emptied: it must reach the sinks within DRAIN_INTERVAL_MS.
-    if (size === 0) this.drainSoon();
-    let pos = this.readPos + size;
-    if (pos >= cap) pos -= cap;
-    const r = pos * Slot.width;
-    const ring = this.ring as Float64Array;
-    ring[r + DispatchSlot.seq] = st[b + Row.seq];
-    ring[r + DispatchSlot.startTick] = startTick;
-    ring[r + DispatchSlot.endTick] = endTick;
-    ring[r + DispatchSlot.start] = start;
-    ring[r + DispatchSlot.end] = end;
-    // Read only for a known start (the drain resolves a tick's).
-    ring[r + DispatchSlot.startBound] = st[b + Row.startBound];
-    ring[r + DispatchSlot.bus] = st[b + Row.bus];
-    ring[r + DispatchSlot.type] = st[b + Row.type];
-    ring[r + DispatchSlot.delivered] = delivered;
-    ring[r + DispatchSlot.consumedBy] = consumedBy;
-    ring[r + DispatchSlot.depth] = st[b + Row.depth];
-    ring[r + DispatchSlot.parentSeq] = st[b + Row.parent];
-    ring[r + DispatchSlot.site] = st[b + Row.site];
-    // The code and the size last: a slot left half-written (out of stack while unwinding an overflow,
-    // where even a deoptimization can throw) is never read, and its dispatch's row stays for an outer end.
-    ring[r] = Code.Dispatch;
-    this.size = size + 1;
-    return r;
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // DispatchLog: the bus's fused path (hot) and its cold part
-
-  /** A fused dispatch starts: a tick and a stack row (DispatchLog.startLogged). */
-  startLogged(busId: number, typeId: number, depth: number): number {
-    // The tick first: a clock read may drain, which resolves the ticked starts of the rows in use.
-    return this.pushRow(busId, typeId, depth, this.windowClock.next());
-  }
-
-  /**
-   * Pushes a dispatch's stack row (its sequence number is the next) and returns its position. Its
-   * parent is the row below, whatever the bus says: a bus of another copy of the package (ESM vs CJS
-   * build) may be dispatching around this one, and each copy counts only its own depth; the bus's
-   * `depth` stands only for a dispatch with no row below.
-   */
-  private pushRow(busId: number, typeId: number, depth: number, startTick: number): number {
-    const top = this.top + 1;
-    if (top >= this.stackCap) this.growStack();
-    const st = this.stack;
-    const b = top * Row.width;
-    let parent = 0;
-    if (top > 0) {
-      parent = st[b - Row.width + Row.seq];
-      depth = st[b - Row.width + Row.depth] + 1;
-    }
-    st[b + Row.seq] = ++this.lastSeq;
-    st[b + Row.bus] = busId;
-    st[b + Row.type] = typeId;
-    st[b + Row.depth] = depth;
-    st[b + Row.parent] = parent;
-    st[b + Row.sub] = 0;
-    st[b + Row.site] = 0;
-    st[b + Row.sample] = 0;
-    // Row.handlerStart and Row.startBound are read only once set (a timed dispatch, a resolved start).
-    st[b + Row.start] = NaN;
-    st[b + Row.startTick] = startTick;
-    this.top = top;
-    return top;
-  }
-
-  /** The fused dispatch at stack position `top` ended (DispatchLog.endLogged). */
-  endLogged(top: number, delivered: number, consumedBy: number): void {
-    // Something wants more of a dispatch since it started (a trace id, payloads, another detail,
-    // recording stopped): it ends as a traced one does.
-    if (!this.fused || currentTraceIdSource() !== undefined) return this.dispatchEnd(this.stack[top * Row.width + Row.seq], delivered, consumedBy);
-    // Rows above this one whose end failed (out of stack, unwinding an overflow): recorded now.
-    if (this.top !== top) this.endAbandoned(top);
-    // The end's tick before the start is read (a drain there resolves the ticked start). Popped once
-    // written: if anything before throws, the row stays for an outer end to record.
-    const written = this.writeDispatch(top * Row.width, this.windowClock.next(), NaN, delivered, consumedBy);
-    this.top = top - 1;
-    if (written >= 0 && this.size >= this.highWater && !this.draining) this.drain();
-  }
-
-  /** Dispatches above stack position `top` that never ended: recorded, as delivering to nobody, innermost first. */
-  private endAbandoned(top: number): void {
-    for (let t = this.top; t > top; t--) {
-      this.writeDispatch(t * Row.width, this.windowClock.next(), NaN, 0, 0);
-      this.top = t - 1;
-      this.origins[t] = undefined;
-    }
-  }
-
-  runningSeq(): number {
-    const top = this.top;
-    return top >= 0 ? this.stack[top * Row.width + Row.seq] : 0;
-  }
-
-  /** DispatchLog.resolveList: a list's type id, and how many of its dispatches need no site. */
-  resolveList(list: LogCache, type: string | undefined): boolean {
-    // An unknown type (the bus's shared empty list), or one not interned yet (the traced path does,
-    // unless the table is full: a name with the overflow id is counted at each of its dispatches).
-    const id = type === undefined ? 0 : this.strings.idOf(type);
-    if (id === 0) return false;
-    list.logKey = this.logKey;
-    list.logType = id;
-    return (list.logLeft = this.siteSampler.reserve(id)) > 0;
-  }
-
   shouldBreak(_bus: TracedBus, type: string): boolean {
     return this.breakTypes.size !== 0 && this.breakTypes.has(type);
   }
 
-  private growStack(): void {
+  protected growStack(): void {
     const cap = this.stackCap * 2;
     const next = new Float64Array(cap * Row.width);
     next.set(this.stack);

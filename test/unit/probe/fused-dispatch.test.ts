@@ -14,7 +14,8 @@ import { EventBus, probe } from '../../../runtime-probe/src/index';
 import { readTraceFileMessages } from '../../../runtime-probe/src/client/index';
 import type { BusRecord, DispatchRecord } from '../../../runtime-probe/src/protocol/index';
 import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
-import { currentDispatchLog, hookTraceIdSource, setBusTracer } from '../../../runtime-probe/src/bus/tracer';
+import { hookTraceIdSource, setBusTracer } from '../../../runtime-probe/src/bus/tracer';
+import { currentDispatchLog } from '../../../runtime-probe/src/bus/fused-dispatch';
 import { DecodingSink } from '../../support/decoding-sink';
 
 const TYPES = ['input', 'move', 'collide', 'damage', 'score', 'sound', 'render', 'net'] as const;
