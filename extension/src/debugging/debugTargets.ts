@@ -6,7 +6,7 @@
 // only by working folder (see matching.ts).
 // Browser debug sessions (`pwa-chrome`, `pwa-msedge`…) are targets too: js-debug gives each page a child
 // session, where Busscope reads the page's origin and the tab id `busscope-probe/browser` keeps in its
-// sessionStorage (`page`), to match the page's browser app (matching.ts `matchPage`).
+// sessionStorage (`origin`, `tabId`), to match the page's browser app (matching.ts `matchPage`).
 import * as vscode from 'vscode';
 import { isNodeDebugType } from './environment';
 import { isBrowserDebugType, PAGE_IDENTITY_EXPRESSION, parsePageIdentity, pidFromTargetName, type DebugTargetFacts, type PageTargetFacts } from './matching';
