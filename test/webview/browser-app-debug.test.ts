@@ -16,6 +16,7 @@ import { BrowserAppServer } from '../../extension/src/browserApps/browserAppServ
 import { BreakOnSync } from '../../extension/src/debugging/breakOnSync';
 import { EventBreakpointStore, type BreakpointMemento } from '../../extension/src/debugging/breakpoints';
 import { installConditionsExpression } from '../../extension/src/debugging/conditions';
+import { readPausedState, type PausedState } from '../../extension/src/debugging/pausedState';
 import type { Session } from '../../extension/src/sessions/session';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
@@ -330,6 +331,53 @@ describe('event breakpoints and payload previews of a page in real Chromium', { 
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(stops.length, 2);
     await cdp.detach();
+  });
+
+  test("the paused page's state reads through the debugger as a Node app's does: its snapshot (buses, listeners, break types) and the event break", async () => {
+    const cdp = await page.context().newCDPSession(page);
+    const states: (PausedState | string)[] = [];
+    cdp.on('Debugger.paused', (e) => {
+      const frame = (e.callFrames as CallFrame[])[0];
+      // What the extension's pause tracker evaluates on the stopped frame (debugging/pausedState.ts), here over CDP.
+      const evaluate = async (expression: string): Promise<string> => {
+        const r = await cdp.send('Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId, expression, returnByValue: true });
+        if (r.exceptionDetails !== undefined) throw new Error(JSON.stringify(r.exceptionDetails));
+        return String(r.result.value);
+      };
+      void readPausedState(evaluate)
+        .then(
+          (state) => states.push(state),
+          (err: unknown) => states.push(err instanceof Error ? err.message : String(err)),
+        )
+        .finally(() => void cdp.send('Debugger.resume').catch(() => undefined));
+    });
+    await cdp.send('Debugger.enable');
+    await breakOn(['cart.add']);
+    await page.evaluate(() => (window as unknown as AppWindow).__app.add(5));
+    await waitFor(() => states.length >= 1, 10_000, 'the paused state read');
+    await breakOn([]);
+    await cdp.detach();
+    const state = states[0];
+    assert.ok(typeof state !== 'string', `reading the paused page failed: ${String(state)}`);
+    assert.equal(state.pid, null, 'a page has no pid');
+    assert.deepEqual(state.eventBreak, { busId: state.eventBreak?.busId, bus: 'shop', type: 'cart.add', payload: JSON.stringify({ sku: 'A-1', qty: 5 }) });
+    assert.ok(state.snapshot !== null, 'the paused page reported no snapshot');
+    const shop = state.snapshot.buses.find((b) => b.name === 'shop');
+    assert.ok(shop !== undefined, `no shop bus in ${JSON.stringify(state.snapshot.buses.map((b) => b.name))}`);
+    assert.equal(shop.id, state.eventBreak?.busId);
+    assert.deepEqual(
+      state.snapshot.types.filter((t) => t.bus === shop.id).map((t) => [t.type, t.listeners]),
+      [
+        ['cart.add', 1],
+        ['cart.view', 1],
+        ['login', 1],
+      ],
+    );
+    assert.ok(
+      state.snapshot.subscriptions.some((s) => s.bus === shop.id && s.type === 'cart.add'),
+      'the snapshot lists the cart.add subscription',
+    );
+    assert.deepEqual(state.snapshot.breakOn, ['cart.add']);
   });
 
   test("the page's Web Worker stops at its listed types too, under a debugger attached to the worker", async () => {

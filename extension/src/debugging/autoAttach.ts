@@ -4,7 +4,8 @@
 // process (matching.ts). Apps that start the probe themselves are matched and attached the same way.
 // When the debug session ends, what was attached automatically is detached. Apps the user attached
 // by hand are linked to their debug session too (for the labels and snapshot on pause), never
-// detached by it.
+// detached by it. A browser app (a page that connected itself: nothing to attach) is linked to the
+// debug session of its page, found by the tab id the page keeps (matching.ts `matchPage`).
 import * as vscode from 'vscode';
 import type { DiscoveredApp } from '../sessions/discoveryWatcher';
 import { appKey } from '../sessions/discoveryWatcher';
@@ -13,7 +14,7 @@ import type { SessionManager } from '../sessions/sessionManager';
 import type { DebugTarget, DebugTargets } from './debugTargets';
 import { injectLaunchEnvironment, type EmitterInjection, type InjectableConfiguration } from './environment';
 import type { DebugLink, DebugPause } from './link';
-import { linuxParentPid, matchApp, type AppFacts, type MatchReason } from './matching';
+import { linuxParentPid, matchApp, matchPage, type AppFacts, type MatchReason, type PageMatchReason } from './matching';
 
 /**
  * Injects the probe's environment into Node debug launches while `enabled()`, and the register script
@@ -49,7 +50,7 @@ export class ProbeEnvironmentProvider implements vscode.DebugConfigurationProvid
 interface Link {
   readonly target: DebugTarget;
   readonly auto: boolean;
-  readonly reason: MatchReason;
+  readonly reason: MatchReason | PageMatchReason;
 }
 
 function appFacts(session: Session): AppFacts | undefined {
@@ -141,10 +142,11 @@ export class DebugLinker implements vscode.Disposable {
       if (!s.isLive || !this.sessions.sessions.includes(s)) this.unlink(s);
       else if (this.targets.find(l.target.id) === undefined) this.unlink(s);
     }
+    this.linkPages();
     if (targets.length === 0) return;
     const parentOf = this.options.parentOf ?? linuxParentPid;
     for (const s of this.sessions.liveSessions) {
-      if (this.links.has(s)) continue;
+      if (this.links.has(s) || s.source.kind === 'browser') continue;
       const facts = appFacts(s);
       if (facts === undefined) continue;
       const m = matchApp(facts, targets, parentOf);
@@ -159,9 +161,26 @@ export class DebugLinker implements vscode.Disposable {
     }
   }
 
-  /** Targets to match against: a launcher whose processes have (or had) their own sessions is not one. */
+  /** Node targets to match against: a launcher whose processes have (or had) their own sessions is not one. */
   private candidates(): DebugTarget[] {
-    return this.targets.all.filter((t) => t.pid !== undefined || !t.hadChildren);
+    return this.targets.all.filter((t) => t.kind === 'node' && (t.pid !== undefined || !t.hadChildren));
+  }
+
+  /** Links live browser apps to the debug sessions of their pages; asks the pages again when one finds none. */
+  private linkPages(): void {
+    const pages = this.sessions.liveSessions.filter((s) => s.source.kind === 'browser');
+    const unlinked = pages.filter((s) => !this.links.has(s));
+    if (unlinked.length === 0 || !this.targets.all.some((t) => t.kind === 'browser')) return;
+    const targets = this.targets.pages.filter((t) => ![...this.links.values()].some((l) => l.target === t));
+    let missing = false;
+    for (const s of unlinked) {
+      if (s.source.kind !== 'browser') continue;
+      const { origin, tabId } = s.source;
+      const m = matchPage({ origin, tabId }, targets, pages.filter((p) => p.source.kind === 'browser' && p.source.origin === origin).length);
+      if (m === undefined) missing = true;
+      else this.link(s, m.target, false, m.reason);
+    }
+    if (missing) this.targets.refreshPages();
   }
 
   private async attach(app: DiscoveredApp, target: DebugTarget, reason: MatchReason): Promise<void> {
@@ -183,7 +202,7 @@ export class DebugLinker implements vscode.Disposable {
     }
   }
 
-  private link(session: Session, target: DebugTarget, auto: boolean, reason: MatchReason): void {
+  private link(session: Session, target: DebugTarget, auto: boolean, reason: MatchReason | PageMatchReason): void {
     this.links.set(session, { target, auto, reason });
     const link: DebugLink = {
       debugSessionId: target.session.id,

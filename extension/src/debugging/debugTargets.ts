@@ -4,20 +4,33 @@
 // `process.pid` in that child session. Sessions that debug no process (the launcher at the top, which
 // answers `evaluate` with "Unknown request") are never asked: they keep an unknown pid and match apps
 // only by working folder (see matching.ts).
+// Browser debug sessions (`pwa-chrome`, `pwa-msedge`…) are targets too: js-debug gives each page a child
+// session, where Busscope reads the page's origin and the tab id `busscope-probe/browser` keeps in its
+// sessionStorage (`origin`, `tabId`), to match the page's browser app (matching.ts `matchPage`).
 import * as vscode from 'vscode';
 import { isNodeDebugType } from './environment';
-import { pidFromTargetName, type DebugTargetFacts } from './matching';
+import { isBrowserDebugType, PAGE_IDENTITY_EXPRESSION, parsePageIdentity, pidFromTargetName, type DebugTargetFacts, type PageTargetFacts } from './matching';
 
 export { isNodeDebugType, NODE_DEBUG_TYPES } from './environment';
 
-export interface DebugTarget extends DebugTargetFacts {
+export interface DebugTarget extends DebugTargetFacts, PageTargetFacts {
+  /** A Node process, or a browser target (a page or one of its workers). */
+  readonly kind: 'node' | 'browser';
   readonly session: vscode.DebugSession;
   /** The top of its parent chain: the session the user started ("Launch Program"). */
   readonly root: vscode.DebugSession;
   pid: number | undefined;
   /** Child sessions were started under it: it is a launcher, whose processes have their own sessions. */
   hadChildren: boolean;
+  /** A browser target's `location.origin`, once read (undefined for Node targets). */
+  origin: string | undefined;
+  /** A browser target's Busscope tab id (sessionStorage), once read; '' for Node targets and pages without one. */
+  tabId: string;
 }
+
+/** Attempts (and spacing) to read a page target's identity: the page may not have connected yet. */
+const PAGE_ATTEMPTS = 8;
+const PAGE_RETRY_MS = 500;
 
 /** Attempts (and spacing) to ask a session for its pid when its name does not say. */
 const PID_ATTEMPTS = 5;
@@ -56,6 +69,8 @@ export class DebugTargets implements vscode.Disposable {
   readonly onDidEnd = this.ended.event;
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
+  /** Browser targets whose identity is being read. */
+  private readonly reading = new Set<string>();
 
   constructor(private readonly log: (message: string) => void = () => undefined) {
     this.disposables.push(
@@ -91,6 +106,20 @@ export class DebugTargets implements vscode.Disposable {
     return this.all.filter((t) => t !== target && t.pid === target.pid && t.root.id === target.root.id);
   }
 
+  /** Browser targets whose origin is known (the pages and their workers), for matching.ts `matchPage`. */
+  get pages(): DebugTarget[] {
+    return this.all.filter((t) => t.kind === 'browser' && t.origin !== undefined);
+  }
+
+  /**
+   * Reads again the identity of browser targets that showed no Busscope tab id (a page whose `connect`
+   * ran after the last look). Called when a browser app finds no target; at most one read per target at a time.
+   */
+  refreshPages(): void {
+    for (const t of this.targets.values())
+      if (t.kind === 'browser' && t.tabId === '' && runsTarget(t.session) && !this.reading.has(t.id)) void this.resolvePage(t);
+  }
+
   /** Records a pid learnt elsewhere (the paused state names its process). */
   notePid(debugSessionId: string, pid: number): void {
     const t = this.targets.get(debugSessionId);
@@ -100,15 +129,20 @@ export class DebugTargets implements vscode.Disposable {
   }
 
   private add(session: vscode.DebugSession): void {
-    if (this.disposed || !isNodeDebugType(session.type) || this.targets.has(session.id)) return;
+    const browser = isBrowserDebugType(session.type);
+    if (this.disposed || !(browser || isNodeDebugType(session.type)) || this.targets.has(session.id)) return;
     const target: DebugTarget = {
       id: session.id,
+      kind: browser ? 'browser' : 'node',
       session,
       root: rootOf(session),
-      pid: pidFromTargetName(session.name),
+      // A browser target's name is the page's title: no pid in it, and none to ask for.
+      pid: browser ? undefined : pidFromTargetName(session.name),
       startedAt: Date.now(),
-      cwd: cwdOf(session),
+      cwd: browser ? undefined : cwdOf(session),
       hadChildren: false,
+      origin: undefined,
+      tabId: '',
     };
     this.targets.set(session.id, target);
     for (let p = session.parentSession; p !== undefined; p = p.parentSession) {
@@ -117,7 +151,36 @@ export class DebugTargets implements vscode.Disposable {
     }
     this.log(`debug session "${session.name}" (${session.type}${target.pid !== undefined ? `, pid ${target.pid}` : ''}) started`);
     this.changed.fire();
-    if (target.pid === undefined && runsTarget(session)) void this.resolvePid(target);
+    if (!runsTarget(session)) return;
+    if (browser) void this.resolvePage(target);
+    else if (target.pid === undefined) void this.resolvePid(target);
+  }
+
+  /** Asks a browser target for its page's origin and Busscope tab id, until the tab id is there (or it gives up). */
+  private async resolvePage(target: DebugTarget): Promise<void> {
+    this.reading.add(target.id);
+    try {
+      for (let attempt = 0; attempt < PAGE_ATTEMPTS; attempt++) {
+        await new Promise((r) => setTimeout(r, PAGE_RETRY_MS * Math.min(attempt + 1, 4)));
+        if (this.disposed || !this.targets.has(target.id)) return;
+        try {
+          const r = (await target.session.customRequest('evaluate', { expression: PAGE_IDENTITY_EXPRESSION, context: 'repl' })) as { result?: unknown };
+          const page = typeof r?.result === 'string' ? parsePageIdentity(r.result) : undefined;
+          if (page === undefined || page.origin === '') continue;
+          if (page.origin !== target.origin || page.tabId !== target.tabId) {
+            target.origin = page.origin;
+            target.tabId = page.tabId;
+            this.log(`debug session "${target.session.name}" shows ${page.origin}${page.tabId !== '' ? ` (Busscope tab ${page.tabId})` : ''}`);
+            this.changed.fire();
+          }
+          if (page.tabId !== '') return;
+        } catch {
+          // not ready yet, or a target without a page (paused ones answer too)
+        }
+      }
+    } finally {
+      this.reading.delete(target.id);
+    }
   }
 
   private remove(session: vscode.DebugSession): void {

@@ -30,6 +30,18 @@ function fileOf(frame: DapStackFrame): string {
   }
 }
 
+/**
+ * The page entries of the package (`busscope-probe/browser`, its worker entry), which the recorder's
+ * pattern leaves out (a page has no call sites to skip them for): as shipped in dist/, or as Vite's
+ * dev server pre-bundles them (`node_modules/.vite/deps/busscope-probe_browser.js`).
+ */
+const PAGE_PROBE_FILE =
+  /[\\/](?:(?:runtime-probe|busscope-probe)[\\/]dist[\\/]browser(?:-worker)?\.m?js|\.vite[\\/]deps[\\/]busscope-probe_browser(?:_worker)?\.js)(?:\?.*)?$/;
+
+function isPageProbeFile(file: string): boolean {
+  return PAGE_PROBE_FILE.test(file);
+}
+
 /** Node's own modules: js-debug names them `node:events` or `<node_internals>/events`. */
 function isNodeInternal(file: string): boolean {
   return file.startsWith('node:') || file.startsWith('<node_internals>');
@@ -49,7 +61,7 @@ function isNavigable(frame: DapStackFrame): boolean {
 /** Whether a frame is the probe's own code: the recorder's test (package files, the bus's method names) or one of `probeFiles`. */
 export function isProbeFrame(frame: DapStackFrame, probeFiles: ReadonlySet<string> = new Set()): boolean {
   const file = fileOf(frame);
-  return !isNodeInternal(file) && (probeFiles.has(file) || isInternalFrame({ file, functionName: frame.name }));
+  return !isNodeInternal(file) && (probeFiles.has(file) || isPageProbeFile(file) || isInternalFrame({ file, functionName: frame.name }));
 }
 
 /**
@@ -64,7 +76,7 @@ export function dispatchingFrame(frames: readonly DapStackFrame[], probeFiles: R
   const top = frames[0];
   if (top === undefined) return undefined;
   const topFile = fileOf(top);
-  const topIsProbe = isProbeFile(topFile) || probeFiles.has(topFile);
+  const topIsProbe = isProbeFile(topFile) || isPageProbeFile(topFile) || probeFiles.has(topFile);
   return frames.slice(1).find((f) => {
     const file = fileOf(f);
     if (!isNavigable(f) || isNodeInternal(file)) return false;

@@ -24,8 +24,8 @@ export interface DebugLink {
   readonly debugSessionName: string;
   /** Busscope attached by itself because the debug session started (and detaches when it ends). */
   readonly autoAttached: boolean;
-  /** How the app was matched to the debug session. */
-  readonly matchedBy: 'pid' | 'descendant' | 'cwd-and-time';
+  /** How the app was matched to the debug session (a page: by its tab id, else its origin). */
+  readonly matchedBy: 'pid' | 'descendant' | 'cwd-and-time' | 'tab' | 'origin';
   /** Set while the app is stopped in the debugger. */
   readonly paused: DebugPause | undefined;
 }

@@ -6,6 +6,8 @@
 // A stop at an event break's `debugger` statement also moves the focus to the frame that dispatched
 // (focusDispatch.ts), whether or not the app is attached or its state read.
 // The same tracker installs event-breakpoint conditions in linked apps (evaluate while running).
+// Pages debugged in VS Code (`pwa-chrome`, `pwa-msedge`) are tracked the same way: their stops are those
+// of the page target's session the browser app is linked to (autoAttach.ts).
 import * as vscode from 'vscode';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/sessionManager';
@@ -14,6 +16,7 @@ import type { EventBreakpointStore } from './breakpoints';
 import { installConditionsExpression, parseInstallResult } from './conditions';
 import { isNodeDebugType, type DebugTarget, type DebugTargets } from './debugTargets';
 import { focusDispatchingFrame } from './focusDispatch';
+import { isBrowserDebugType } from './matching';
 import { readPausedState, type PausedState } from './pausedState';
 
 /** Requests after which the debuggee runs again. */
@@ -90,7 +93,7 @@ export class PauseTracker implements vscode.DebugAdapterTrackerFactory, vscode.D
   }
 
   createDebugAdapterTracker(session: vscode.DebugSession): vscode.DebugAdapterTracker | undefined {
-    if (!isNodeDebugType(session.type)) return undefined;
+    if (!isNodeDebugType(session.type) && !isBrowserDebugType(session.type)) return undefined;
     return {
       onDidSendMessage: (m: DapMessage) => {
         if (m.type !== 'event') return;

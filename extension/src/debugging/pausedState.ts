@@ -28,7 +28,7 @@ export interface PausedEventBreak {
 export interface PausedState {
   /** The paused process (null outside Node). */
   readonly pid: number | null;
-  /** The probe's snapshot (subscriptions, listener counts, dispatches in progress); null: no probe loaded. */
+  /** The probe's snapshot (subscriptions, listener counts, dispatches in progress); null: no probe loaded (a page: not connected). */
   readonly snapshot: ProbeSnapshot | null;
   /** Set when stopped by an event breakpoint's `debugger` statement. */
   readonly eventBreak: PausedEventBreak | null;
@@ -52,7 +52,10 @@ export function pausedStateExpression(chunkChars = PAUSED_STATE_CHUNK_CHARS): st
   const g = globalThis;
   let text;
   try {
-    const probe = g[Symbol.for('busscope.probe')];
+    // Node's probe; in a page, its open Busscope link (busscope-probe/browser keeps it on the shared runtime).
+    const runtime = g[Symbol.for('busscope.runtime')];
+    const pageLink = runtime && runtime.pageThreads ? runtime.pageThreads.link : undefined;
+    const probe = g[Symbol.for('busscope.probe')] || pageLink;
     const breaks = g[Symbol.for('busscope.eventBreaks')];
     const hit = breaks && breaks.version === 1 ? breaks.current : null;
     let payload = null;

@@ -18,6 +18,7 @@ import {
   type ClientMessage,
   type ErrorCode,
   type ProbeMessage,
+  type ProbeSnapshot,
   type WelcomeMessage,
 } from '../protocol/messages';
 import { PROBE_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../protocol/version';
@@ -86,6 +87,11 @@ export class PageLink extends RecordSink {
     socket.onmessage = (ev) => this.onMessage(ev.data);
     socket.onclose = () => this.onClosed();
     socket.onerror = () => undefined; // a close event follows
+  }
+
+  /** The page's snapshot: sent on attach and on request, and read by a debugger while the page is paused (extension: debugging/pausedState.ts). */
+  snapshot(): ProbeSnapshot {
+    return buildSnapshot(this.recorder);
   }
 
   /** A method, so TypeScript does not narrow `state` across the calls that change it. */
@@ -159,7 +165,7 @@ export class PageLink extends RecordSink {
     const r = this.recorder;
     if (this.state === 'hello-sent') {
       if (message.type !== 'hello') return this.fail('handshake-required', `the first message must be hello (got ${message.type})`);
-      if (message.token !== this.options.token) return this.fail('bad-token', 'the extension answered with another token');
+      if (message.token !== this.options.token) return this.fail('bad-token', 'the extension sent another token');
       const version = negotiateProtocolVersion(message.protocolVersions, PROBE_PROTOCOL_VERSIONS);
       if (version === undefined) return this.fail('unsupported-version', `no common protocol version (page: ${PROBE_PROTOCOL_VERSIONS.join(', ')})`);
       this.state = 'open';
@@ -182,7 +188,7 @@ export class PageLink extends RecordSink {
     }
     switch (message.type) {
       case 'hello':
-        return this.fail('malformed', 'hello was already received');
+        return this.fail('malformed', 'a second hello');
       case 'snapshot-request':
         r.flushTo(this);
         this.write(encodeSnapshotFrame(buildSnapshot(r), message.requestId));
@@ -207,7 +213,7 @@ export class PageLink extends RecordSink {
         return;
       default: {
         const never: never = message;
-        throw new ProtocolError('unknown-kind', `unhandled message ${String(never)}`);
+        throw new ProtocolError('unknown-kind', String(never));
       }
     }
   }

@@ -963,6 +963,8 @@ export class RecorderCore implements BusTracer, DispatchTracer {
           this.readPos = pos;
           this.size = size;
           this.emitBatch();
+          // A sink's write may have recorded (its code dispatched): those records follow in the ring.
+          size = this.size;
         }
       }
     } finally {

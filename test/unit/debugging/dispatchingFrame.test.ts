@@ -103,3 +103,18 @@ test("in a remote window paths arrive as URIs: the register script and the packa
   assert.equal(isProbeFrame(spaced), true);
   assert.equal(dispatchingFrame([spaced, frame('placeOrder', remote('/home/u/my%20shop/app.js'), 11)])?.name, 'placeOrder');
 });
+
+test("a page's event break: past the page entry's frames (as shipped, served from the workspace, or pre-bundled by Vite) to the page's dispatch line", () => {
+  const shop = frame('addToCart', '/home/u/shop/src/cart.js', 12);
+  for (const entry of [
+    '/home/u/shop/node_modules/busscope-probe/dist/browser.mjs',
+    '/home/u/shop/node_modules/.vite/deps/busscope-probe_browser.js?v=4f2a9c1d',
+    '/home/u/shop/node_modules/busscope-probe/dist/browser-worker.mjs',
+  ]) {
+    const frames = [frame('dispatch', entry, 900), frame('dispatchTraced', entry, 1200), shop, frame('onclick', '/home/u/shop/src/main.js', 3)];
+    assert.ok(isProbeFrame(frames[0]), entry);
+    assert.equal(dispatchingFrame(frames), shop, entry);
+  }
+  // The page's own file named like the entry is not the probe.
+  assert.ok(!isProbeFrame(frame('dispatch', '/home/u/shop/src/browser.mjs', 1)));
+});
