@@ -54,8 +54,9 @@ export interface SharedRuntime {
   traceIdSources?: TraceIdSource[];
   traceIdSource?: TraceIdSource;
   /**
-   * The dispatch tracer whose records the buses may write themselves (the recorder, while installed:
-   * DispatchLog in tracer.ts); a copy uses it while it is the dispatch tracer and fused. Optional as above.
+   * The dispatch tracer whose records the buses may write themselves (the Node recorder, while installed:
+   * DispatchLog in tracer.ts); a copy that loaded bus/fused-dispatch.ts uses it while it is the dispatch
+   * tracer and fused. Optional as above.
    */
   dispatchLog?: DispatchLog;
   /** Every copy's slot setter; `setTracers` calls them all. */

@@ -1,6 +1,6 @@
 // Detail `dispatch` with the recorder alone on the tracer seam: the bus writes each dispatch record
-// itself (the fused path: DispatchLog in bus/tracer.ts, written by the recorder core) and the recorder's hooks see only what the log
-// leaves out. These pin down that the two paths make one stream: fused and traced dispatches (an
+// itself (the fused path, Node only: bus/fused-dispatch.ts, through the DispatchLog of bus/tracer.ts
+// that the Node Recorder publishes) and the recorder's hooks see only what the log leaves out. These pin down that the two paths make one stream: fused and traced dispatches (an
 // emitter's, one whose site is due) nest with the right parents, depths and sequence numbers; the
 // fused path stops the moment something needs more of a dispatch (a trace id source, payloads, a
 // breakpoint) and comes back after; and a ring that is full counts each dispatch it could not take.
@@ -13,7 +13,8 @@ import { after, test } from 'node:test';
 import { EventBus, probe } from '../../../runtime-probe/src/index';
 import { readTraceFileMessages } from '../../../runtime-probe/src/client/index';
 import type { BusRecord, DispatchRecord } from '../../../runtime-probe/src/protocol/index';
-import { DEFAULT_RECORDING_CONFIG, Recorder } from '../../../runtime-probe/src/recorder/recorder';
+import { DEFAULT_RECORDING_CONFIG, Recorder, RecorderCore } from '../../../runtime-probe/src/recorder/recorder';
+import { encodeColumns } from '../../../runtime-probe/src/recorder/dispatch-columns';
 import { hookTraceIdSource, setBusTracer } from '../../../runtime-probe/src/bus/tracer';
 import { currentDispatchLog } from '../../../runtime-probe/src/bus/fused-dispatch';
 import { DecodingSink } from '../../support/decoding-sink';
@@ -219,5 +220,36 @@ test('detail "dispatch": a full ring counts every fused dispatch it could not ta
     assert.equal(delivered + dropped, dispatched, `${delivered} delivered + ${dropped} dropped`);
   } finally {
     stop();
+  }
+});
+
+test('detail "dispatch": the recorder core of pages and workers publishes no log, so every dispatch takes its hooks (the traced path), recorded in full', () => {
+  // The core as a page runs it (browser/page-recorder.ts), in a process whose buses could fuse.
+  const rec = new RecorderCore({
+    maxBufferedRecords: 1 << 16,
+    config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', captureStacks: false },
+    sanitize: undefined,
+    host: { clock: performance, isProxy: undefined, encodeColumns },
+  });
+  setBusTracer(rec);
+  let starts = 0;
+  const start = rec.dispatchStart.bind(rec);
+  rec.dispatchStart = (...args) => {
+    starts++;
+    return start(...args);
+  };
+  try {
+    const sink = new DecodingSink();
+    rec.attach(sink, [], () => undefined);
+    assert.equal(currentDispatchLog(), undefined, 'no fused path');
+    const bus = new EventBus<Record<string, number>>({ name: 'page-core' });
+    for (const t of TYPES) bus.subscribe(t, () => undefined);
+    for (let i = 0; i < 800; i++) bus.dispatch(TYPES[i % TYPES.length], i);
+    rec.flushTo(sink);
+    assert.equal(starts, 800, 'every dispatch through the hooks');
+    assert.equal(sink.count('dispatch'), 800);
+  } finally {
+    setBusTracer(undefined);
+    rec.shutdown();
   }
 });
