@@ -133,7 +133,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   // --- sinks and recording state
   private readonly sinks: RecordSink[] = [];
   /** True while at least one sink is attached: only then are records written. */
-  protected recording = false;
+  private recording = false;
   /** Install the dispatch tracer without sinks (stack tracking for snapshots taken under a debugger). */
   protected tracking = false;
   /** The drain timer, armed while the ring holds records or a sink has drops to send (see `allocSlot`). */
