@@ -57,14 +57,35 @@ import { checkFunction, checkOptionsObject, checkTypeName, isAbortSignal, isOwne
  */
 let dispatchDepth = 0;
 
-/** The nesting depth a dispatch starting now runs at. */
-const depthNow = (): number => dispatchDepth;
+/** @internal The nesting depth a dispatch starting now runs at (read by fused-dispatch.ts too). */
+export const depthNow = (): number => dispatchDepth;
 /** Traced path only: the sequence number of the traced dispatch running at each depth (0 = none). */
 const seqStack: number[] = [];
-/** The list of every type nobody subscribed to; never mutated (subscribing creates a real list). */
-const NO_SUBSCRIBERS = new ListenerList({ removeSubscription: () => false }, '');
+/** @internal The list of every type nobody subscribed to; never mutated (subscribing creates a real list). */
+export const NO_SUBSCRIBERS = new ListenerList({ removeSubscription: () => false }, '');
 // Its gate is never open: an unknown type takes the merging loop, which finds the bus's '*' subscribers.
 NO_SUBSCRIBERS.gate = STAR;
+/**
+ * @internal The fused dispatch (fused-dispatch.ts): installed by the Node recorder while it is this copy's
+ * dispatch tracer and lets the bus write its records. Left out of pages and workers, which never install it.
+ */
+export type FusedDispatch = (bus: FusableBus, type: string, payload: unknown) => DispatchResult;
+/** @internal What the fused dispatch reaches of a bus (its own copy's: the members are the bus's @internal ones). */
+export interface FusableBus {
+  readonly busId: number;
+  readonly maxDepth: number;
+  readonly flushing: boolean;
+  readonly lastType: unknown;
+  readonly lastList: ListenerList;
+  lookup(type: string): ListenerList;
+  dispatchUntraced(type: string, payload: unknown): DispatchResult;
+  dispatchTraced(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult;
+}
+let fused: FusedDispatch | undefined;
+/** @internal */
+export function setFusedDispatch(f: FusedDispatch | undefined): void {
+  fused = f;
+}
 /** What the one-entry type cache holds when it holds nothing: equal to no value a caller can pass. */
 const NO_TYPE: unique symbol = Symbol('no type');
 const releasedHandler: StoredHandler = () => undefined;
@@ -140,9 +161,10 @@ export class EventBus<E extends EventMap> implements TracedBus {
 
   /** True while there are '*' subscribers: then every list of the bus has its STAR gate bit (see `updateStars`). */
   private stars = false;
-  /** One-entry cache of the last dispatched type's list (a Map lookup costs more than the rest of a dispatch). */
-  private lastType: string | typeof NO_TYPE = NO_TYPE;
-  private lastList: ListenerList = NO_SUBSCRIBERS;
+  /** @internal One-entry cache of the last dispatched type's list (a Map lookup costs more than the rest of a dispatch). */
+  lastType: string | typeof NO_TYPE = NO_TYPE;
+  /** @internal */
+  lastList: ListenerList = NO_SUBSCRIBERS;
   private readonly onError: (error: unknown, info: HandlerErrorInfo) => void;
   private readonly isOwnerAlive: (owner: object) => boolean;
   private readonly warnOnCollectedOwner: boolean;
@@ -321,6 +343,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
     // Kept small so the engine can inline it into the caller; everything uncommon is elsewhere.
     const tracer = currentDispatchTracer();
     if (tracer !== undefined) {
+      // The recorder alone at detail `dispatch`, under Node: the bus writes the record itself.
+      if (fused) return fused(this, type, payload);
       if (breakRequested(tracer, this, type, payload)) {
         // Event breakpoint set from Busscope: the debugger stops here, one frame below the code that
         // dispatched this event. Step out to see the dispatch site.
@@ -333,8 +357,8 @@ export class EventBus<E extends EventMap> implements TracedBus {
     return this.dispatchUntraced(type, payload);
   }
 
-  /** The dispatch without a tracer: the fast loop, or the general one for everything it leaves out. */
-  private dispatchUntraced(type: string, payload: unknown): DispatchResult {
+  /** @internal The dispatch without a tracer: the fast loop, or the general one for everything it leaves out. */
+  dispatchUntraced(type: string, payload: unknown): DispatchResult {
     const typed = type === this.lastType ? this.lastList : this.lookup(type);
     // One gate for everything the fast loop leaves out: the list's gate counts its owned and `once`
     // subscriptions and has a bit for its bus's '*' subscribers, and any running dispatch (this one
@@ -393,11 +417,11 @@ export class EventBus<E extends EventMap> implements TracedBus {
   }
 
   /**
-   * The dispatch while a DispatchTracer records. Without per-handler calls (detail `dispatch`) the
+   * @internal The dispatch while a DispatchTracer records. Without per-handler calls (detail `dispatch`) the
    * tracer sees its start and its end, and the handlers run in the untraced loops at their detached
    * cost; else the traced loop (`runTraced`) runs them with the tracer's calls.
    */
-  private dispatchTraced(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
+  dispatchTraced(tracer: DispatchTracer, type: string, payload: unknown): DispatchResult {
     const depth = depthNow();
     // A refused dispatch is never started.
     const typed = type === this.lastType ? this.lastList : this.lookup(type);
@@ -920,11 +944,11 @@ export class EventBus<E extends EventMap> implements TracedBus {
   }
 
   /**
-   * The listener list for a dispatched type (cold path of the one-entry cache). Unknown types get the
+   * @internal The listener list for a dispatched type (cold path of the one-entry cache). Unknown types get the
    * shared empty list, after the type name is validated. Lists are never removed, so a cached list
    * stays valid; `listFor` resets the cache when it creates one.
    */
-  private lookup(type: string): ListenerList {
+  lookup(type: string): ListenerList {
     let list = this.byType.get(type);
     if (list === undefined) {
       checkTypeName('dispatch', type, false);

@@ -13,7 +13,7 @@
 import { PROBE_VERSION as THIS_COPY } from '../probe/version';
 import type { ProducerConsumer, ProducerInbox } from './producer-inbox';
 import type { ProducerDropReport } from './producer-inbox';
-import type { BusTracer, ContextCarrier, DispatchTracer, TraceIdSource, TracedBus } from './tracer';
+import type { BusTracer, ContextCarrier, DispatchLog, DispatchTracer, TraceIdSource, TracedBus } from './tracer';
 
 /**
  * Bump when anything a copy relies on in another copy changes incompatibly: this object's shape, the
@@ -53,6 +53,12 @@ export interface SharedRuntime {
   /** Trace id sources (`hookTraceIdSource`), in hook order, and the acting one (the last). Optional as above. */
   traceIdSources?: TraceIdSource[];
   traceIdSource?: TraceIdSource;
+  /**
+   * The dispatch tracer whose records the buses may write themselves (the Node recorder, while installed:
+   * DispatchLog in tracer.ts); a copy that loaded bus/fused-dispatch.ts uses it while it is the dispatch
+   * tracer and fused. Optional as above.
+   */
+  dispatchLog?: DispatchLog;
   /** Every copy's slot setter; `setTracers` calls them all. */
   readonly copies: TracerSlots[];
   /** Every live bus of every copy, in creation order. */

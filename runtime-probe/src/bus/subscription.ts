@@ -6,7 +6,7 @@ import { runHandlersFor, type RunHandlers } from './dispatch-code';
 import { runsBefore } from './priority';
 import { runtime } from './runtime';
 import { INACTIVE, KIND, ONCE, PLAIN, SLOW } from './subscription-state';
-import type { SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
+import type { LogCache, SourceSite, TracedSubscription, UnsubscribeReason } from './tracer';
 import type { DispatchResult, Subscription } from './types';
 
 /** @internal The states the bus's loops test (event-bus.ts). */
@@ -407,6 +407,8 @@ export class ListenerList {
    * that, it is `snap`). Reset by the loop on its way out.
    */
   running: Snapshot | null = null;
+  /** @internal The Node recorder's cache for the buses' fused path (LogCache in tracer.ts; null until a fused dispatch of the list). */
+  log: LogCache | null = null;
 
   constructor(
     readonly bus: SubscriptionHost,

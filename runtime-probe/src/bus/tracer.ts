@@ -115,6 +115,42 @@ export interface DispatchTracer {
   callHandler?(seq: number, sub: TracedSubscription, fn: HandlerCall, thisArg: unknown, a: unknown, b: unknown): unknown;
 }
 
+/**
+ * @internal What a list of the bus keeps for a dispatch log (`DispatchLog.resolveList` makes it): the
+ * key of the log state it was resolved against, its type's id there, and how many of its dispatches
+ * may take the fused path before one must go through the tracer again (a dispatch site is due).
+ */
+export interface LogCache {
+  readonly key: object;
+  readonly type: number;
+  left: number;
+}
+
+/**
+ * @internal A dispatch tracer whose dispatch records the bus may write itself (the Node recorder,
+ * recorder/recorder.ts): while it is the one dispatch tracer, `fused` and no trace id source is hooked,
+ * the buses of every copy that loaded bus/fused-dispatch.ts call `startLogged`/`endLogged` around the
+ * untraced loops instead of the tracer's hooks. Its stack, sequence numbers, clock and ring are those
+ * its hooks use, so fused and traced dispatches (an emitter's, a flushed event's, one whose site is due)
+ * interleave as one stream. Every copy of the package calls it: bump RUNTIME_VERSION when this changes
+ * incompatibly.
+ */
+export interface DispatchLog extends DispatchTracer {
+  /** True while a dispatch needs nothing but its record (detail `dispatch`: no payloads, breakpoints, handler hooks). */
+  readonly fused: boolean;
+  /** Changes whenever what a list resolved may be stale (a new recording or site sampler). */
+  readonly logKey: object;
+  /**
+   * The cache for a list of `type` (a subscribed one), refreshed (`stale`: what the list had); null when
+   * its next dispatch cannot be fused (its site is due, or the type is not interned yet).
+   */
+  resolveList(stale: LogCache | null, type: string): LogCache | null;
+  /** A dispatch starts: returns its stack position (for `endLogged`). `depth`: the bus's own count. */
+  startLogged(busId: number, typeId: number, depth: number): number;
+  /** The dispatch at stack position `top` ended. */
+  endLogged(top: number, delivered: number, consumedBy: number): void;
+}
+
 /** A handler call as the bus makes it: `handler(payload, ctx)`, or an emitter's `listener.apply(target, args)`. */
 export type HandlerCall = (this: unknown, a: never, b: never) => unknown;
 

@@ -140,29 +140,29 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   // --- the ring (allocated while recording)
-  private capacity: number;
+  protected capacity: number;
   protected nextCapacity: number;
-  private highWater: number;
-  private ring: Float64Array | null = null;
+  protected highWater: number;
+  protected ring: Float64Array | null = null;
   /** Strings that do not fit a slot (owner descriptions, error texts, payload JSON), by slot. */
   private sideA: (string | null)[] = [];
   /** Side strings; a dispatch's `sideB` is its producer-port origin (not a string). */
   private sideB: (string | ProducedOrigin | null)[] = [];
-  private readPos = 0;
-  private size = 0;
+  protected readPos = 0;
+  protected size = 0;
   private fullDropped = 0;
   private fullDroppedDispatches = 0;
-  private draining = false;
+  protected draining = false;
 
   // --- dispatches in progress: one row of Row.width doubles per stack position (not the bus's global
   // depth), in one array so the hot path touches one object
-  private stackCap = 64;
-  private top = -1;
-  private stack = new Float64Array(this.stackCap * Row.width);
+  protected stackCap = 64;
+  protected top = -1;
+  protected stack = new Float64Array(this.stackCap * Row.width);
   /** Per stack entry, the producer-port origin of its event (`runtime.produced` at its start). */
   /** One entry per stack row, present from the start: a read past an array's end can be a slow path. */
-  private readonly origins: (ProducedOrigin | undefined)[] = new Array<ProducedOrigin | undefined>(this.stackCap).fill(undefined);
-  private lastSeq = 0;
+  protected readonly origins: (ProducedOrigin | undefined)[] = new Array<ProducedOrigin | undefined>(this.stackCap).fill(undefined);
+  protected lastSeq = 0;
   /**
    * The last clock reading at a handler boundary (dispatch start, handler end). Between such a
    * boundary and the next handler start only the bus's own loop runs, so the reading is reused
@@ -173,9 +173,9 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** Dispatch times at detail `dispatch`: ticks, resolved at drain (window-clock.ts). */
   readonly windowClock: WindowClock;
   /** Recording at detail `dispatch` or `handlers`: only then are dispatches timed (the clock is the hot path's main cost). */
-  private timed = false;
+  protected timed = false;
   /** Recording at detail `handlers`. */
-  private handlersTimed = false;
+  protected handlersTimed = false;
   /** At detail `handlers`: which dispatches get handler timings (handler-sampler.ts). */
   private readonly sampler = new HandlerSampler();
   /**
@@ -188,7 +188,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** `handlerHooks` outside a timed dispatch. */
   private hooksBase = true;
   /** Recording payloads (detail `dispatch` or `handlers`). */
-  private payloads = false;
+  protected payloads = false;
   /**
    * Direct-mapped cache of dispatched types' string ids, by a cheap hash of the name: an app
    * interleaves a handful of types, and a one-entry cache missed on nearly every dispatch of them.
@@ -196,10 +196,10 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   private readonly typeKeys: (string | undefined)[] = new Array<string | undefined>(TypeCache.slots).fill(undefined);
   private readonly typeIds = new Int32Array(TypeCache.slots);
   /** Which dispatches have their site captured (site-sampler.ts). */
-  private siteSampler: SiteSampler;
+  protected siteSampler: SiteSampler;
 
   // --- event breakpoints and per-type counts
-  private breakTypes: ReadonlySet<string> = new Set();
+  protected breakTypes: ReadonlySet<string> = new Set();
   protected focusBuses: ReadonlySet<number> = new Set();
   /** Per bus id: dispatch records seen per type id (typed, so the drain adds without a map update per record). */
   private readonly typeDispatches = new Map<number, Float64Array>();
@@ -314,7 +314,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     if (sink.hasPendingDrops) this.delivery.writeDrops(sink);
   }
 
-  private startRecording(): void {
+  protected startRecording(): void {
     this.capacity = this.nextCapacity;
     this.highWater = highWaterOf(this.capacity);
     this.ring = new Float64Array(this.capacity * Slot.width);
@@ -409,7 +409,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
-  private dropFull(isDispatch: boolean): void {
+  protected dropFull(isDispatch: boolean): void {
     this.fullDropped++;
     if (isDispatch) this.fullDroppedDispatches++;
   }
@@ -619,7 +619,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     return this.breakTypes.size !== 0 && this.breakTypes.has(type);
   }
 
-  private growStack(): void {
+  protected growStack(): void {
     const cap = this.stackCap * 2;
     const next = new Float64Array(cap * Row.width);
     next.set(this.stack);

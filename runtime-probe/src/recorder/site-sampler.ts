@@ -18,9 +18,9 @@ const MAX_STRIDE = 1 << 24;
 export class SiteSampler {
   /**
    * Three ints per type id: dispatches left until the next capture (0 or less: the next one), the
-   * stride (0: `every`), captures in this period.
+   * stride (0: `every`), captures in this period. @internal (`reserveSites` takes from it.)
    */
-  private s = new Int32Array(192);
+  s = new Int32Array(192);
   private periodStart = NaN;
 
   /** `dispatchSiteEvery`; 0 = off. A new value takes a new sampler (every type starts afresh). */
@@ -58,4 +58,20 @@ export class SiteSampler {
       s[i + 2] = 0;
     }
   }
+}
+
+/**
+ * For the Node buses' fused path (which cannot capture a site; a function, so pages and workers, which
+ * never fuse, leave it out): takes the dispatches of `type` before its next capture at once and returns
+ * how many (0: the next one is due). The next `due` of the type then captures, as the dispatch after
+ * those would have.
+ */
+export function reserveSites(sampler: SiteSampler, type: number): number {
+  if (sampler.every === 0) return 0x3fffffff;
+  const i = type * 3;
+  const s = sampler.s;
+  if (i >= s.length || s[i] <= 0) return 0;
+  const left = s[i];
+  s[i] = 0;
+  return left;
 }
