@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
-import { repoRoot, vscodeServerTestOptions, withVscodeSession, type E2eArtifacts } from '../support/vscode-server';
+import { activeEditor, repoRoot, vscodeServerTestOptions, withVscodeSession, type E2eArtifacts } from '../support/vscode-server';
 import { waitFor } from '../support/wait';
 
 /** The page's title: the snippet names the app `document.title || location.host`. */
@@ -156,24 +156,6 @@ function inspectorWarnings(frame: Frame): Promise<WarningView[]> {
       })),
     })),
   );
-}
-
-/** The active editor's tab label and cursor line (from the status bar's "Ln 12, Col 5"). */
-async function activeEditor(page: Page): Promise<{ tab: string; line: number }> {
-  const tab =
-    (await page
-      .locator('.part.editor .tab.active')
-      .first()
-      .getAttribute('aria-label', { timeout: 2000 })
-      .catch(() => null)) ?? '';
-  const status =
-    (await page
-      .locator('[id="status.editor.selection"]')
-      .first()
-      .textContent({ timeout: 2000 })
-      .catch(() => null)) ?? '';
-  const m = /Ln (\d+)/.exec(status);
-  return { tab, line: m ? Number(m[1]) : NaN };
 }
 
 /**

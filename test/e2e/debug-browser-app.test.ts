@@ -19,7 +19,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { CHROMIUM_ARGS, findVscodeServerInstall, processesMentioning, repoRoot, vscodeServerTestOptions, withVscodeSession } from '../support/vscode-server';
+import {
+  activeEditor,
+  CHROMIUM_ARGS,
+  findVscodeServerInstall,
+  processesMentioning,
+  repoRoot,
+  vscodeServerTestOptions,
+  withVscodeSession,
+} from '../support/vscode-server';
 import { waitFor } from '../support/wait';
 
 const APP_TITLE = 'Corner Shop';
@@ -91,24 +99,6 @@ function sidebarRows(page: Page): Promise<string[]> {
   return page
     .locator('.part.sidebar .monaco-list-row')
     .evaluateAll((rows) => rows.map((r) => `${(r.textContent ?? '').trim()} | ${r.getAttribute('aria-label') ?? ''}`));
-}
-
-/** The active editor's tab label and cursor line (from the status bar's "Ln 12, Col 5"). */
-async function activeEditor(page: Page): Promise<{ tab: string; line: number }> {
-  const tab =
-    (await page
-      .locator('.part.editor .tab.active')
-      .first()
-      .getAttribute('aria-label', { timeout: 2000 })
-      .catch(() => null)) ?? '';
-  const status =
-    (await page
-      .locator('[id="status.editor.selection"]')
-      .first()
-      .textContent({ timeout: 2000 })
-      .catch(() => null)) ?? '';
-  const m = /Ln (\d+)/.exec(status);
-  return { tab, line: m ? Number(m[1]) : NaN };
 }
 
 test(

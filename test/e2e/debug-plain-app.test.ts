@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Frame } from 'playwright-core';
-import { repoRoot, vscodeServerTestOptions, withVscodeSession, type Workbench } from '../support/vscode-server';
+import { activeEditor, repoRoot, vscodeServerTestOptions, withVscodeSession, type Workbench } from '../support/vscode-server';
 import { waitFor } from '../support/wait';
 
 const APP = 'leaky-server';
@@ -106,25 +106,6 @@ async function clickAt(workbench: Workbench, selector: string, timeoutMs = 10_00
   const box = await el.boundingBox();
   assert.ok(box, `${selector} has no box`);
   await workbench.page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-}
-
-/** The active editor's tab label and cursor line (status bar "Ln N, Col M"). */
-async function activeEditor(workbench: Workbench): Promise<{ tab: string; line: number }> {
-  const page = workbench.page;
-  const tab =
-    (await page
-      .locator('.part.editor .tab.active')
-      .first()
-      .getAttribute('aria-label', { timeout: 2000 })
-      .catch(() => null)) ?? '';
-  const status =
-    (await page
-      .locator('[id="status.editor.selection"]')
-      .first()
-      .textContent({ timeout: 2000 })
-      .catch(() => null)) ?? '';
-  const m = /Ln (\d+)/.exec(status);
-  return { tab, line: m ? Number(m[1]) : NaN };
 }
 
 test(
@@ -282,7 +263,7 @@ test(
           // so a click on "Load More Stack Frames" does not race the extension's own fetch.
           let editor = { tab: '', line: NaN };
           await waitUntil(`the editor to show ${APP}.js at line ${emitLine} by itself`, 30_000, async () => {
-            editor = await activeEditor(workbench);
+            editor = await activeEditor(workbench.page);
             return editor.tab.startsWith(`${APP}.js`) && editor.line === emitLine;
           }).catch((e: unknown) => {
             throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);
@@ -315,7 +296,7 @@ test(
           assert.ok(frameBox, "the app's frame row has a box");
           await page.mouse.click(frameBox.x + frameBox.width / 2, frameBox.y + frameBox.height / 2);
           await waitUntil(`an editor on ${APP}.js at line ${emitLine}`, 30_000, async () => {
-            editor = await activeEditor(workbench);
+            editor = await activeEditor(workbench.page);
             return editor.tab.startsWith(`${APP}.js`) && editor.line === emitLine;
           }).catch((e: unknown) => {
             throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);
@@ -565,7 +546,7 @@ test(
           // Nothing clicked: the editor shows the app's own dispatch line.
           let editor = { tab: '', line: NaN };
           await waitUntil(`the editor to show ${ORDER_APP}.js at line ${dispatchLine}`, 30_000, async () => {
-            editor = await activeEditor(workbench);
+            editor = await activeEditor(workbench.page);
             return editor.tab.startsWith(`${ORDER_APP}.js`) && editor.line === dispatchLine;
           }).catch(async (e: unknown) => {
             throw new Error(
@@ -585,7 +566,7 @@ test(
           const lines = readFileSync(packageMain, 'utf8').split('\n');
           const shownLine = (): string => lines[editor.line - 1] ?? '';
           await waitUntil('the editor to show the bus frame: index.cjs at its debugger statement', 30_000, async () => {
-            editor = await activeEditor(workbench);
+            editor = await activeEditor(workbench.page);
             return editor.tab.startsWith('index.cjs') && /^\s*debugger;/.test(shownLine());
           }).catch((e: unknown) => {
             throw new Error(
@@ -751,7 +732,7 @@ test(
           // Nothing clicked: the editor shows the worker's own dispatch line.
           let editor = { tab: '', line: NaN };
           await waitUntil(`the editor to show ${WORKER_FILE}.js at line ${dispatchLine}`, 30_000, async () => {
-            editor = await activeEditor(workbench);
+            editor = await activeEditor(workbench.page);
             return editor.tab.startsWith(`${WORKER_FILE}.js`) && editor.line === dispatchLine;
           }).catch(async (e: unknown) => {
             throw new Error(

@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import type { Frame, Locator } from 'playwright-core';
 import { validateChromeTrace } from '../../extension/src/export/validateChromeTrace';
 import { demoBugById } from '../../runtime-probe/src/demo/bugs';
-import { listProcesses, repoRoot, vscodeServerTestOptions, withVscodeSession, type E2eArtifacts, type Workbench } from '../support/vscode-server';
+import { activeEditor, listProcesses, repoRoot, vscodeServerTestOptions, withVscodeSession, type E2eArtifacts } from '../support/vscode-server';
 import { waitFor } from '../support/wait';
 
 /** What the graph must show within a few seconds of attaching: the demo's buses and event types
@@ -136,43 +136,6 @@ async function waitForLeakWarning(frame: Frame, kind: string, eventType: string,
 }
 
 /** The active editor: its tab's label, and the cursor position from the status bar ("Ln 26, Col 5"). */
-async function activeEditor(workbench: Workbench): Promise<{ tab: string; line: number; column: number; lineText: string }> {
-  const page = workbench.page;
-  const tab =
-    (await page
-      .locator('.part.editor .tab.active')
-      .first()
-      .getAttribute('aria-label', { timeout: 2000 })
-      .catch(() => null)) ?? '';
-  const status =
-    (await page
-      .locator('[id="status.editor.selection"]')
-      .first()
-      .textContent({ timeout: 2000 })
-      .catch(() => null)) ?? '';
-  const m = /Ln (\d+), Col (\d+)/.exec(status);
-  // The text of the line the cursor is on: the editor's view-line at the cursor's vertical position.
-  const lineText = await page
-    .locator('.part.editor .editor-instance .monaco-editor.focused, .part.editor .editor-instance .monaco-editor')
-    .first()
-    .evaluate(
-      (editor) => {
-        const cursor = editor.querySelector('.cursors-layer .cursor');
-        if (!cursor) return '';
-        const top = cursor.getBoundingClientRect().top;
-        for (const line of editor.querySelectorAll('.view-lines .view-line')) {
-          const r = line.getBoundingClientRect();
-          if (Math.abs(r.top - top) < r.height / 2) return (line.textContent ?? '').replace(/\u00a0/g, ' ');
-        }
-        return '';
-      },
-      undefined,
-      { timeout: 2000 },
-    )
-    .catch(() => '');
-  return { tab, line: m ? Number(m[1]) : NaN, column: m ? Number(m[2]) : NaN, lineText };
-}
-
 /**
  * Clicks `target` with the mouse until `done()` holds (each attempt waits up to 5 s for it). The
  * live inspector rebuilds its lists several times a second (see `replacementsPerSecond`), so the
@@ -427,7 +390,7 @@ test(
               .first();
             let editor = { tab: '', line: NaN, column: NaN, lineText: '' };
             await clickUntil(run, `the ${LEAK.file}:${leak.line} link → an editor on ${LEAK.file} at line ${leak.line}`, frame, link, async () => {
-              editor = await activeEditor(workbench);
+              editor = await activeEditor(workbench.page);
               return editor.tab.startsWith(LEAK.file) && editor.line === leak.line;
             }).catch((e: unknown) => {
               throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);

@@ -241,3 +241,40 @@ export class Workbench {
     return frame.evaluate(fn as (arg: unknown) => R | Promise<R>, arg as unknown);
   }
 }
+
+/** The active editor: its tab label, the cursor's line and column (the status bar's "Ln 12, Col 5") and the text of that line. */
+export async function activeEditor(page: Page): Promise<{ tab: string; line: number; column: number; lineText: string }> {
+  const tab =
+    (await page
+      .locator('.part.editor .tab.active')
+      .first()
+      .getAttribute('aria-label', { timeout: 2000 })
+      .catch(() => null)) ?? '';
+  const status =
+    (await page
+      .locator('[id="status.editor.selection"]')
+      .first()
+      .textContent({ timeout: 2000 })
+      .catch(() => null)) ?? '';
+  const m = /Ln (\d+), Col (\d+)/.exec(status);
+  // The text of the line the cursor is on: the editor's view-line at the cursor's vertical position.
+  const lineText = await page
+    .locator('.part.editor .editor-instance .monaco-editor.focused, .part.editor .editor-instance .monaco-editor')
+    .first()
+    .evaluate(
+      (editor) => {
+        const cursor = editor.querySelector('.cursors-layer .cursor');
+        if (!cursor) return '';
+        const top = cursor.getBoundingClientRect().top;
+        for (const line of editor.querySelectorAll('.view-lines .view-line')) {
+          const r = line.getBoundingClientRect();
+          if (Math.abs(r.top - top) < r.height / 2) return (line.textContent ?? '').replace(/\u00a0/g, ' ');
+        }
+        return '';
+      },
+      undefined,
+      { timeout: 2000 },
+    )
+    .catch(() => '');
+  return { tab, line: m ? Number(m[1]) : NaN, column: m ? Number(m[2]) : NaN, lineText };
+}
