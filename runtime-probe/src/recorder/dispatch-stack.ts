@@ -4,6 +4,8 @@
 // would be a load from the module's scope at every use on the hot path).
 // No Node built-ins here (the recorder core runs in pages and workers too).
 
+import { DispatchSlot } from './layouts';
+
 export enum Row {
   seq = 0,
   bus,
@@ -26,4 +28,36 @@ export enum Row {
   sample,
   /** Doubles per row. */
   width,
+}
+
+/**
+ * The dispatch record of stack row `b` into ring slot `r`, every field but the code (the traced end
+ * writes it first, the fused end last): the one copy both ends share.
+ */
+export function rowToSlot(
+  ring: Float64Array,
+  r: number,
+  st: Float64Array,
+  b: number,
+  startTick: number,
+  endTick: number,
+  start: number,
+  end: number,
+  delivered: number,
+  consumedBy: number,
+): void {
+  ring[r + DispatchSlot.seq] = st[b + Row.seq];
+  ring[r + DispatchSlot.startTick] = startTick;
+  ring[r + DispatchSlot.endTick] = endTick;
+  ring[r + DispatchSlot.start] = start;
+  ring[r + DispatchSlot.end] = end;
+  // Read only for a known start (the drain resolves a tick's).
+  ring[r + DispatchSlot.startBound] = st[b + Row.startBound];
+  ring[r + DispatchSlot.bus] = st[b + Row.bus];
+  ring[r + DispatchSlot.type] = st[b + Row.type];
+  ring[r + DispatchSlot.delivered] = delivered;
+  ring[r + DispatchSlot.consumedBy] = consumedBy;
+  ring[r + DispatchSlot.depth] = st[b + Row.depth];
+  ring[r + DispatchSlot.parentSeq] = st[b + Row.parent];
+  ring[r + DispatchSlot.site] = st[b + Row.site];
 }

@@ -54,7 +54,7 @@ import {
   Slot,
   Code,
 } from './layouts';
-import { Row } from './dispatch-stack';
+import { Row, rowToSlot } from './dispatch-stack';
 import { encodeSlot, type RunEncoder, type SideStrings } from './ring-encoder';
 import { readTraceId } from './trace-id';
 import { WindowClock } from './window-clock';
@@ -587,20 +587,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
     if (r < 0) return this.dropFull(true);
     const ring = this.ring as Float64Array;
     ring[r] = Code.Dispatch;
-    ring[r + DispatchSlot.seq] = seq;
-    ring[r + DispatchSlot.startTick] = startTick;
-    ring[r + DispatchSlot.endTick] = endTick;
-    ring[r + DispatchSlot.start] = start;
-    ring[r + DispatchSlot.end] = end;
-    // Read only for a known start (the drain resolves a tick's).
-    ring[r + DispatchSlot.startBound] = st[b + Row.startBound];
-    ring[r + DispatchSlot.bus] = st[b + Row.bus];
-    ring[r + DispatchSlot.type] = st[b + Row.type];
-    ring[r + DispatchSlot.delivered] = delivered;
-    ring[r + DispatchSlot.consumedBy] = consumedBy;
-    ring[r + DispatchSlot.depth] = st[b + Row.depth];
-    ring[r + DispatchSlot.parentSeq] = st[b + Row.parent];
-    ring[r + DispatchSlot.site] = st[b + Row.site];
+    rowToSlot(ring, r, st, b, startTick, endTick, start, end, delivered, consumedBy);
     // The OpenTelemetry span's trace id, while one is open for this dispatch (a string the SDK holds).
     // A free slot's side strings are null (the drain clears what it used): set only what there is.
     const traceIdOf = currentTraceIdSource();

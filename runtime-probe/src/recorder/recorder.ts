@@ -15,8 +15,8 @@ import type { RecordingConfig } from '../protocol/messages';
 import { watchInspector } from '../debug/inspector-gate';
 import { encodeDispatchBlock } from './dispatch-block-encoder';
 import { encodeColumns } from './dispatch-columns';
-import { Row } from './dispatch-stack';
-import { Code, DispatchSlot, Slot } from './layouts';
+import { Row, rowToSlot } from './dispatch-stack';
+import { Code, Slot } from './layouts';
 import { capturePayload, type PayloadSanitizer } from './payload';
 import { RecorderCore, type RecorderHost, type RecorderOptions } from './recorder-core';
 import { reserveSites } from './site-sampler';
@@ -190,20 +190,7 @@ export class Recorder extends RecorderCore implements DispatchLog {
     if (pos >= cap) pos -= cap;
     const r = pos * Slot.width;
     const ring = this.ring as Float64Array;
-    ring[r + DispatchSlot.seq] = st[b + Row.seq];
-    ring[r + DispatchSlot.startTick] = startTick;
-    ring[r + DispatchSlot.endTick] = endTick;
-    ring[r + DispatchSlot.start] = start;
-    ring[r + DispatchSlot.end] = NaN;
-    // Read only for a known start (the drain resolves a tick's).
-    ring[r + DispatchSlot.startBound] = st[b + Row.startBound];
-    ring[r + DispatchSlot.bus] = st[b + Row.bus];
-    ring[r + DispatchSlot.type] = st[b + Row.type];
-    ring[r + DispatchSlot.delivered] = delivered;
-    ring[r + DispatchSlot.consumedBy] = consumedBy;
-    ring[r + DispatchSlot.depth] = st[b + Row.depth];
-    ring[r + DispatchSlot.parentSeq] = st[b + Row.parent];
-    ring[r + DispatchSlot.site] = st[b + Row.site];
+    rowToSlot(ring, r, st, b, startTick, endTick, start, NaN, delivered, consumedBy);
     // The code and the size last: a slot left half-written (out of stack while unwinding an overflow,
     // where even a deoptimization can throw) is never read, and its dispatch's row stays for an outer end.
     ring[r] = Code.Dispatch;
