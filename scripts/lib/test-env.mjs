@@ -17,13 +17,33 @@ export function cacheDir(env = process.env) {
 }
 
 /**
- * The environment for npm run in another folder (the cache, a clone): without what `npm run`/`npm test`
- * exports for this repo (its local_prefix would point npm back here; its nodedir is the system Node's).
+ * What `npm run`/`npm test` exports about itself and this repo. A child npm would take these as its
+ * own: local_prefix points it back here, nodedir and node_gyp are the system Node's, and user_agent
+ * names the outer Node, which code-server's postinstall reads as "the Node you are on" (it refused to
+ * install under Node 24 when `npm test` ran on Node 20). The user's own settings (registry, cache,
+ * proxy, userconfig) pass through.
  */
+const NPM_SELF = new Set([
+  'INIT_CWD',
+  'NODE',
+  'npm_command',
+  'npm_execpath',
+  'npm_node_execpath',
+  'npm_config_call',
+  'npm_config_global_prefix',
+  'npm_config_local_prefix',
+  'npm_config_node_gyp',
+  'npm_config_nodedir',
+  'npm_config_npm_version',
+  'npm_config_prefix',
+  'npm_config_user_agent',
+]);
+
+/** The environment for npm run in another folder (the cache, a clone), without NPM_SELF. */
 export function npmChildEnv(extra = {}) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^npm_(package|lifecycle)_/.test(k) || ['npm_config_local_prefix', 'npm_config_nodedir', 'INIT_CWD'].includes(k)) continue;
+    if (/^npm_(package|lifecycle)_/.test(k) || NPM_SELF.has(k)) continue;
     env[k] = v;
   }
   return { ...env, ...extra };

@@ -3,10 +3,11 @@
 // VS Code server is recognised without installing anything, and the `tiers:` summary line.
 import { after, afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CODE_SERVER_VERSION, findChromium } from '../../../scripts/lib/test-env.mjs';
+import { CODE_SERVER_VERSION, findChromium, npmChildEnv } from '../../../scripts/lib/test-env.mjs';
 import { prepareTiers, tierOf, tierSummary } from '../../../scripts/lib/test-tiers.mjs';
 
 const root = path.resolve(__dirname, '../../..');
@@ -106,4 +107,28 @@ test('a provisioned cache is recognised from its files alone: every selected tie
   const tiers = await prepareTiers(root, files, (l) => lines.push(l));
   assert.deepEqual(lines, []);
   assert.equal(tierSummary(tiers), 'tiers: unit ✓, chromium ✓, code-server ✓, not selected: integration jsdom package');
+});
+
+test("npm run by the test command (provisioning code-server) names the Node it runs on, not the one `npm test` ran on; the user's own npm settings pass through", () => {
+  // As under `npm test` on another Node: code-server's postinstall reads the Node version from the
+  // user agent and refused Node 24 because the outer npm's (Node 20) leaked through.
+  const outer = { npm_config_user_agent: 'npm/1.0.0 node/v1.2.3 linux x64', npm_config_local_prefix: root, npm_config_registry: 'http://127.0.0.1:9/' };
+  const saved = Object.fromEntries(Object.keys(outer).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, outer);
+  try {
+    const env = npmChildEnv();
+    assert.equal(env.npm_config_user_agent, undefined);
+    assert.equal(env.npm_config_local_prefix, undefined);
+    assert.equal(env.npm_config_registry, outer.npm_config_registry);
+    const dir = mkdtempSync(path.join(tmp, 'npm-'));
+    writeFileSync(path.join(dir, 'package.json'), '{"name":"x","private":true}');
+    const r = spawnSync('npm', ['exec', '--offline', '-c', 'echo "$npm_config_user_agent"'], { cwd: dir, env, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`node/${process.version.replace(/\./g, '\\.')} `));
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 });
