@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { BrowserAppServer } from '../../extension/src/browserApps/browserAppServer';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import type { Session } from '../../extension/src/sessions/session';
-import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, tearDown } from './support/chromium';
 import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
@@ -76,12 +76,7 @@ describe("a page's clock step in real Chromium", { skip: skip ?? undefined, time
     manager = new SessionManager({ updateIntervalMs: 100 });
     server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined) });
   });
-  after(async () => {
-    manager?.dispose();
-    await server?.close();
-    await app?.close();
-    await browser?.close();
-  });
+  after(() => tearDown([() => browser?.close(), () => manager?.dispose(), () => server?.close(), () => app?.close()]));
 
   async function run(name: string, isolated: boolean): Promise<{ bounds: number[]; pageIsolated: boolean }> {
     const context = await browser.newContext();

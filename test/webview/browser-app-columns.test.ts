@@ -14,7 +14,7 @@ import { BrowserAppServer, type BrowserApp } from '../../extension/src/browserAp
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import { FrameDecoder, MAX_PROBE_FRAME_BYTES, RecordCode, type DispatchRecord } from '../../runtime-probe/src/protocol/index';
 import { StreamDecoder } from '../../runtime-probe/src/protocol/stream';
-import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, tearDown } from './support/chromium';
 import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
@@ -95,12 +95,7 @@ describe("a page's dispatches in real Chromium", { skip: skip ?? undefined, time
     manager = new SessionManager({ updateIntervalMs: 100 });
     server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(tapped(a, chunks)).catch(() => undefined) });
   });
-  after(async () => {
-    manager?.dispose();
-    await server?.close();
-    await app?.close();
-    await browser?.close();
-  });
+  after(() => tearDown([() => browser?.close(), () => manager?.dispose(), () => server?.close(), () => app?.close()]));
 
   test('travel as version-6 dispatch columns of a few bytes each, and decode exactly', async (t) => {
     const page = await browser.newPage();

@@ -19,7 +19,7 @@ import { installConditionsExpression } from '../../extension/src/debugging/condi
 import { readPausedState, type PausedState } from '../../extension/src/debugging/pausedState';
 import type { Session } from '../../extension/src/sessions/session';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
-import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, tearDown } from './support/chromium';
 import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
@@ -244,13 +244,7 @@ describe('event breakpoints and payload previews of a page in real Chromium', { 
     );
     assert.deepEqual(errors, []);
   });
-  after(async () => {
-    sync?.dispose();
-    manager?.dispose();
-    await server?.close();
-    await app?.close();
-    await browser?.close();
-  });
+  after(() => tearDown([() => browser?.close(), () => sync?.dispose(), () => manager?.dispose(), () => server?.close(), () => app?.close()]));
 
   /** Sets the store's breakpoints and waits until the page acknowledged exactly them. */
   const breakOn = async (types: string[]): Promise<void> => {

@@ -15,7 +15,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { BrowserAppServer } from '../../extension/src/browserApps/browserAppServer';
 import type { Session } from '../../extension/src/sessions/session';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
-import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, tearDown } from './support/chromium';
 import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
@@ -215,12 +215,7 @@ describe('shared workers in real Chromium', { skip: skip ?? undefined, timeout: 
     manager = new SessionManager({ updateIntervalMs: 100 });
     server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined) });
   });
-  after(async () => {
-    manager?.dispose();
-    await server?.close();
-    await app?.close();
-    await browser?.close();
-  });
+  after(() => tearDown([() => browser?.close(), () => manager?.dispose(), () => server?.close(), () => app?.close()]));
 
   const pageUrl = (query: Record<string, string>): string =>
     `http://127.0.0.1:${app.port}/?${new URLSearchParams({ ws: server.url, token: server.token, ...query }).toString()}`;

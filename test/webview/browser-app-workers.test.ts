@@ -8,8 +8,6 @@
 // records while the page is busy loses some, counted exactly.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -19,7 +17,8 @@ import type { Session } from '../../extension/src/sessions/session';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
 import type { SessionView } from '../../runtime-probe/src/analysis/inspector-messages';
 import { StreamDecoder, type RecordSink } from '../../runtime-probe/src/protocol/index';
-import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, openInspector, servePage, type PageServer } from './support/chromium';
+import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, openInspector, servePage, type PageServer, tearDown } from './support/chromium';
+import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
 const skip = chromiumUnavailable();
@@ -112,41 +111,18 @@ first.dispatch('tick', {});
 postMessage({ t: 'early', state: link.state, refusal: link.refusal, dispatched: true });
 `;
 
-interface StaticServer {
-  readonly port: number;
-  close(): Promise<void>;
-}
-
-async function serveApp(): Promise<StaticServer> {
-  const browserEntry = readFileSync(BROWSER_ENTRY);
-  const workerEntry = readFileSync(WORKER_ENTRY);
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (type: string, body: string | Buffer): void => {
-      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    if (url.pathname === '/')
-      return send(
-        'text/html; charset=utf-8',
-        '<!DOCTYPE html><html><head><title>workers</title><script type="module" src="/app.js"></script></head><body>workers</body></html>',
-      );
-    if (url.pathname === '/extra')
-      return send(
-        'text/html; charset=utf-8',
-        '<!DOCTYPE html><html><head><title>extra</title><script type="module" src="/extra.js"></script></head><body>extra</body></html>',
-      );
-    if (url.pathname === '/app.js') return send('text/javascript', APP_JS);
-    if (url.pathname === '/extra.js') return send('text/javascript', EXTRA_JS);
-    if (url.pathname === '/early-worker.js') return send('text/javascript', EARLY_WORKER_JS);
-    if (url.pathname === '/worker.js') return send('text/javascript', WORKER_JS);
+function serveApp(): Promise<StaticServer> {
+  return serveFiles({
+    '/': modulePage('/app.js', { title: 'workers', body: 'workers' }),
+    '/extra': modulePage('/extra.js', { title: 'extra', body: 'extra' }),
+    '/app.js': script(APP_JS),
+    '/extra.js': script(EXTRA_JS),
+    '/early-worker.js': script(EARLY_WORKER_JS),
+    '/worker.js': script(WORKER_JS),
     // As the package ships them: the worker entry imports ./browser.mjs.
-    if (url.pathname === '/dist/browser.mjs') return send('text/javascript', browserEntry);
-    if (url.pathname === '/dist/browser-worker.mjs') return send('text/javascript', workerEntry);
-    res.writeHead(404).end();
+    '/dist/browser.mjs': script(readFileSync(BROWSER_ENTRY)),
+    '/dist/browser-worker.mjs': script(readFileSync(WORKER_ENTRY)),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 interface AppWindow {
@@ -198,13 +174,7 @@ describe("a page's Web Workers in real Chromium", { skip: skip ?? undefined, tim
       onRefused: () => undefined,
     });
   });
-  after(async () => {
-    manager?.dispose();
-    await server?.close();
-    await app?.close();
-    await inspector?.close();
-    await browser?.close();
-  });
+  after(() => tearDown([() => browser?.close(), () => manager?.dispose(), () => server?.close(), () => app?.close(), () => inspector?.close()]));
 
   const openApp = async (retry = 0): Promise<{ page: Page; session: Session; errors: string[] }> => {
     const before = new Set(manager.sessions);

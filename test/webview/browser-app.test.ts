@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BrowserAppServer, type Refusal } from '../../extension/src/browserApps/browserAppServer';
 import { SessionManager } from '../../extension/src/sessions/sessionManager';
-import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable } from './support/chromium';
+import { CHROMIUM_ARGS, ROOT, chromiumExecutable, chromiumUnavailable, tearDown } from './support/chromium';
 import { modulePage, script, serveFiles, type StaticServer } from './support/static-app';
 import { waitFor } from '../support/wait';
 
@@ -89,12 +89,7 @@ describe('a browser app in real Chromium', { skip: skip ?? undefined, timeout: 1
     manager = new SessionManager({ updateIntervalMs: 100 });
     server = await BrowserAppServer.listen({ onApp: (a) => void manager.attachBrowserApp(a).catch(() => undefined), onRefused: (r) => refusals.push(r) });
   });
-  after(async () => {
-    manager?.dispose();
-    await server?.close();
-    await app?.close();
-    await browser?.close();
-  });
+  after(() => tearDown([() => browser?.close(), () => manager?.dispose(), () => server?.close(), () => app?.close()]));
 
   const pageUrl = (origin: string, ws: string, token: string): string => `${origin}/?${new URLSearchParams({ ws, token }).toString()}`;
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Inspector } from '../../webview/src/inspector';
-import { chromiumUnavailable, launchChromium, OUT_DIR, openInspector, servePage, type PageServer } from './support/chromium';
+import { chromiumUnavailable, launchChromium, OUT_DIR, openInspector, servePage, type PageServer, tearDown } from './support/chromium';
 
 const skip = chromiumUnavailable();
 
@@ -50,8 +50,7 @@ describe('inspector in Chromium', { skip: skip ?? false }, () => {
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await tearDown([() => browser?.close(), () => server?.close()]);
     writeFileSync(path.join(OUT_DIR, 'chromium-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
   });
 

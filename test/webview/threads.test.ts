@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Inspector } from '../../webview/src/inspector';
 import { MAX_FLOWS } from '../../webview/src/timeline/flows';
 import { ENQUEUE_LEAD_MS, threadSession } from './fixtures/threadSession';
-import { chromiumUnavailable, launchChromium, OUT_DIR, openInspector, servePage, type PageServer } from './support/chromium';
+import { chromiumUnavailable, launchChromium, OUT_DIR, openInspector, servePage, type PageServer, tearDown } from './support/chromium';
 
 const skip = chromiumUnavailable();
 
@@ -42,10 +42,7 @@ describe('worker threads in the inspector (Chromium)', { skip: skip ?? false }, 
     browser = await launchChromium();
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => tearDown([() => browser?.close(), () => server?.close()]));
 
   test('the node list groups buses by thread, the timeline has a lane group per thread', async () => {
     const { page, errors } = await openInspector(browser, server, { scenario: 'empty', theme: 'dark' });

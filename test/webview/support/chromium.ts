@@ -11,6 +11,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { contentSecurityPolicy } from '../../../extension/src/inspector/html';
 import { findChromium } from '../../../scripts/lib/test-env.mjs';
+import { closeHttpServer } from './static-app';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 export const OUT_DIR = path.join(ROOT, '.test-output', 'webview');
@@ -113,8 +114,31 @@ export async function servePage(): Promise<PageServer> {
   return {
     origin,
     url: (query) => `${origin}/?${new URLSearchParams(query).toString()}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => closeHttpServer(server),
   };
+}
+
+/**
+ * A Chromium test's teardown: each step in turn (the browser first, so that its pages' sockets are
+ * gone before the servers close), each bounded by `stepMs`, every step tried whatever the others did.
+ * A wedged browser or server then fails the file instead of holding it (and the test run) open.
+ */
+export async function tearDown(steps: readonly (() => unknown)[], stepMs = 20_000): Promise<void> {
+  const failures: string[] = [];
+  for (const [i, step] of steps.entries()) {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`teardown step ${i + 1} took over ${stepMs} ms`)), stepMs);
+    });
+    try {
+      await Promise.race([Promise.resolve().then(step), bound]);
+    } catch (e) {
+      failures.push(e instanceof Error ? e.message : String(e));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  if (failures.length > 0) throw new Error(`teardown: ${failures.join('; ')}`);
 }
 
 export async function launchChromium(): Promise<Browser> {

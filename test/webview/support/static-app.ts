@@ -46,5 +46,13 @@ export async function serveFiles(files: Readonly<Record<string, StaticFile>>, he
     res.end(file.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { port: (server.address() as AddressInfo).port, close: () => closeHttpServer(server) };
+}
+
+/** Stops `server` at once: connections a browser keeps alive (or has in flight) would hold close() open. */
+export function closeHttpServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
