@@ -7,7 +7,7 @@
 //   node scripts/test.mjs [substring…]   only the test files whose path contains one of them (no lint, no format check)
 //   node scripts/test.mjs --tiers        provision and report the tiers (.test-output/tiers.json); run nothing
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareTiers, tierSummary, writeTierReport, needsVsix } from './lib/test-tiers.mjs';
@@ -83,22 +83,35 @@ step('build', process.execPath, ['scripts/build.mjs']);
 step('typecheck', process.execPath, ['scripts/typecheck.mjs']);
 
 console.log(`\n[busscope test] ${files.length} test files`);
-const tapFile = path.join(outDir, 'results.tap');
-const status = run(process.execPath, [
-  '--import',
-  'tsx',
-  '--expose-gc',
-  '--test',
-  '--test-reporter=spec',
-  '--test-reporter-destination=stdout',
-  '--test-reporter=tap',
-  `--test-reporter-destination=${tapFile}`,
-  ...files,
-]);
-const tap = readFileSync(tapFile, 'utf8');
-const count = (k) => Number((tap.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
-console.log(tierSummary(tiers));
-console.log(
-  `${count('pass') + checksPassed()} passed, ${count('fail') + count('cancelled') + checksFailed()} failed, ${count('skipped') + count('todo')} skipped`,
+const countsFile = path.join(outDir, 'counts.json');
+rmSync(countsFile, { force: true });
+// No test file may hold the run open: --test-timeout bounds each file as a whole (the runner cancels
+// it and counts it failed; the longest, the real VS Code suite, takes a few minutes), and
+// --test-force-exit ends a file whose tests are done even if a handle it left (a socket, a timer)
+// would keep it alive. Without them one wedged browser ran CI into its time limit with no result.
+// Force-exit also ends the runner before a reporter writing to a file finishes, so the counts come
+// from a reporter that writes them synchronously (scripts/lib/count-reporter.mjs).
+const FILE_TIMEOUT_MS = Number(process.env.BUSSCOPE_TEST_FILE_TIMEOUT_MS) || 20 * 60_000;
+const status = run(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--expose-gc',
+    '--test',
+    `--test-timeout=${FILE_TIMEOUT_MS}`,
+    '--test-force-exit',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'scripts', 'lib', 'count-reporter.mjs')}`,
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
+  { env: { ...process.env, BUSSCOPE_TEST_COUNTS: countsFile } },
 );
+const counts = existsSync(countsFile) ? JSON.parse(readFileSync(countsFile, 'utf8')) : { passed: 0, failed: 0, skipped: 0 };
+// A runner that failed without a failed test (it crashed, or could not start) still fails the line.
+if (status !== 0 && counts.failed === 0) counts.failed = 1;
+console.log(tierSummary(tiers));
+console.log(`${counts.passed + checksPassed()} passed, ${counts.failed + checksFailed()} failed, ${counts.skipped} skipped`);
 process.exit(status !== 0 ? status : checksFailed() ? 1 : 0);
