@@ -28,7 +28,7 @@ const PAGE_JS = `
 import { addWorker, connect, EventBus } from '/dist/browser.mjs';
 const q = new URLSearchParams(location.search);
 const state = (window.__page = { msgs: [], state: 'starting' });
-const shared = new SharedWorker('/shared.js?' + new URLSearchParams({ ws: q.get('ws'), token: q.get('token'), run: q.get('run'), cap: q.get('cap') ?? '' }), { type: 'module', name: 'hub-worker' });
+const shared = new SharedWorker('/shared.js?' + new URLSearchParams({ ws: q.get('ws'), token: q.get('token'), run: q.get('run'), cap: q.get('cap') ?? '', v: q.get('v') ?? '' }), { type: 'module', name: 'hub-worker' });
 shared.port.onmessage = (e) => state.msgs.push(e.data);
 shared.onerror = (e) => state.msgs.push({ t: 'error', message: String(e.message) });
 for (const [key, w] of [['addShared', shared], ['addPort', shared.port]]) {
@@ -344,7 +344,7 @@ describe('shared workers in real Chromium', { skip: skip ?? undefined, timeout: 
     }
   });
 
-  test('a shared worker that starts again (its only page reloaded) is a reload of the same app, not a second app', async () => {
+  test('a shared worker that starts again (its only page reloaded, its script URL with another query) is a reload of the same app, not a second app', async () => {
     const context = await browser.newContext();
     try {
       const before = new Set(manager.sessions);
@@ -353,10 +353,11 @@ describe('shared workers in real Chromium', { skip: skip ?? undefined, timeout: 
       await waitFor(() => fresh().some((s) => s.isLive), 10_000, "the worker's session");
       const hub = fresh()[0];
       const tab = hub.source.kind === 'browser' ? hub.source.tabId : '';
-      // Its only page goes: the browser ends the shared worker; the next page starts a new one.
+      // Its only page goes: the browser ends the shared worker; the next page starts a new one, its
+      // script URL cache-busted (`?v=2`) as a new build would.
       await first.page.close();
       await waitFor(() => !hub.isLive, 10_000, "the worker's session to end with its page");
-      const second = await openPage(context, { run: '3', page: 'd' });
+      const second = await openPage(context, { run: '3', page: 'd', v: '2' });
       assert.notEqual(second.hello.instance, first.hello.instance, 'a new shared worker');
       await waitFor(() => fresh().some((s) => s.isLive), 10_000, "the new worker's session");
       assert.equal(fresh().length, 1, 'one app in the list, not two');

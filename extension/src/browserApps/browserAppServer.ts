@@ -292,11 +292,17 @@ const MAX_TAB_CHARS = 4096;
 /**
  * 16 hex digits as the page sent them (its sessionStorage id); anything else — a shared or service
  * worker sends its script URL and name, which the browser runs once — hashed into 16 hex digits.
+ * The URL counts without its query and fragment: a bundler's cache-busting `?v=…` or a dev server's
+ * `?t=…` changes between loads, and the worker that comes back with it is still the same app.
  */
 export function tabIdOf(tab: string | null): string {
   if (tab === null || tab === '' || tab.length > MAX_TAB_CHARS) return '';
   if (/^[0-9a-f]{16}$/.test(tab)) return tab;
-  return createHash('sha256').update(tab).digest('hex').slice(0, 16);
+  // `<script URL> <name>`: the URL is percent-encoded, so its end is the first space.
+  const space = tab.indexOf(' ');
+  const url = space < 0 ? tab : tab.slice(0, space);
+  const identity = url.replace(/[?#].*$/s, '') + (space < 0 ? '' : tab.slice(space));
+  return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
 function toBytes(data: RawData): Uint8Array {

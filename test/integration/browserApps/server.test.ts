@@ -245,8 +245,18 @@ describe('browser apps over a loopback WebSocket', { timeout: 60_000 }, () => {
       const tab = after.source.kind === 'browser' ? after.source.tabId : '';
       assert.match(tab, /^[0-9a-f]{16}$/);
       assert.equal(tab, before.source.kind === 'browser' ? before.source.tabId : '?');
-      // Another script URL (or worker name) is another app.
+      // The script URL with another query (a dev server's ?t=, a bundler's ?v=) is still the same worker.
       second.close();
+      await waitFor(() => !after.isLive, 5000, 'the second session to end');
+      scope.location = { ...scope.location, href: `${PAGE_ORIGIN}/src/hub.worker.js?t=1733140000000#top` };
+      const busted = pageConnect(server, 'shared-hub');
+      await busted.ready;
+      await waitFor(() => manager.sessions[0] !== after && manager.sessions[0]?.isLive === true, 5000, 'the worker loaded with a query');
+      assert.equal(manager.sessions.length, 1);
+      assert.equal(manager.sessions[0].source.kind === 'browser' && manager.sessions[0].source.reloads, 2);
+      assert.equal(manager.sessions[0].source.kind === 'browser' && manager.sessions[0].source.tabId, tab);
+      // Another script URL (or worker name) is another app.
+      busted.close();
       scope.location = { ...scope.location, href: `${PAGE_ORIGIN}/src/other.worker.js` };
       const other = pageConnect(server, 'shared-hub');
       await other.ready;
