@@ -391,7 +391,8 @@ test(
             let editor = { tab: '', line: NaN, column: NaN, lineText: '' };
             await clickUntil(run, `the ${LEAK.file}:${leak.line} link → an editor on ${LEAK.file} at line ${leak.line}`, frame, link, async () => {
               editor = await activeEditor(workbench.page);
-              return editor.tab.startsWith(LEAK.file) && editor.line === leak.line;
+              // The line's text too: it is read from the rendered view lines, which may not be drawn yet.
+              return editor.tab.startsWith(LEAK.file) && editor.line === leak.line && editor.lineText.trim() !== '';
             }).catch((e: unknown) => {
               throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);
             });
