@@ -118,7 +118,8 @@ export interface DispatchTracer {
 /**
  * @internal What a list of the bus keeps for a dispatch log (`DispatchLog.resolveList` makes it): the
  * key of the log state it was resolved against, its type's id there, and how many of its dispatches
- * may take the fused path before one must go through the tracer again (a dispatch site is due).
+ * may take the fused path before one must go through the tracer again (a dispatch site is due, or at
+ * detail `handlers` a dispatch whose handlers are timed).
  */
 export interface LogCache {
   readonly key: object;
@@ -136,13 +137,13 @@ export interface LogCache {
  * incompatibly.
  */
 export interface DispatchLog extends DispatchTracer {
-  /** True while a dispatch needs nothing but its record (detail `dispatch`: no payloads, breakpoints, handler hooks). */
+  /** True while a dispatch needs nothing but its record (no payloads, breakpoints or debugger tracking; at detail `handlers`, one whose handlers are not timed). */
   readonly fused: boolean;
   /** Changes whenever what a list resolved may be stale (a new recording or site sampler). */
   readonly logKey: object;
   /**
    * The cache for a list of `type` (a subscribed one), refreshed (`stale`: what the list had); null when
-   * its next dispatch cannot be fused (its site is due, or the type is not interned yet).
+   * its next dispatch cannot be fused (its site is due, its handlers are to be timed, or the type is not interned yet).
    */
   resolveList(stale: LogCache | null, type: string): LogCache | null;
   /** A dispatch starts: returns its stack position (for `endLogged`). `depth`: the bus's own count. */

@@ -24,8 +24,8 @@ export const MAX_SAMPLE_EVERY = 1 << 20;
 const TARGET_INTERVAL_MS = 1000 / SAMPLES_PER_SECOND;
 
 export class HandlerSampler {
-  /** Per type id: dispatches left to skip before the next timed one (below 0: time this one). */
-  private countdown = new Int32Array(64);
+  /** Per type id: dispatches left to skip before the next timed one (below 0: time this one). @internal (`reserveUntimed` takes from it.) */
+  countdown = new Int32Array(64);
   /** Per type id: N of the last timed dispatch (0 before the first). */
   private every = new Int32Array(64);
   /** Per type id: the gap drawn at the last timed dispatch (the dispatches it stood for). */
@@ -105,4 +105,14 @@ export class HandlerSampler {
     lastAt.set(this.lastAt);
     this.lastAt = lastAt;
   }
+}
+
+/**
+ * For the Node buses' fused path (which cannot time handlers; a function, so pages and workers, which
+ * never fuse, leave it out): how many dispatches of `typeId` come before its next timed one (0: the
+ * next one is timed). The caller takes them with `countdown[typeId] -= n`, as that many `due` calls would.
+ */
+export function untimedLeft(sampler: HandlerSampler, typeId: number): number {
+  const c = sampler.countdown;
+  return typeId < c.length && c[typeId] > 0 ? c[typeId] : 0;
 }

@@ -177,7 +177,7 @@ export class RecorderCore implements BusTracer, DispatchTracer {
   /** Recording at detail `handlers`. */
   protected handlersTimed = false;
   /** At detail `handlers`: which dispatches get handler timings (handler-sampler.ts). */
-  private readonly sampler = new HandlerSampler();
+  protected readonly sampler = new HandlerSampler();
   /**
    * Whether the bus must call handlerStart/handlerEnd (DispatchTracer.handlerHooks): for the running
    * subscription of a dispatch a debugger may stop in (tracking), and — set by `dispatchStart` for

@@ -1,8 +1,9 @@
 // The recorder under Node: the core (recorder-core.ts, no Node built-ins) with Node's host —
 // `performance` as the clock, `util.types.isProxy`, source maps through `node:module`, and the
 // inspector gate for event breakpoints — and the dispatch log the buses write through at detail
-// `dispatch` (their fused path, bus/fused-dispatch.ts): Node only, so pages and workers, whose
-// bundles are size-budgeted, keep the traced path.
+// `dispatch`, and at `handlers` for the dispatches whose handlers are not timed (their fused path,
+// bus/fused-dispatch.ts): Node only, so pages and workers, whose bundles are size-budgeted, keep the
+// traced path.
 
 import { types as utilTypes } from 'node:util';
 // Event-break conditions (and producer ports) for every bus the Node probe records, whichever entry made it.
@@ -19,6 +20,7 @@ import { Row, rowToSlot } from './dispatch-stack';
 import { Code, Slot } from './layouts';
 import { capturePayload, type PayloadSanitizer } from './payload';
 import { RecorderCore, type RecorderHost, type RecorderOptions } from './recorder-core';
+import { untimedLeft } from './handler-sampler';
 import { reserveSites } from './site-sampler';
 import { sourceMapper } from './source-map';
 
@@ -95,7 +97,8 @@ export class Recorder extends RecorderCore implements DispatchLog {
   protected override updateInstall(): void {
     super.updateInstall();
     const installed = primaryDispatchTracer() === this;
-    const fused = installed && this.timed && !this.handlersTimed && !this.payloads && !this.tracking && this.breakTypes.size === 0;
+    // At detail `handlers` too: the dispatches whose handlers are not timed (most of a busy type's).
+    const fused = installed && this.timed && !this.payloads && !this.tracking && this.breakTypes.size === 0;
     const log = runtime.dispatchLog;
     if (installed ? log !== this || fused !== this.fused : log === this) {
       this.fused = fused;
@@ -198,14 +201,16 @@ export class Recorder extends RecorderCore implements DispatchLog {
     return true;
   }
 
-  /** DispatchLog.resolveList: a list's type id, and how many of its dispatches need no site. */
+  /** DispatchLog.resolveList: a list's type id, and how many of its dispatches need no site and no handler timings. */
   resolveList(stale: LogCache | null, type: string): LogCache | null {
     // A type not interned yet (the traced path does, unless the table is full: a name with the
     // overflow id is counted at each of its dispatches).
     const id = this.strings.idOf(type);
     if (id === 0) return null;
-    const left = reserveSites(this.siteSampler, id);
+    const handlersTimed = this.handlersTimed;
+    const left = reserveSites(this.siteSampler, id, handlersTimed ? untimedLeft(this.sampler, id) : 0x3fffffff);
     if (left <= 0) return null;
+    if (handlersTimed) this.sampler.countdown[id] -= left;
     if (stale !== null && stale.key === this.logKey) {
       stale.left = left;
       return stale;

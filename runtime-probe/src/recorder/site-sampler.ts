@@ -62,16 +62,16 @@ export class SiteSampler {
 
 /**
  * For the Node buses' fused path (which cannot capture a site; a function, so pages and workers, which
- * never fuse, leave it out): takes the dispatches of `type` before its next capture at once and returns
- * how many (0: the next one is due). The next `due` of the type then captures, as the dispatch after
- * those would have.
+ * never fuse, leave it out): takes up to `max` of the dispatches of `type` before its next capture at
+ * once and returns how many (0: the next one is due). Once they are taken the next `due` of the type
+ * captures, as the dispatch after them would have.
  */
-export function reserveSites(sampler: SiteSampler, type: number): number {
-  if (sampler.every === 0) return 0x3fffffff;
+export function reserveSites(sampler: SiteSampler, type: number, max: number): number {
+  if (sampler.every === 0) return max;
   const i = type * 3;
   const s = sampler.s;
   if (i >= s.length || s[i] <= 0) return 0;
-  const left = s[i];
-  s[i] = 0;
+  const left = s[i] < max ? s[i] : max;
+  s[i] -= left;
   return left;
 }

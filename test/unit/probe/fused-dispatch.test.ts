@@ -23,10 +23,13 @@ const TYPES = ['input', 'move', 'collide', 'damage', 'score', 'sound', 'render',
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'busscope-fused-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-function recording(maxBufferedRecords = 1 << 16): { rec: Recorder; sink: DecodingSink; starts: () => number; stop: () => void } {
+function recording(
+  maxBufferedRecords = 1 << 16,
+  detail: 'dispatch' | 'handlers' = 'dispatch',
+): { rec: Recorder; sink: DecodingSink; starts: () => number; stop: () => void } {
   const rec = new Recorder({
     maxBufferedRecords,
-    config: { ...DEFAULT_RECORDING_CONFIG, detail: 'dispatch', captureStacks: false },
+    config: { ...DEFAULT_RECORDING_CONFIG, detail, captureStacks: false },
     sanitize: undefined,
   });
   setBusTracer(rec);
@@ -89,6 +92,62 @@ test('detail "dispatch": the bus writes the dispatch records itself; the recorde
     assert.equal(nested, dispatched - 8_000, 'every nested dispatch names its parent');
     const sites = dispatches.filter((d) => d.site !== null);
     assert.ok(sites.length >= TYPES.length, `sites still captured (${sites.length}): the first of each type at least`);
+  } finally {
+    stop();
+  }
+});
+
+test('detail "handlers": the dispatches whose handlers are not timed take the fused path; each timed one stands for exactly the dispatches of its type up to the next', () => {
+  const { rec, sink, starts, stop } = recording(1 << 18, 'handlers');
+  try {
+    const bus = new EventBus<Record<string, number>>({ name: 'fused-handlers' });
+    for (const t of TYPES) bus.subscribe(t, (n) => void (t === 'collide' && (n & 3) === 0 && bus.dispatch('damage', n)));
+    // A handler that throws now and then: every throw is recorded, timed dispatch or not.
+    let throws = 0;
+    bus.subscribe('sound', (n) => {
+      if (n % 97 === 0) {
+        throws++;
+        throw new Error(`sound ${n}`);
+      }
+    });
+    let dispatched = 0;
+    const errors = console.error;
+    console.error = () => undefined; // the bus reports handler errors
+    try {
+      for (let i = 0; i < 40_000; i++) {
+        const type = TYPES[(i * 5 + (i >> 3)) % TYPES.length];
+        bus.dispatch(type, i);
+        dispatched += type === 'collide' && (i & 3) === 0 ? 2 : 1;
+      }
+    } finally {
+      console.error = errors;
+    }
+    assert.ok(currentDispatchLog() !== undefined, 'the log is installed at detail handlers too');
+    rec.flushTo(sink);
+    const dispatches = sink.of('dispatch');
+    assert.equal(dispatches.length, dispatched, 'every dispatch recorded');
+    assert.ok(throws > 50);
+    assert.equal(sink.of('handler-error').length, throws, 'every throw recorded');
+    const timed = new Map(sink.of('handler').map((h) => [h.seq, h.sampleEvery ?? 1]));
+    // Traced: the timed ones (each type's first 32, then sampled), plus the few due a site.
+    assert.ok(timed.size < dispatched / 4, `${timed.size} of ${dispatched} dispatches timed: sampling took over`);
+    const sited = dispatches.filter((d) => d.site !== null).length;
+    assert.ok(starts() <= timed.size + sited + TYPES.length, `${starts()} traced starts for ${timed.size} timed dispatches and ${sited} sites`);
+    // The sampler's gaps hold across both paths: a timed dispatch with weight g is followed, g
+    // dispatches of its type later, by the next timed one (the fused ones took their turns).
+    for (const type of TYPES) {
+      const ofType = dispatches.filter((d) => d.type === type).sort((a, b) => a.seq - b.seq);
+      let last = -1;
+      let weight = 0;
+      for (const [i, d] of ofType.entries()) {
+        const w = timed.get(d.seq);
+        if (w === undefined) continue;
+        if (last >= 0) assert.equal(i - last, weight, `${type}: the timed dispatch at ${last} stood for ${weight}, the next came at ${i}`);
+        last = i;
+        weight = w;
+      }
+      assert.ok(last >= 0 && last + weight >= ofType.length, `${type}: the last timed dispatch stands for the rest`);
+    }
   } finally {
     stop();
   }
