@@ -7,7 +7,9 @@
 // on the shop's `cart.changed` (picked from the page's own types) stops the debugger in the page, the
 // editor moves by itself to the page's dispatch line, and while the page is paused the Subscriptions
 // view and the inspector show what the paused page reported (the event break, its payload and bus, the
-// listener counts), read through the page's debug session.
+// listener counts), read through the page's debug session. The page's Web Worker (a thread of its
+// session) then gets the breakpoint instead: the debugger stops in the worker at its dispatch line,
+// and Busscope shows that as the page's app paused, with the worker's event break.
 //
 // Screenshots and logs: .test-output/e2e/debug-browser-app/. Needs the VS Code server `npm test`
 // provisions (`node scripts/provision.mjs`); without it this test skips loudly (with CI=true it fails).
@@ -33,7 +35,9 @@ import { waitFor } from '../support/wait';
 const APP_TITLE = 'Corner Shop';
 const LAUNCH = 'Debug Corner Shop';
 const BREAK_TYPE = 'cart.changed';
+const WORKER_BREAK_TYPE = 'price.changed';
 const BROWSER_ENTRY = path.join(repoRoot, 'runtime-probe/dist/browser.mjs');
+const WORKER_ENTRY = path.join(repoRoot, 'runtime-probe/dist/browser-worker.mjs');
 
 const INDEX_HTML = `<!DOCTYPE html>
 <html>
@@ -52,9 +56,10 @@ startShop();
 `;
 
 /** The app: a cart bus with two listeners on the type the test breaks on, dispatched every 200 ms. */
-const SHOP_JS = `import { EventBus } from 'busscope-probe/browser';
+const SHOP_JS = `import { addWorker, EventBus } from 'busscope-probe/browser';
 
 export function startShop() {
+  addWorker(new Worker('/src/prices.worker.js', { type: 'module' }));
   const cart = new EventBus({ name: 'cart' });
   cart.subscribe('${BREAK_TYPE}', function updateBadge() {}, { label: 'CartBadge' });
   cart.subscribe('${BREAK_TYPE}', function saveCart() {}, { label: 'CartStore' });
@@ -68,6 +73,21 @@ export function startShop() {
 `;
 
 const DISPATCH_LINE = SHOP_JS.split('\n').findIndex((l) => l.includes('// DISPATCH')) + 1;
+
+/** The page's Web Worker (a thread of the page's session): a prices bus, dispatched every 200 ms. Import maps do not reach workers. */
+const PRICES_WORKER_JS = `import { connectToPage, EventBus } from '/node_modules/busscope-probe/dist/browser-worker.mjs';
+
+connectToPage({ name: 'prices' });
+const prices = new EventBus({ name: 'prices' });
+prices.subscribe('${WORKER_BREAK_TYPE}', function repriceCart() {}, { label: 'Repricer' });
+let n = 0;
+setInterval(() => {
+  n++;
+  prices.dispatch('${WORKER_BREAK_TYPE}', { n }); // WORKER DISPATCH
+}, 200);
+`;
+
+const WORKER_DISPATCH_LINE = PRICES_WORKER_JS.split('\n').findIndex((l) => l.includes('// WORKER DISPATCH')) + 1;
 
 /** Polls every 250 ms: these checks read pages. */
 const waitUntil = (what: string, timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<void> => waitFor(check, timeoutMs, what, 250);
@@ -102,7 +122,7 @@ function sidebarRows(page: Page): Promise<string[]> {
 }
 
 test(
-  'a page debugged in VS Code (pwa-chrome): its session is linked to the debug session, an event breakpoint stops in the page at its dispatch line, and the paused page shows in the Subscriptions view and the inspector',
+  "a page debugged in VS Code (pwa-chrome): its session is linked to the debug session, an event breakpoint stops in the page at its dispatch line, and the paused page shows in the Subscriptions view and the inspector; a stop in the page's Web Worker is the page's pause",
   vscodeServerTestOptions(360_000),
   async () => {
     assert.ok(existsSync(BROWSER_ENTRY), `${BROWSER_ENTRY} is missing: run the build first (npm test does)`);
@@ -121,9 +141,11 @@ test(
             mkdirSync(path.join(dir, '.vscode'), { recursive: true });
             mkdirSync(path.join(dir, 'node_modules', 'busscope-probe', 'dist'), { recursive: true });
             writeFileSync(path.join(dir, 'node_modules', 'busscope-probe', 'dist', 'browser.mjs'), readFileSync(BROWSER_ENTRY));
+            writeFileSync(path.join(dir, 'node_modules', 'busscope-probe', 'dist', 'browser-worker.mjs'), readFileSync(WORKER_ENTRY));
             writeFileSync(path.join(dir, 'index.html'), INDEX_HTML);
             writeFileSync(path.join(dir, 'src', 'main.js'), MAIN_JS);
             writeFileSync(path.join(dir, 'src', 'shop.js'), SHOP_JS);
+            writeFileSync(path.join(dir, 'src', 'prices.worker.js'), PRICES_WORKER_JS);
             // Until the snippet is pasted the page runs without Busscope.
             writeFileSync(path.join(dir, 'src', 'busscope.js'), '');
             shop = await serveFolder(dir);
@@ -270,7 +292,52 @@ test(
           assert.match(bannerText, new RegExp(`${BREAK_TYPE.replace('.', '\\.')} 2`), 'the listener count of the break type');
           await workbench.screenshot('paused-inspector');
 
-          // ── 8. Stop debugging: js-debug closes the browser, the page's session ends.
+          // ── 8. The page's Web Worker: the breakpoint moves from the page's type to the worker's, the page
+          //       runs on, the worker stops at its dispatch line, and that is the page's app paused.
+          const toggleInPicker = async (type: string): Promise<void> => {
+            await page.locator('.quick-input-widget input').first().fill(type);
+            const typeRow = page.locator('.quick-input-list .monaco-list-row', { hasText: type }).first();
+            await typeRow.waitFor({ timeout: 20_000 });
+            const check = await typeRow.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
+            assert.ok(check, `the ${type} row has a checkbox`);
+            await page.mouse.click(check.x + check.width / 2, check.y + check.height / 2);
+          };
+          await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
+          await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+          await toggleInPicker(BREAK_TYPE);
+          await toggleInPicker(WORKER_BREAK_TYPE);
+          await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
+          await page
+            .locator('.quick-input-widget', { hasText: `Condition for ${WORKER_BREAK_TYPE}` })
+            .first()
+            .waitFor({ state: 'visible', timeout: 60_000 });
+          await page.waitForTimeout(300);
+          await page.keyboard.press('Enter');
+          await page.locator('.codicon-debug-continue:visible').first().click({ timeout: 10_000 });
+          await waitUntil(`the editor to show prices.worker.js at line ${WORKER_DISPATCH_LINE} by itself`, 60_000, async () => {
+            editor = await activeEditor(page);
+            return editor.tab.startsWith('prices.worker.js') && editor.line === WORKER_DISPATCH_LINE;
+          }).catch((e: unknown) => {
+            throw new Error(`${e instanceof Error ? e.message : String(e)}; active editor: ${JSON.stringify(editor)}`);
+          });
+          run.log('paused in the worker');
+          await workbench.runCommandWhenListed('View: Show Busscope', 30_000);
+          await waitUntil("the Subscriptions view to show the worker's event break as the page's pause", 30_000, async () => {
+            rows = await sidebarRows(page);
+            return rows.some((r) => r.includes('about to dispatch') && r.includes(WORKER_BREAK_TYPE));
+          }).catch((e: unknown) => {
+            throw new Error(`${e instanceof Error ? e.message : String(e)}; side bar rows: ${JSON.stringify(rows)}`);
+          });
+          run.log(`side bar while the worker is paused:\n  ${rows.join('\n  ')}`);
+          assert.ok(
+            rows.some((r) => r.includes(`paused in “${LAUNCH}”`)),
+            `the Apps row does not say paused: ${JSON.stringify(rows)}`,
+          );
+          const workerBreak = rows.find((r) => r.includes('about to dispatch') && r.includes(WORKER_BREAK_TYPE)) ?? '';
+          assert.ok(workerBreak.includes('prices') && /\{"n":\d+\}/.test(workerBreak), workerBreak);
+          await workbench.screenshot('paused-in-worker', '.part.sidebar');
+
+          // ── 9. Stop debugging: js-debug closes the browser, the page's session ends.
           await page.locator('.codicon-debug-stop:visible, .codicon-debug-disconnect:visible').first().click({ timeout: 10_000 });
           await workbench.runCommandWhenListed('View: Show Busscope', 30_000);
           await waitUntil("the page's session to end", 30_000, async () => /ended/.test((await appRow.textContent()) ?? ''));

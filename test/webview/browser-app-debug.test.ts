@@ -131,6 +131,8 @@ interface Stop {
   readonly hit: { type: string; bus: string; payload: unknown } | null;
   readonly top: { url: string; fn: string };
   readonly caller: { url: string; line: number; fn: string };
+  /** With `readState`: what the extension's pause tracker reads on the stopped frame (or why it could not). */
+  readonly state?: PausedState | string;
 }
 
 const HIT_EXPRESSION = `(() => { const h = globalThis[Symbol.for('busscope.eventBreaks')]; const c = h && h.current; return JSON.stringify(c ? { type: c.type, bus: c.bus, payload: c.payload } : null); })()`;
@@ -143,9 +145,10 @@ interface Target {
 
 /**
  * Attaches a debugger to `target` (Debugger.enable, as DevTools / js-debug do): every stop is noted,
- * with the event break the hook reports on the stopped frame, and resumed.
+ * with the event break the hook reports on the stopped frame (and, with `readState`, the paused state
+ * as the extension reads it: debugging/pausedState.ts), and resumed.
  */
-async function attachDebugger(target: Target): Promise<Stop[]> {
+async function attachDebugger(target: Target, readState = false): Promise<Stop[]> {
   const stops: Stop[] = [];
   const scripts = new Map<string, string>();
   target.on('Debugger.scriptParsed', (e) => scripts.set(e.scriptId as string, e.url as string));
@@ -155,7 +158,16 @@ async function attachDebugger(target: Target): Promise<Stop[]> {
     void (async () => {
       const r = await target.send('Debugger.evaluateOnCallFrame', { callFrameId: frames[0].callFrameId, expression: HIT_EXPRESSION, returnByValue: true });
       const value = (r.result as { value?: string } | undefined)?.value;
+      let state: PausedState | string | undefined;
+      if (readState) {
+        state = await readPausedState(async (expression) => {
+          const e = await target.send('Debugger.evaluateOnCallFrame', { callFrameId: frames[0].callFrameId, expression, returnByValue: true });
+          if (e.exceptionDetails !== undefined) throw new Error(JSON.stringify(e.exceptionDetails));
+          return String((e.result as { value?: unknown }).value);
+        }).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
+      }
       stops.push({
+        state,
         hit: typeof value === 'string' ? (JSON.parse(value) as Stop['hit']) : null,
         top: { url: url(frames[0]), fn: frames[0].functionName },
         caller: { url: url(frames[1]), line: frames[1]?.location.lineNumber ?? -1, fn: frames[1]?.functionName ?? '' },
@@ -376,7 +388,7 @@ describe('event breakpoints and payload previews of a page in real Chromium', { 
 
   test("the page's Web Worker stops at its listed types too, under a debugger attached to the worker", async () => {
     const worker = await workerTarget(browser, '/worker.js');
-    const stops = await attachDebugger(worker);
+    const stops = await attachDebugger(worker, true);
     const quote = async (n: number): Promise<void> => {
       await page.evaluate((k) => (window as unknown as AppWindow).__app.worker.postMessage({ t: 'quote', sku: 'C-3', cents: 100 * k, n: k }), n);
       await waitFor(
@@ -407,6 +419,20 @@ describe('event breakpoints and payload previews of a page in real Chromium', { 
     assert.match(stops[0].top.url, /\/dist\/browser\.mjs$/);
     assert.match(stops[0].caller.url, /\/worker\.js$/);
     assert.equal(stops[0].caller.line, lineOf(WORKER_JS, 'QUOTE_LINE'));
+    // The paused worker reports its own buses, as a paused page or Node app does (the page cannot answer for it).
+    const state = stops[0].state;
+    assert.ok(state !== undefined && typeof state !== 'string', `reading the paused worker failed: ${String(state)}`);
+    assert.equal(state.pid, null);
+    assert.equal(state.eventBreak?.type, 'price.quote');
+    assert.ok(state.snapshot !== null, 'the paused worker reported no snapshot');
+    const prices = state.snapshot.buses.find((b) => b.name === 'prices');
+    assert.ok(prices !== undefined, `no prices bus in ${JSON.stringify(state.snapshot.buses.map((b) => b.name))}`);
+    assert.equal(prices.id, state.eventBreak?.busId);
+    assert.ok(
+      state.snapshot.types.some((t) => t.bus === prices.id && t.type === 'price.quote' && t.listeners >= 1),
+      JSON.stringify(state.snapshot.types),
+    );
+    assert.ok(!state.snapshot.buses.some((b) => b.name === 'shop'), "the page's buses are not the worker's");
     // A condition set in the page holds in its worker (compiled there, as for Node's workers).
     const n = stops.length;
     const cdp = await page.context().newCDPSession(page);

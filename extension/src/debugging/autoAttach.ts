@@ -105,7 +105,9 @@ export class DebugLinker implements vscode.Disposable {
       if (!s.isLive) continue;
       const t = l.target;
       const sameProcess = debugged !== undefined && debugged.pid !== undefined && debugged.pid === t.pid && debugged.root.id === t.root.id;
-      if (t.session.id === debugSession.id || t.root.id === debugSession.id || sameProcess) out.push(s);
+      // A page's Web Worker: js-debug starts its session under the page's (a page has no pid to share).
+      const pageWorker = debugged?.kind === 'browser' && t.kind === 'browser' && isUnder(debugSession, t.session);
+      if (t.session.id === debugSession.id || t.root.id === debugSession.id || sameProcess || pageWorker) out.push(s);
     }
     return out;
   }
@@ -255,4 +257,11 @@ export class DebugLinker implements vscode.Disposable {
     for (const s of [...this.links.keys()]) this.unlink(s);
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Is `session` a child (or a child's child…) of `ancestor`? */
+function isUnder(session: vscode.DebugSession, ancestor: vscode.DebugSession): boolean {
+  let p = session.parentSession;
+  for (let i = 0; i < 16 && p !== undefined; i++, p = p.parentSession) if (p.id === ancestor.id) return true;
+  return false;
 }

@@ -106,10 +106,17 @@ export function connectToPage(options: ConnectToPageOptions = {}): WorkerConnect
     throw new TypeError("connectToPage: this worker did not load busscope-probe/browser/worker (import it first: it reserves the worker's ids as it loads)");
   // Once per worker: the page ends the thread (and its port) when the worker closes it.
   if (active !== undefined) throw new TypeError(`connectToPage: this worker called it already (that connection is ${active.state})`);
-  active = new PageThreadLink(name ?? defaultName());
-  if (pagePort !== undefined) active.begin(pagePort);
-  return active;
+  const link = (active = new PageThreadLink(name ?? defaultName()));
+  // Where a debugger finds this thread's buses while the worker is paused (neither it nor the page
+  // can answer then): the key and `snapshot()` a Node app's probe offers (probe.ts PROBE_GLOBAL_KEY),
+  // read by the extension's debugging/pausedState.ts.
+  const g = globalThis as { [key: symbol]: unknown };
+  g[PAUSED_SNAPSHOT_KEY] ??= { snapshot: (): ProbeSnapshot => link.pausedSnapshot() };
+  if (pagePort !== undefined) link.begin(pagePort);
+  return link;
 }
+
+const PAUSED_SNAPSHOT_KEY = Symbol.for('busscope.probe');
 
 function defaultName(): string {
   const scope = globalThis as unknown as WorkerScope;
@@ -301,6 +308,12 @@ class PageThreadLink implements WorkerConnection {
     const sinks = [...this.sinks.values()];
     this.sinks.clear();
     for (const sink of sinks) this.detach(sink);
+  }
+
+  /** For a debugger while the worker is paused: its buses and the dispatches in progress. */
+  pausedSnapshot(): ProbeSnapshot {
+    const r = this.recorder;
+    return r === undefined ? buildSnapshot(undefined) : this.snapshot(r);
   }
 
   /** The thread's buses, on the page's clock. */
