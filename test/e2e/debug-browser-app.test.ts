@@ -227,23 +227,30 @@ test(
           await workbench.screenshot('apps-debugging', '.part.sidebar');
 
           // ── 4. An event breakpoint on the page's type, from the picker (the page's types are listed).
-          await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
-          await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-          await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 10_000 });
-          await page.keyboard.insertText(BREAK_TYPE);
-          const row = page.locator('.quick-input-list .monaco-list-row', { hasText: BREAK_TYPE }).first();
-          await row.waitFor({ timeout: 20_000 });
-          run.log(`picker row: ${(await row.getAttribute('aria-label')) ?? ''}`);
-          const box = await row.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
-          assert.ok(box, 'the event type row has a checkbox');
-          await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-          await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
-          await page
-            .locator('.quick-input-widget', { hasText: `Condition for ${BREAK_TYPE}` })
-            .first()
-            .waitFor({ state: 'visible', timeout: 60_000 });
-          await page.waitForTimeout(300);
-          await page.keyboard.press('Enter');
+          /** In the open picker: filters it to `type` and clicks that row's checkbox. */
+          const toggleInPicker = async (type: string): Promise<void> => {
+            await page.locator('.quick-input-widget input').first().fill(type);
+            const typeRow = page.locator('.quick-input-list .monaco-list-row', { hasText: type }).first();
+            await typeRow.waitFor({ timeout: 20_000 });
+            run.log(`picker row: ${(await typeRow.getAttribute('aria-label')) ?? ''}`);
+            const check = await typeRow.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
+            assert.ok(check, `the ${type} row has a checkbox`);
+            await page.mouse.click(check.x + check.width / 2, check.y + check.height / 2);
+          };
+          /** Opens the picker, toggles `types`, accepts, and gives `added` no condition. */
+          const pickBreakpoints = async (types: readonly string[], added: string): Promise<void> => {
+            await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
+            await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+            for (const type of types) await toggleInPicker(type);
+            await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
+            await page
+              .locator('.quick-input-widget', { hasText: `Condition for ${added}` })
+              .first()
+              .waitFor({ state: 'visible', timeout: 60_000 });
+            await page.waitForTimeout(300);
+            await page.keyboard.press('Enter');
+          };
+          await pickBreakpoints([BREAK_TYPE], BREAK_TYPE);
 
           // ── 5. The page stops; the editor moves by itself to the page's dispatch line.
           await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
@@ -294,25 +301,7 @@ test(
 
           // ── 8. The page's Web Worker: the breakpoint moves from the page's type to the worker's, the page
           //       runs on, the worker stops at its dispatch line, and that is the page's app paused.
-          const toggleInPicker = async (type: string): Promise<void> => {
-            await page.locator('.quick-input-widget input').first().fill(type);
-            const typeRow = page.locator('.quick-input-list .monaco-list-row', { hasText: type }).first();
-            await typeRow.waitFor({ timeout: 20_000 });
-            const check = await typeRow.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
-            assert.ok(check, `the ${type} row has a checkbox`);
-            await page.mouse.click(check.x + check.width / 2, check.y + check.height / 2);
-          };
-          await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
-          await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-          await toggleInPicker(BREAK_TYPE);
-          await toggleInPicker(WORKER_BREAK_TYPE);
-          await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
-          await page
-            .locator('.quick-input-widget', { hasText: `Condition for ${WORKER_BREAK_TYPE}` })
-            .first()
-            .waitFor({ state: 'visible', timeout: 60_000 });
-          await page.waitForTimeout(300);
-          await page.keyboard.press('Enter');
+          await pickBreakpoints([BREAK_TYPE, WORKER_BREAK_TYPE], WORKER_BREAK_TYPE);
           await page.locator('.codicon-debug-continue:visible').first().click({ timeout: 10_000 });
           await waitUntil(`the editor to show prices.worker.js at line ${WORKER_DISPATCH_LINE} by itself`, 60_000, async () => {
             editor = await activeEditor(page);
