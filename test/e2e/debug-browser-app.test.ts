@@ -22,7 +22,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
+  acceptEventBreakpoints,
   activeEditor,
+  eventBreakpointRow,
+  setEventBreakpointRow,
   CHROMIUM_ARGS,
   findVscodeServerInstall,
   processesMentioning,
@@ -227,30 +230,18 @@ test(
           await workbench.screenshot('apps-debugging', '.part.sidebar');
 
           // ── 4. An event breakpoint on the page's type, from the picker (the page's types are listed).
-          /** In the open picker: filters it to `type` and clicks that row's checkbox. */
-          const toggleInPicker = async (type: string): Promise<void> => {
-            await page.locator('.quick-input-widget input').first().fill(type);
-            const typeRow = page.locator('.quick-input-list .monaco-list-row', { hasText: type }).first();
-            await typeRow.waitFor({ timeout: 20_000 });
-            run.log(`picker row: ${(await typeRow.getAttribute('aria-label')) ?? ''}`);
-            const check = await typeRow.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
-            assert.ok(check, `the ${type} row has a checkbox`);
-            await page.mouse.click(check.x + check.width / 2, check.y + check.height / 2);
-          };
-          /** Opens the picker, toggles `types`, accepts, and gives `added` no condition. */
-          const pickBreakpoints = async (types: readonly string[], added: string): Promise<void> => {
+          /** Opens the picker, sets each type's row as `rows` says, accepts, and gives `added` no condition. */
+          const pickBreakpoints = async (rows: Readonly<Record<string, boolean>>, added: string): Promise<void> => {
             await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
             await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-            for (const type of types) await toggleInPicker(type);
-            await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
-            await page
-              .locator('.quick-input-widget', { hasText: `Condition for ${added}` })
-              .first()
-              .waitFor({ state: 'visible', timeout: 60_000 });
-            await page.waitForTimeout(300);
-            await page.keyboard.press('Enter');
+            for (const [type, on] of Object.entries(rows)) {
+              const row = await eventBreakpointRow(page, type);
+              run.log(`picker row: ${(await row.getAttribute('aria-label')) ?? ''}`);
+              await setEventBreakpointRow(page, row, on);
+            }
+            await acceptEventBreakpoints(page, added);
           };
-          await pickBreakpoints([BREAK_TYPE], BREAK_TYPE);
+          await pickBreakpoints({ [BREAK_TYPE]: true }, BREAK_TYPE);
 
           // ── 5. The page stops; the editor moves by itself to the page's dispatch line.
           await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
@@ -301,7 +292,7 @@ test(
 
           // ── 8. The page's Web Worker: the breakpoint moves from the page's type to the worker's, the page
           //       runs on, the worker stops at its dispatch line, and that is the page's app paused.
-          await pickBreakpoints([BREAK_TYPE, WORKER_BREAK_TYPE], WORKER_BREAK_TYPE);
+          await pickBreakpoints({ [BREAK_TYPE]: false, [WORKER_BREAK_TYPE]: true }, WORKER_BREAK_TYPE);
           await page.locator('.codicon-debug-continue:visible').first().click({ timeout: 10_000 });
           await waitUntil(`the editor to show prices.worker.js at line ${WORKER_DISPATCH_LINE} by itself`, 60_000, async () => {
             editor = await activeEditor(page);

@@ -19,7 +19,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Frame } from 'playwright-core';
-import { activeEditor, repoRoot, vscodeServerTestOptions, withVscodeSession, type Workbench } from '../support/vscode-server';
+import {
+  acceptEventBreakpoints,
+  activeEditor,
+  eventBreakpointRow,
+  repoRoot,
+  setEventBreakpointRow,
+  vscodeServerTestOptions,
+  withVscodeSession,
+  type Workbench,
+} from '../support/vscode-server';
 import { waitFor } from '../support/wait';
 
 const APP = 'leaky-server';
@@ -234,27 +243,15 @@ test(
           // while a busy extension host builds the picker): typing earlier went into the palette.
           await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
           run.log(`event-breakpoint picker open after ${Date.now() - pickStart} ms`);
-          const input = page.locator('.quick-input-widget input').first();
-          await input.waitFor({ state: 'visible', timeout: 10_000 });
-          await page.keyboard.insertText(EMIT_EVENT);
-          const row = page.locator('.quick-input-list .monaco-list-row', { hasText: EMIT_EVENT }).first();
-          await row.waitFor({ timeout: 20_000 });
+          const row = await eventBreakpointRow(page, EMIT_EVENT);
           const rowLabel = (await row.getAttribute('aria-label')) ?? '';
           run.log(`row ${EMIT_EVENT} listed after ${Date.now() - pickStart} ms: ${rowLabel}`);
           // A short description naming the app's own emitter (it listed every bus of the type).
           assert.ok(rowLabel.includes(`${HUB_CLASS}#1`) && rowLabel.length < 200, `the ${EMIT_EVENT} row: ${rowLabel}`);
           await workbench.screenshot('event-breakpoint-picker');
-          const box = await row.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
-          assert.ok(box, 'the event type row has a checkbox');
-          await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-          await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
-          // The optional condition: none. Its own input box, not the picker's still on screen.
-          await page
-            .locator('.quick-input-widget', { hasText: `Condition for ${EMIT_EVENT}` })
-            .first()
-            .waitFor({ state: 'visible', timeout: 60_000 });
-          await page.waitForTimeout(300);
-          await page.keyboard.press('Enter');
+          await setEventBreakpointRow(page, row, true);
+          // The optional condition: none.
+          await acceptEventBreakpoints(page, EMIT_EVENT);
           // The floating debug toolbar's (the Run and Debug view holds hidden copies of its actions).
           await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
           run.log(`paused after ${Date.now() - pickStart} ms`);
@@ -306,24 +303,7 @@ test(
           // ── Remove it while paused (the extension mutes it through the debugger at once), continue: the app runs on.
           await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
           await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-          await page.keyboard.insertText(EMIT_EVENT);
-          const setRow = page.locator('.quick-input-list .monaco-list-row', { hasText: EMIT_EVENT }).first();
-          await setRow.waitFor({ timeout: 20_000 });
-          const setBox = setRow.locator('.monaco-checkbox, input[type=checkbox]').first();
-          // A click that lands while the filtered list re-renders toggles nothing: click until the row
-          // shows unchecked, as a user would look before pressing OK.
-          const checked = () =>
-            setBox.evaluate(
-              (el) => ((el as HTMLInputElement).checked ?? false) || el.getAttribute('aria-checked') === 'true' || el.classList.contains('checked'),
-            );
-          await waitUntil(`the ${EMIT_EVENT} row to show unchecked`, 15_000, async () => {
-            if (!(await checked())) return true;
-            const b = await setBox.boundingBox();
-            assert.ok(b, 'the event type row has a checkbox');
-            await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
-            await page.waitForTimeout(500);
-            return !(await checked());
-          });
+          await setEventBreakpointRow(page, await eventBreakpointRow(page, EMIT_EVENT), false);
           await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
           await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 30_000 });
           // The extension took the removal: its status bar message (shown for 4 s) says no breakpoint is left.
@@ -525,20 +505,8 @@ test(
           await clickAt(workbench, '.activitybar .action-item a[aria-label^="Run and Debug"], .activitybar .action-item [aria-label^="Run and Debug"]');
           await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
           await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-          await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 10_000 });
-          await page.keyboard.insertText(ORDER_EVENT);
-          const row = page.locator('.quick-input-list .monaco-list-row', { hasText: ORDER_EVENT }).first();
-          await row.waitFor({ timeout: 20_000 });
-          const box = await row.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
-          assert.ok(box, 'the event type row has a checkbox');
-          await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-          await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
-          await page
-            .locator('.quick-input-widget', { hasText: `Condition for ${ORDER_EVENT}` })
-            .first()
-            .waitFor({ state: 'visible', timeout: 60_000 });
-          await page.waitForTimeout(300);
-          await page.keyboard.press('Enter');
+          await setEventBreakpointRow(page, await eventBreakpointRow(page, ORDER_EVENT), true);
+          await acceptEventBreakpoints(page, ORDER_EVENT);
           const pickedAt = Date.now();
           await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
           run.log(`paused after ${Date.now() - pickedAt} ms`);
@@ -710,21 +678,10 @@ test(
           await clickAt(workbench, '.activitybar .action-item a[aria-label^="Run and Debug"], .activitybar .action-item [aria-label^="Run and Debug"]');
           await workbench.runCommandWhenListed('Busscope: Toggle Event Breakpoint…');
           await page.locator('.quick-input-widget', { hasText: 'Event Breakpoints' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-          await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 10_000 });
-          await page.keyboard.insertText(WORKER_EVENT);
-          const row = page.locator('.quick-input-list .monaco-list-row', { hasText: WORKER_EVENT }).first();
-          await row.waitFor({ timeout: 30_000 });
-          run.log(`row ${WORKER_EVENT}: ${(await row.getAttribute('aria-label')) ?? ''}`);
-          const box = await row.locator('.monaco-checkbox, input[type=checkbox]').first().boundingBox();
-          assert.ok(box, 'the event type row has a checkbox');
-          await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-          await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
-          await page
-            .locator('.quick-input-widget', { hasText: `Condition for ${WORKER_EVENT}` })
-            .first()
-            .waitFor({ state: 'visible', timeout: 60_000 });
-          await page.waitForTimeout(300);
-          await page.keyboard.press('Enter');
+          const workerRow = await eventBreakpointRow(page, WORKER_EVENT, 30_000);
+          run.log(`row ${WORKER_EVENT}: ${(await workerRow.getAttribute('aria-label')) ?? ''}`);
+          await setEventBreakpointRow(page, workerRow, true);
+          await acceptEventBreakpoints(page, WORKER_EVENT);
           const pickedAt = Date.now();
           await page.locator('.codicon-debug-continue:visible').first().waitFor({ state: 'visible', timeout: 60_000 });
           run.log(`paused after ${Date.now() - pickedAt} ms`);

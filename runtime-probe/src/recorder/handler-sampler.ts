@@ -24,7 +24,7 @@ export const MAX_SAMPLE_EVERY = 1 << 20;
 const TARGET_INTERVAL_MS = 1000 / SAMPLES_PER_SECOND;
 
 export class HandlerSampler {
-  /** Per type id: dispatches left to skip before the next timed one (below 0: time this one). @internal (`reserveUntimed` takes from it.) */
+  /** Per type id: dispatches left to skip before the next timed one (below 0: time this one). @internal (the fused path takes from it: `untimedLeft`, Recorder.resolveList.) */
   countdown = new Int32Array(64);
   /** Per type id: N of the last timed dispatch (0 before the first). */
   private every = new Int32Array(64);

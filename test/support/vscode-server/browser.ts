@@ -3,7 +3,7 @@
 // pick a quick pick item, find and evaluate in webview frames, take screenshots.
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Frame, type Locator, type Page } from 'playwright-core';
 import type { E2eArtifacts } from './artifacts';
 import type { VscodeServerInstall } from './install';
 
@@ -277,4 +277,49 @@ export async function activeEditor(page: Page): Promise<{ tab: string; line: num
     )
     .catch(() => '');
   return { tab, line: m ? Number(m[1]) : NaN, column: m ? Number(m[2]) : NaN, lineText };
+}
+
+/**
+ * In Busscope's event-breakpoint picker, once it is open (*Busscope: Toggle Event Breakpoint…*):
+ * filters it to `type` and returns that type's row, listed.
+ */
+export async function eventBreakpointRow(page: Page, type: string, timeoutMs = 20_000): Promise<Locator> {
+  const input = page.locator('.quick-input-widget input').first();
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(type);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: type }).first();
+  await row.waitFor({ timeout: timeoutMs });
+  return row;
+}
+
+/**
+ * Clicks a picker row's checkbox until it shows `on`: a click that lands while the filtered list
+ * re-renders toggles nothing, so a user looks before pressing OK, and so does this.
+ */
+export async function setEventBreakpointRow(page: Page, row: Locator, on: boolean, timeoutMs = 15_000): Promise<void> {
+  const box = row.locator('.monaco-checkbox, input[type=checkbox]').first();
+  const checked = (): Promise<boolean> =>
+    box.evaluate((el) => ((el as HTMLInputElement).checked ?? false) || el.getAttribute('aria-checked') === 'true' || el.classList.contains('checked'));
+  const deadline = Date.now() + timeoutMs;
+  while ((await checked()) !== on) {
+    if (Date.now() > deadline) throw new Error(`the event type row did not show ${on ? 'checked' : 'unchecked'} within ${timeoutMs} ms`);
+    const b = await box.boundingBox();
+    if (b === null) throw new Error('the event type row has no checkbox');
+    await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+    await page.waitForTimeout(500);
+  }
+}
+
+/**
+ * Accepts the picker (OK) and gives the breakpoint it added on `added` no condition: Enter in the
+ * condition's own input box, not the picker's, which may still be on screen.
+ */
+export async function acceptEventBreakpoints(page: Page, added: string): Promise<void> {
+  await page.locator('.quick-input-widget').getByRole('button', { name: 'OK' }).first().click({ timeout: 5000 });
+  await page
+    .locator('.quick-input-widget', { hasText: `Condition for ${added}` })
+    .first()
+    .waitFor({ state: 'visible', timeout: 60_000 });
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Enter');
 }
